@@ -1,0 +1,1 @@
+//! The `operator-gen` command line: scaffolding commands and the manifests source scan.

@@ -1,0 +1,1 @@
+//! Derive macros of operator-gen, a thin shim over `operator-gen-codegen`.

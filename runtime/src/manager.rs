@@ -1,0 +1,1 @@
+//! Manager helpers: health and metrics endpoints, leader election, shutdown.

@@ -1,0 +1,1 @@
+//! The schema trait the derives implement.

@@ -1,0 +1,1 @@
+//! Shared helpers for operator-gen integration tests.
