@@ -1,1 +1,430 @@
-//! Manager helpers: health and metrics endpoints, leader election, shutdown.
+//! The manager a generated `src/main.rs` runs: client, metrics and probe servers, leader
+//! election on a Lease, controllers started once leading, graceful shutdown on SIGTERM/SIGINT.
+//!
+//! It is the counterpart of controller-runtime's manager in kubebuilder's `cmd/main.go`:
+//!
+//! - [`ManagerOptions`] carries the same flags (`--metrics-bind-address`,
+//!   `--health-probe-bind-address`, `--leader-elect`, ...) and is flattened into the binary's
+//!   clap parser;
+//! - `/healthz` and `/readyz` answer on the probe address, `/metrics` (OpenMetrics) on the
+//!   metrics address, with controller-runtime's reconcile metrics ([`Metrics`]);
+//! - with `--leader-elect`, controllers start only after the `coordination.k8s.io/v1` Lease
+//!   `<project>-leader` is held; losing it makes [`Manager::run`] return
+//!   [`Error::LeadershipLost`], so the process exits non-zero and restarts as a follower;
+//! - the first SIGTERM or SIGINT fires [`Manager::shutdown_signal`], waits up to
+//!   `--graceful-shutdown-timeout` for the controllers, releases the Lease and returns `Ok`;
+//!   a second signal exits the process at once with status 1.
+//!
+//! # Example: `src/main.rs`
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use clap::Parser;
+//! use operator_gen_runtime::futures::StreamExt;
+//! use operator_gen_runtime::kube::{Api, runtime::{Controller, controller::Action, watcher}};
+//! use operator_gen_runtime::k8s_openapi::api::core::v1::ConfigMap;
+//! use operator_gen_runtime::manager::{Manager, ManagerOptions, Metrics};
+//!
+//! #[derive(Parser)]
+//! struct Cli {
+//!     #[command(flatten)]
+//!     manager: ManagerOptions,
+//! }
+//!
+//! struct Ctx { client: operator_gen_runtime::kube::Client, metrics: Metrics }
+//!
+//! async fn reconcile(obj: Arc<ConfigMap>, ctx: Arc<Ctx>) -> Result<Action, operator_gen_runtime::kube::Error> {
+//!     ctx.metrics.observe("configmap", async { Ok(Action::await_change()) }).await
+//! }
+//!
+//! fn error_policy(_: Arc<ConfigMap>, _: &operator_gen_runtime::kube::Error, _: Arc<Ctx>) -> Action {
+//!     Action::requeue(std::time::Duration::from_secs(5))
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let cli = Cli::parse();
+//!     let mut mgr = Manager::new(cli.manager, "myproject").await?;
+//!
+//!     let ctx = Arc::new(Ctx { client: mgr.client(), metrics: mgr.metrics() });
+//!     let api: Api<ConfigMap> = mgr.watched_api();
+//!     let controller = Controller::new(api, watcher::Config::default())
+//!         .graceful_shutdown_on(mgr.shutdown_signal())
+//!         .run(reconcile, error_policy, ctx);
+//!     mgr.add_controller_stream("configmap", controller);
+//!     // +operator-gen:scaffold:controllers
+//!
+//!     mgr.run().await?;
+//!     Ok(())
+//! }
+//! ```
+
+mod error;
+mod http;
+mod leader;
+mod metrics;
+mod options;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+
+use futures::future::BoxFuture;
+use futures::{FutureExt, Stream, StreamExt};
+use kube::runtime::events::{Recorder, Reporter};
+use kube::{Api, Client, Resource};
+use tokio::task::JoinSet;
+
+pub use error::{Error, Result};
+pub use http::Health;
+pub use metrics::{Metrics, OPENMETRICS_CONTENT_TYPE, ReconcileResult, ReconcileTimer};
+pub use options::{
+    ManagerOptions, POD_NAMESPACE_ENV, SERVICE_ACCOUNT_NAMESPACE_FILE, WATCH_NAMESPACE_ENV,
+    parse_bind_address, parse_duration, watch_namespace,
+};
+pub use prometheus_client;
+pub use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
+
+use http::Routes;
+use leader::{LeaderElector, Timings};
+
+/// Runs controllers behind leader election, with probe and metrics servers; see the
+/// [module docs](self) for the `main.rs` it is made for.
+pub struct Manager {
+    name: String,
+    options: ManagerOptions,
+    client: Client,
+    metrics: Metrics,
+    health: Health,
+    stop: CancellationToken,
+    controllers: Vec<(String, BoxFuture<'static, ()>)>,
+}
+
+impl fmt::Debug for Manager {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Manager")
+            .field("name", &self.name)
+            .field("options", &self.options)
+            .field(
+                "controllers",
+                &self.controllers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl Manager {
+    /// A manager named `name` (the project name) with a client from the environment
+    /// (`KUBECONFIG`, `~/.kube/config`, or the in-cluster service account).
+    pub async fn new(options: ManagerOptions, name: &str) -> Result<Self> {
+        options.validate()?;
+        let client = Client::try_default().await.map_err(Error::Client)?;
+        Self::with_client(options, name, client)
+    }
+
+    /// A manager around an existing client (tests, custom client configuration).
+    pub fn with_client(options: ManagerOptions, name: &str, client: Client) -> Result<Self> {
+        if name.trim().is_empty() {
+            return Err(Error::EmptyName);
+        }
+        options.validate()?;
+        Ok(Self {
+            name: name.trim().to_owned(),
+            options,
+            client,
+            metrics: Metrics::new(),
+            health: Health::default(),
+            stop: CancellationToken::new(),
+            controllers: Vec::new(),
+        })
+    }
+
+    /// The manager's name (the project name).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The settings the manager runs with.
+    pub fn options(&self) -> &ManagerOptions {
+        &self.options
+    }
+
+    /// The Kubernetes client; cheap to clone.
+    pub fn client(&self) -> Client {
+        self.client.clone()
+    }
+
+    /// The metrics handle served on `/metrics`; cheap to clone.
+    pub fn metrics(&self) -> Metrics {
+        self.metrics.clone()
+    }
+
+    /// The readiness state served on `/readyz`.
+    pub fn health(&self) -> Health {
+        self.health.clone()
+    }
+
+    /// An event recorder reporting as `controller`, instance `$POD_NAME` when set.
+    pub fn recorder(&self, controller: &str) -> Recorder {
+        let reporter = Reporter {
+            controller: controller.to_owned(),
+            instance: std::env::var("POD_NAME").ok().filter(|p| !p.is_empty()),
+        };
+        Recorder::new(self.client.clone(), reporter)
+    }
+
+    /// An `Api` for a namespaced kind over the watched namespace: `$WATCH_NAMESPACE` when set,
+    /// else all namespaces.
+    pub fn watched_api<K>(&self) -> Api<K>
+    where
+        K: Resource<Scope = k8s_openapi::NamespaceResourceScope, DynamicType = ()>,
+    {
+        match watch_namespace() {
+            Some(ns) => Api::namespaced(self.client.clone(), &ns),
+            None => Api::all(self.client.clone()),
+        }
+    }
+
+    /// A future that completes when the manager shuts down; pass it to kube-runtime's
+    /// `Controller::graceful_shutdown_on`.
+    pub fn shutdown_signal(&self) -> WaitForCancellationFutureOwned {
+        self.stop.clone().cancelled_owned()
+    }
+
+    /// The token behind [`shutdown_signal`](Self::shutdown_signal); cancelling it shuts the
+    /// manager down as a signal would.
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.stop.clone()
+    }
+
+    /// Adds a controller: a future started once the manager leads, which should run until
+    /// [`shutdown_signal`](Self::shutdown_signal) fires.
+    pub fn add_controller(
+        &mut self,
+        name: impl Into<String>,
+        controller: impl Future<Output = ()> + Send + 'static,
+    ) -> &mut Self {
+        self.controllers.push((name.into(), controller.boxed()));
+        self
+    }
+
+    /// Adds a controller given as the stream `Controller::run` returns; failed reconciles are
+    /// logged at `warn`.
+    pub fn add_controller_stream<T, E>(
+        &mut self,
+        name: impl Into<String>,
+        stream: impl Stream<Item = std::result::Result<T, E>> + Send + 'static,
+    ) -> &mut Self
+    where
+        T: fmt::Debug + Send + 'static,
+        E: std::error::Error + Send + 'static,
+    {
+        let name = name.into();
+        let label = name.clone();
+        let fut = stream.for_each(move |item| {
+            match item {
+                Ok(obj) => tracing::debug!(controller = %label, object = ?obj, "reconciled"),
+                Err(e) => tracing::warn!(controller = %label, error = %e, "reconcile failed"),
+            }
+            futures::future::ready(())
+        });
+        self.add_controller(name, fut)
+    }
+
+    /// Serves probes and metrics, waits for leadership if enabled, runs the controllers, and
+    /// shuts down on SIGTERM/SIGINT or [`shutdown_token`](Self::shutdown_token).
+    ///
+    /// Returns `Ok` after a requested shutdown, and an error when a server cannot bind, when
+    /// leadership is lost, or when a controller stops or panics on its own.
+    pub async fn run(self) -> Result<()> {
+        let Self {
+            name,
+            options,
+            client,
+            metrics,
+            health,
+            stop,
+            controllers,
+        } = self;
+
+        let servers_stop = CancellationToken::new();
+        let mut servers = JoinSet::new();
+        let started = async {
+            if let Some(addr) = options.health_probe_addr()? {
+                let listener = http::bind("health-probe", addr).await?;
+                tracing::info!(addr = %addr, "serving health probes on /healthz and /readyz");
+                servers.spawn(http::serve(listener, Routes::Probes(health.clone()), servers_stop.clone()));
+            }
+            if let Some(addr) = options.metrics_addr()? {
+                let listener = http::bind("metrics", addr).await?;
+                tracing::info!(addr = %addr, "serving metrics on /metrics");
+                servers.spawn(http::serve(listener, Routes::Metrics(metrics.clone()), servers_stop.clone()));
+            }
+            spawn_signal_handler(stop.clone())
+        }
+        .await;
+
+        let result = match started {
+            Ok(()) => {
+                health.set_ready(true);
+                let elector = options.leader_elect.then(|| {
+                    LeaderElector::new(
+                        client,
+                        options.lease_namespace(),
+                        options.lease_name(&name),
+                        leader::identity(),
+                        Timings {
+                            lease_duration: options.leader_election_lease_duration,
+                            renew_deadline: options.leader_election_renew_deadline,
+                            retry_period: options.leader_election_retry_period,
+                        },
+                        metrics,
+                    )
+                });
+                run_controllers(elector, controllers, &stop, &options).await
+            }
+            Err(e) => Err(e),
+        };
+
+        health.set_ready(false);
+        stop.cancel();
+        servers_stop.cancel();
+        while servers.join_next().await.is_some() {}
+        match &result {
+            Ok(()) => tracing::info!(manager = %name, "manager stopped"),
+            Err(e) => tracing::error!(manager = %name, error = %e, "manager stopped"),
+        }
+        result
+    }
+}
+
+/// Leads (if electing), runs the controllers until `stop`, stops them gracefully, releases.
+async fn run_controllers(
+    mut elector: Option<LeaderElector>,
+    controllers: Vec<(String, BoxFuture<'static, ()>)>,
+    stop: &CancellationToken,
+    options: &ManagerOptions,
+) -> Result<()> {
+    if let Some(e) = elector.as_mut()
+        && !e.acquire(stop).await
+    {
+        tracing::info!("shutdown requested before the leader lease was acquired");
+        return Ok(());
+    }
+
+    let mut tasks = JoinSet::new();
+    let mut names = HashMap::new();
+    for (name, fut) in controllers {
+        tracing::info!(controller = %name, "starting controller");
+        let handle = tasks.spawn(fut);
+        names.insert(handle.id(), name);
+    }
+    let name_of = |id: &tokio::task::Id| names.get(id).cloned().unwrap_or_default();
+
+    let renew_stop = CancellationToken::new();
+    let mut renew = Box::pin(async {
+        match elector.as_mut() {
+            Some(e) => e.hold(&renew_stop).await,
+            None => std::future::pending().await,
+        }
+    });
+
+    // Run until a shutdown request, a lost lease, or a controller ending on its own.
+    let mut outcome = Ok(());
+    let mut lost = false;
+    tokio::select! {
+        () = stop.cancelled() => tracing::info!("stopping controllers"),
+        res = &mut renew => {
+            lost = true;
+            outcome = res.and(Ok(()));
+        }
+        Some(joined) = tasks.join_next_with_id() => {
+            outcome = Err(match joined {
+                Ok((id, ())) => Error::ControllerStopped(name_of(&id)),
+                Err(e) => Error::ControllerPanicked(name_of(&e.id())),
+            });
+            stop.cancel();
+        }
+    }
+
+    if lost {
+        // Another replica may lead already: stop reconciling at once.
+        tasks.shutdown().await;
+        return outcome;
+    }
+
+    // Graceful stop: controllers see the shutdown signal; keep renewing meanwhile.
+    let deadline = tokio::time::sleep(options.graceful_shutdown_timeout);
+    tokio::pin!(deadline);
+    loop {
+        tokio::select! {
+            joined = tasks.join_next_with_id() => match joined {
+                None => break,
+                Some(Ok((id, ()))) => tracing::info!(controller = %name_of(&id), "controller stopped"),
+                Some(Err(e)) => {
+                    let name = name_of(&e.id());
+                    tracing::error!(controller = %name, error = %e, "controller failed while stopping");
+                    if outcome.is_ok() && e.is_panic() {
+                        outcome = Err(Error::ControllerPanicked(name));
+                    }
+                }
+            },
+            res = &mut renew => {
+                tasks.shutdown().await;
+                return res.and(outcome);
+            }
+            () = &mut deadline => {
+                tracing::warn!(timeout = ?options.graceful_shutdown_timeout, "controllers did not stop in time; aborting them");
+                tasks.shutdown().await;
+                break;
+            }
+        }
+    }
+
+    renew_stop.cancel();
+    let renewed = renew.await;
+    if let Some(e) = elector.as_mut() {
+        e.release().await;
+    }
+    renewed.and(outcome)
+}
+
+/// Cancels `stop` on the first SIGTERM/SIGINT and exits with status 1 on the second.
+fn spawn_signal_handler(stop: CancellationToken) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate()).map_err(Error::Signal)?;
+        let mut int = signal(SignalKind::interrupt()).map_err(Error::Signal)?;
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+                () = stop.cancelled() => return,
+            }
+            tracing::info!("shutdown signal received; stopping (send it again to exit at once)");
+            stop.cancel();
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+            tracing::error!("second shutdown signal received; exiting");
+            std::process::exit(1);
+        });
+    }
+    #[cfg(not(unix))]
+    {
+        tokio::spawn(async move {
+            tokio::select! {
+                r = tokio::signal::ctrl_c() => if r.is_err() { return },
+                () = stop.cancelled() => return,
+            }
+            tracing::info!("shutdown signal received; stopping (send it again to exit at once)");
+            stop.cancel();
+            if tokio::signal::ctrl_c().await.is_ok() {
+                std::process::exit(1);
+            }
+        });
+    }
+    Ok(())
+}

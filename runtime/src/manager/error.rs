@@ -1,0 +1,98 @@
+//! The one error type of the manager: what went wrong and what to do about it.
+
+use std::time::Duration;
+
+/// Everything [`Manager`](super::Manager) can fail with.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A `--*-bind-address` flag does not parse.
+    #[error(
+        "invalid {flag} {value:?}: expected \":PORT\", \"HOST:PORT\", or \"0\" to disable the server"
+    )]
+    BindAddress {
+        /// The flag that carried the value.
+        flag: &'static str,
+        /// The value as given.
+        value: String,
+    },
+
+    /// A listener could not be bound.
+    #[error("cannot listen on {addr} for the {server} server: {source}; free the port or pick another with --{server}-bind-address (0 disables it)")]
+    Bind {
+        /// `metrics` or `health-probe`.
+        server: &'static str,
+        /// The address that was tried.
+        addr: std::net::SocketAddr,
+        /// Why binding failed.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A duration flag does not parse.
+    #[error("invalid duration {0:?}: expected a number with a unit such as \"15s\", \"500ms\" or \"1m\"")]
+    Duration(String),
+
+    /// The leader election timings contradict each other.
+    #[error(
+        "invalid leader election timings: lease duration ({lease_duration:?}) must exceed renew deadline ({renew_deadline:?}), which must exceed 1.2 x retry period ({retry_period:?}); adjust the --leader-election-* flags"
+    )]
+    LeaderElectionTimings {
+        /// `--leader-election-lease-duration`.
+        lease_duration: Duration,
+        /// `--leader-election-renew-deadline`.
+        renew_deadline: Duration,
+        /// `--leader-election-retry-period`.
+        retry_period: Duration,
+    },
+
+    /// The manager was given an empty name.
+    #[error("the manager name is empty: pass the project name to Manager::new")]
+    EmptyName,
+
+    /// No Kubernetes client could be built.
+    #[error("cannot build a kubernetes client: {0}; set KUBECONFIG or run inside a cluster")]
+    Client(#[source] kube::Error),
+
+    /// The Lease could not be read or written.
+    #[error("leader election on lease {namespace}/{name} failed: {source}; check that the service account may get, create and update coordination.k8s.io leases")]
+    Lease {
+        /// Lease namespace.
+        namespace: String,
+        /// Lease name.
+        name: String,
+        /// The API error.
+        #[source]
+        source: kube::Error,
+    },
+
+    /// The lease could not be renewed within the renew deadline; another replica may lead now.
+    #[error("leader election lost: lease {namespace}/{name} was not renewed within {renew_deadline:?}; exiting so that only one replica reconciles")]
+    LeadershipLost {
+        /// Lease namespace.
+        namespace: String,
+        /// Lease name.
+        name: String,
+        /// The renew deadline that passed.
+        renew_deadline: Duration,
+    },
+
+    /// A controller future returned before shutdown was requested.
+    #[error("controller {0:?} stopped before shutdown was requested; a controller future must run until the manager's shutdown signal fires")]
+    ControllerStopped(String),
+
+    /// A controller future panicked.
+    #[error("controller {0:?} panicked; see the log above")]
+    ControllerPanicked(String),
+
+    /// Installing the SIGTERM/SIGINT handler failed.
+    #[error("cannot install the signal handler: {0}")]
+    Signal(#[source] std::io::Error),
+
+    /// Encoding the metrics registry failed.
+    #[error("cannot encode metrics: {0}")]
+    Encode(#[source] std::fmt::Error),
+}
+
+/// `Result` with the manager's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
