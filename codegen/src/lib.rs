@@ -1,2 +1,17 @@
 //! operator-gen's code generator core: the IR, the marker grammar, checks and emitters.
 //! No IO: callers hand in parsed sources and take back typed values and text.
+
+pub mod crd;
+pub mod ir;
+mod known;
+pub mod names;
+pub mod lower;
+pub mod markers;
+pub mod rbac;
+pub mod schema;
+pub mod yaml;
+
+/// The annotation every generated manifest carries, recording the generator and its version.
+pub const VERSION_ANNOTATION: &str = "operator-gen.io/version";
+/// This generator's version, as written into manifests.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

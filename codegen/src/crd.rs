@@ -1,0 +1,266 @@
+//! CRD assembly: custom resource roots (one per version) into one `CustomResourceDefinition`
+//! per group and kind, with names, scope, versions, subresources and printer columns.
+
+use crate::ir::*;
+use crate::schema::{Emitter, Scope, SchemaError, Settings};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionNames,
+    CustomResourceDefinitionSpec, CustomResourceDefinitionVersion, CustomResourceSubresourceScale,
+    CustomResourceSubresourceStatus, CustomResourceSubresources, CustomResourceValidation, JSONSchemaProps as Props,
+    SelectableField,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use std::collections::BTreeMap;
+
+pub const API_VERSION_DOC: &str = "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
+pub const KIND_DOC: &str = "Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
+
+/// The names and scope a root's markers give it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResourceNames {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub plural: String,
+    pub singular: String,
+    pub namespaced: bool,
+    pub short_names: Vec<String>,
+    pub categories: Vec<String>,
+}
+
+/// Names of the resource a spec struct's `#[k8s(...)]` and markers declare.
+pub fn names(def: &TypeDef) -> Option<ResourceNames> {
+    let r = def.resource.as_ref()?;
+    let res = marker(&def.markers, "kubebuilder:resource");
+    let get = |k: &str| res.and_then(|m| m.arg_str(k)).map(str::to_string);
+    Some(ResourceNames {
+        group: r.group.clone(),
+        version: r.version.clone(),
+        kind: r.kind.clone(),
+        plural: get("path").unwrap_or_else(|| crate::names::plural(&r.kind)),
+        singular: get("singular").unwrap_or_else(|| r.kind.to_lowercase()),
+        namespaced: get("scope").is_none_or(|s| s != "Cluster"),
+        short_names: res.map(|m| m.arg_list("shortName")).unwrap_or_default(),
+        categories: res.map(|m| m.arg_list("categories")).unwrap_or_default(),
+    })
+}
+
+/// Kubernetes' version priority: GA before beta before alpha, higher numbers first, then the
+/// rest alphabetically.
+pub fn version_order(a: &str, b: &str) -> std::cmp::Ordering {
+    fn key(v: &str) -> (u8, u64, u64, String) {
+        let parse = |s: &str| -> Option<(u64, u8, u64)> {
+            let rest = s.strip_prefix('v')?;
+            let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+            let major: u64 = digits.parse().ok()?;
+            let tail = &rest[digits.len()..];
+            if tail.is_empty() {
+                return Some((major, 3, 0));
+            }
+            for (word, rank) in [("beta", 2u8), ("alpha", 1u8)] {
+                if let Some(n) = tail.strip_prefix(word) {
+                    if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) {
+                        return Some((major, rank, n.parse().ok()?));
+                    }
+                }
+            }
+            None
+        };
+        match parse(v) {
+            Some((major, rank, minor)) => (3 - rank, u64::MAX - major, u64::MAX - minor, String::new()),
+            None => (9, 0, 0, v.to_string()),
+        }
+    }
+    key(a).cmp(&key(b))
+}
+
+/// One version of a kind: the spec struct and, when the root has one, the status type.
+pub struct VersionInput<'a> {
+    pub spec: &'a dyn Scope,
+    pub status: Option<Box<dyn Scope + 'a>>,
+}
+
+fn error(def: &TypeDef, message: String) -> SchemaError {
+    SchemaError { message, loc: def.loc, in_type: def.name.clone() }
+}
+
+fn root_schema(emitter: &mut Emitter, input: &VersionInput, names: &ResourceNames) -> Result<Props, SchemaError> {
+    let spec_def = input.spec.def();
+    let mut properties = BTreeMap::new();
+    let string = |doc: &str| Props { type_: Some("string".into()), description: Some(doc.into()), ..Default::default() };
+    properties.insert("apiVersion".to_string(), string(API_VERSION_DOC));
+    properties.insert("kind".to_string(), string(KIND_DOC));
+    properties.insert("metadata".to_string(), Props { type_: Some("object".into()), ..Default::default() });
+    let mut spec = emitter.type_schema(input.spec)?;
+    if spec.type_.as_deref() != Some("object") {
+        return Err(error(spec_def, format!("the spec of {} must be a struct (an object on the wire)", names.kind)));
+    }
+    if spec_def.markers.iter().any(|m| m.name == "kubebuilder:validation:XIntOrString") {
+        spec.type_ = None;
+    }
+    properties.insert("spec".to_string(), spec);
+    if let Some(status) = &input.status {
+        properties.insert("status".to_string(), emitter.type_schema(status.as_ref())?);
+    }
+    let resource = spec_def.resource.clone().unwrap_or_default();
+    Ok(Props {
+        description: crate::schema::description(&resource.doc),
+        type_: Some("object".into()),
+        required: (!spec_def.serde.default).then(|| vec!["spec".to_string()]),
+        properties: Some(properties),
+        ..Default::default()
+    })
+}
+
+fn version(emitter: &mut Emitter, input: &VersionInput, names: &ResourceNames) -> Result<Option<CustomResourceDefinitionVersion>, SchemaError> {
+    let def = input.spec.def();
+    let m = &def.markers;
+    if has_marker(m, "kubebuilder:skipversion") {
+        return Ok(None);
+    }
+    let mut schema = root_schema(emitter, input, names)?;
+    if let Some(max) = emitter.settings.max_desc_len {
+        crate::schema::truncate_descriptions(&mut schema, max);
+    }
+    let mut subresources = CustomResourceSubresources::default();
+    let mut any_sub = false;
+    if has_marker(m, "kubebuilder:subresource:status") {
+        if input.status.is_none() {
+            return Err(error(def, format!("{} has `+kubebuilder:subresource:status` but no status: add `status = \"{}Status\"` to #[k8s(...)]", names.kind, names.kind)));
+        }
+        subresources.status = Some(CustomResourceSubresourceStatus(serde_json::Value::Object(Default::default())));
+        any_sub = true;
+    }
+    if let Some(scale) = marker(m, "kubebuilder:subresource:scale") {
+        subresources.scale = Some(CustomResourceSubresourceScale {
+            spec_replicas_path: scale.arg_str("specpath").unwrap_or_default().to_string(),
+            status_replicas_path: scale.arg_str("statuspath").unwrap_or_default().to_string(),
+            label_selector_path: scale.arg_str("selectorpath").map(str::to_string),
+        });
+        any_sub = true;
+    }
+    let columns: Vec<CustomResourceColumnDefinition> = markers_named(m, "kubebuilder:printcolumn")
+        .map(|c| CustomResourceColumnDefinition {
+            name: c.arg_str("name").unwrap_or_default().to_string(),
+            type_: c.arg_str("type").unwrap_or_default().to_string(),
+            json_path: c.arg_str("JSONPath").unwrap_or_default().to_string(),
+            description: c.arg_str("description").map(str::to_string),
+            format: c.arg_str("format").map(str::to_string),
+            priority: c.arg("priority").and_then(|p| p.as_i64()).map(|p| p as i32),
+        })
+        .collect();
+    for c in &columns {
+        if c.name.is_empty() || c.type_.is_empty() || c.json_path.is_empty() {
+            return Err(error(def, "`+kubebuilder:printcolumn` needs name, type and JSONPath".into()));
+        }
+    }
+    let selectable: Vec<SelectableField> = markers_named(m, "kubebuilder:selectablefield")
+        .map(|s| SelectableField { json_path: s.arg_str("JSONPath").unwrap_or_default().to_string() })
+        .collect();
+    let deprecated = marker(m, "kubebuilder:deprecatedversion");
+    Ok(Some(CustomResourceDefinitionVersion {
+        name: names.version.clone(),
+        served: !has_marker(m, "kubebuilder:unservedversion"),
+        storage: has_marker(m, "kubebuilder:storageversion"),
+        deprecated: deprecated.map(|_| true),
+        deprecation_warning: deprecated.and_then(|d| d.arg_str("warning")).map(str::to_string),
+        schema: Some(CustomResourceValidation { open_api_v3_schema: Some(schema) }),
+        subresources: (any_sub || !columns.is_empty()).then_some(subresources),
+        additional_printer_columns: (!columns.is_empty()).then_some(columns),
+        selectable_fields: (!selectable.is_empty()).then_some(selectable),
+    }))
+}
+
+/// The CRD for all versions of one group and kind. `None` when every version is skipped.
+pub fn crd(inputs: &[VersionInput], settings: &Settings) -> Result<Option<CustomResourceDefinition>, SchemaError> {
+    let Some(first) = inputs.first() else { return Ok(None) };
+    let first_def = first.spec.def();
+    let Some(names) = names(first_def) else {
+        return Err(error(first_def, format!("`{}` is not a custom resource: add #[k8s(group, version, kind)]", first_def.name)));
+    };
+    let mut emitter = Emitter::new(settings);
+    let mut versions = Vec::new();
+    let mut annotations = BTreeMap::new();
+    let mut labels = BTreeMap::new();
+    annotations.insert(crate::VERSION_ANNOTATION.to_string(), crate::VERSION.to_string());
+    for input in inputs {
+        let def = input.spec.def();
+        let Some(n) = self::names(def) else { continue };
+        if n.plural != names.plural || n.namespaced != names.namespaced || n.group != names.group || n.kind != names.kind {
+            return Err(error(def, format!("versions of {} disagree on plural, scope or group: give every version the same resource markers", names.kind)));
+        }
+        if versions.iter().any(|v: &CustomResourceDefinitionVersion| v.name == n.version) {
+            return Err(error(def, format!("{} declares version {} twice: give each version its own module", names.kind, n.version)));
+        }
+        for md in markers_named(&def.markers, "kubebuilder:metadata") {
+            for (list, target) in [("annotations", &mut annotations), ("labels", &mut labels)] {
+                for kv in md.arg_list(list) {
+                    let Some((k, v)) = kv.split_once('=') else {
+                        return Err(error(def, format!("metadata {list} entry `{kv}` needs the form key=value")));
+                    };
+                    target.insert(k.to_string(), v.to_string());
+                }
+            }
+        }
+        if let Some(v) = version(&mut emitter, input, &n)? {
+            versions.push(v);
+        }
+    }
+    if versions.is_empty() {
+        return Ok(None);
+    }
+    if versions.len() == 1 {
+        versions[0].storage = true;
+    }
+    match versions.iter().filter(|v| v.storage).count() {
+        1 => {}
+        0 => return Err(error(first_def, format!("{} has {} versions and none is the storage version: mark one with `+kubebuilder:storageversion`", names.kind, versions.len()))),
+        _ => return Err(error(first_def, format!("{} has more than one storage version: keep `+kubebuilder:storageversion` on exactly one", names.kind))),
+    }
+    if !versions.iter().any(|v| v.served) {
+        return Err(error(first_def, format!("no version of {} is served: drop `+kubebuilder:unservedversion` from one", names.kind)));
+    }
+    versions.sort_by(|a, b| version_order(&a.name, &b.name));
+    let sorted_list = |mut v: Vec<String>| {
+        v.dedup();
+        (!v.is_empty()).then_some(v)
+    };
+    Ok(Some(CustomResourceDefinition {
+        metadata: ObjectMeta {
+            name: Some(format!("{}.{}", names.plural, names.group)),
+            annotations: Some(annotations),
+            labels: (!labels.is_empty()).then_some(labels),
+            ..Default::default()
+        },
+        spec: CustomResourceDefinitionSpec {
+            group: names.group.clone(),
+            names: CustomResourceDefinitionNames {
+                kind: names.kind.clone(),
+                list_kind: Some(format!("{}List", names.kind)),
+                plural: names.plural.clone(),
+                singular: Some(names.singular.clone()),
+                short_names: sorted_list(names.short_names.clone()),
+                categories: sorted_list(names.categories.clone()),
+            },
+            scope: if names.namespaced { "Namespaced" } else { "Cluster" }.to_string(),
+            versions,
+            conversion: None,
+            preserve_unknown_fields: None,
+        },
+        status: None,
+    }))
+}
+
+/// The CRD as the YAML file `operator-gen manifests` writes.
+pub fn to_yaml(crd: &CustomResourceDefinition) -> String {
+    let mut value = serde_json::to_value(crd).unwrap_or_default();
+    if let Some(o) = value.as_object_mut() {
+        o.remove("status");
+    }
+    crate::yaml::document(&value)
+}
+
+/// `<group>_<plural>.yaml`.
+pub fn file_name(crd: &CustomResourceDefinition) -> String {
+    format!("{}_{}.yaml", crd.spec.group, crd.spec.names.plural)
+}

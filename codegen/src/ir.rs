@@ -1,0 +1,201 @@
+//! The intermediate representation both front ends (source scan and derive) build and every
+//! emitter reads: type definitions, fields, serde attributes and markers.
+
+use serde::{Deserialize, Serialize};
+
+/// A position in a source file, 1-based line and 0-based column as `proc_macro2` reports them.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Loc {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// One marker: a canonical controller-gen name (`kubebuilder:validation:Minimum`) and its value.
+/// Single-value markers hold the value itself; markers with named arguments hold an object.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Marker {
+    pub name: String,
+    #[serde(default)]
+    pub value: serde_json::Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loc: Option<Loc>,
+}
+
+/// A named type definition: a struct, a newtype, an enum.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct TypeDef {
+    pub name: String,
+    #[serde(default)]
+    pub doc: Vec<String>,
+    #[serde(default)]
+    pub markers: Vec<Marker>,
+    #[serde(default)]
+    pub serde: ContainerSerde,
+    pub body: Body,
+    /// Set for the spec struct of a custom resource (`#[derive(CustomResource)]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<ResourceAttrs>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loc: Option<Loc>,
+}
+
+/// What `#[k8s(...)]` says about the root type a `CustomResource` derive generates.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct ResourceAttrs {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub doc: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub enum Body {
+    Struct(Vec<Field>),
+    /// A tuple struct with one field: serialised as that field.
+    Newtype(TypeExpr),
+    Unit,
+    Enum(Vec<Variant>),
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Field {
+    pub ident: String,
+    #[serde(default)]
+    pub doc: Vec<String>,
+    #[serde(default)]
+    pub markers: Vec<Marker>,
+    #[serde(default)]
+    pub serde: FieldSerde,
+    pub ty: TypeExpr,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loc: Option<Loc>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Variant {
+    pub ident: String,
+    #[serde(default)]
+    pub doc: Vec<String>,
+    #[serde(default)]
+    pub markers: Vec<Marker>,
+    #[serde(default)]
+    pub serde: FieldSerde,
+    pub fields: VariantFields,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub enum VariantFields {
+    Unit,
+    Newtype(TypeExpr),
+    Tuple(usize),
+    Struct(Vec<Field>),
+}
+
+/// serde's container attributes that change the wire format.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct ContainerSerde {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rename_all: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    #[serde(default)]
+    pub untagged: bool,
+    #[serde(default)]
+    pub transparent: bool,
+    #[serde(default)]
+    pub default: bool,
+}
+
+/// serde's field (and variant) attributes that change the wire format.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct FieldSerde {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rename: Option<String>,
+    #[serde(default)]
+    pub default: bool,
+    #[serde(default)]
+    pub skip: bool,
+    #[serde(default)]
+    pub skip_serializing_if: bool,
+    #[serde(default)]
+    pub flatten: bool,
+}
+
+/// A field's type as written, reduced to what decides its schema.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub enum TypeExpr {
+    Prim(Prim),
+    Vec(Box<TypeExpr>),
+    /// A string-keyed map.
+    Map(Box<TypeExpr>),
+    Option(Box<TypeExpr>),
+    /// A type whose schema the generator knows (Time, Quantity, Condition, ...).
+    Known(String),
+    /// `serde_json::Value`: anything goes.
+    Value,
+    /// A path to a type defined elsewhere, as written.
+    Named(String),
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prim {
+    String,
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F32,
+    F64,
+    Bytes,
+}
+
+impl Marker {
+    pub fn new(name: &str, value: serde_json::Value) -> Marker {
+        Marker { name: name.to_string(), value, loc: None }
+    }
+    /// A named argument of a marker with arguments.
+    pub fn arg(&self, key: &str) -> Option<&serde_json::Value> {
+        self.value.as_object().and_then(|o| o.get(key))
+    }
+    pub fn arg_str(&self, key: &str) -> Option<&str> {
+        self.arg(key).and_then(|v| v.as_str())
+    }
+    /// A named list argument; a single value counts as a one-item list.
+    pub fn arg_list(&self, key: &str) -> Vec<String> {
+        match self.arg(key) {
+            Some(serde_json::Value::Array(items)) => items.iter().map(value_to_string).collect(),
+            Some(v) => vec![value_to_string(v)],
+            None => Vec::new(),
+        }
+    }
+}
+
+pub fn value_to_string(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Markers with a given name, in source order.
+pub fn markers_named<'a>(markers: &'a [Marker], name: &'a str) -> impl Iterator<Item = &'a Marker> + 'a {
+    markers.iter().filter(move |m| m.name == name)
+}
+
+pub fn has_marker(markers: &[Marker], name: &str) -> bool {
+    markers.iter().any(|m| m.name == name && m.value != serde_json::Value::Bool(false))
+}
+
+pub fn marker<'a>(markers: &'a [Marker], name: &str) -> Option<&'a Marker> {
+    markers.iter().rev().find(|m| m.name == name)
+}

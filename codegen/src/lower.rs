@@ -1,0 +1,472 @@
+//! Lowering from `syn` items to the IR, shared by the derive and the source scan: doc comments,
+//! markers in both spellings, serde attributes, field types.
+
+use crate::ir::*;
+use crate::markers::{self, Target};
+use proc_macro2::Span;
+use serde_json::Value;
+use syn::spanned::Spanned;
+
+/// A problem in the input, with the span it points at.
+#[derive(Debug, Clone)]
+pub struct Error {
+    pub message: String,
+    pub span: Span,
+}
+
+impl Error {
+    pub fn new(span: Span, message: impl Into<String>) -> Error {
+        Error { message: message.into(), span }
+    }
+}
+
+/// Collects errors so one run reports all of them.
+#[derive(Default, Debug)]
+pub struct Errors(pub Vec<Error>);
+
+impl Errors {
+    pub fn push(&mut self, span: Span, message: impl Into<String>) {
+        self.0.push(Error::new(span, message));
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+pub fn loc(span: Span) -> Option<Loc> {
+    let start = span.start();
+    (start.line > 0).then_some(Loc { line: start.line, column: start.column })
+}
+
+/// Which derives an item carries, as far as operator-gen cares.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Derives {
+    pub custom_resource: bool,
+    pub schema: bool,
+}
+
+pub fn derives(attrs: &[syn::Attribute]) -> Derives {
+    let mut d = Derives::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("derive")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            match meta.path.segments.last().map(|s| s.ident.to_string()).as_deref() {
+                Some("CustomResource") => d.custom_resource = true,
+                Some("Schema") => d.schema = true,
+                _ => {}
+            }
+            Ok(())
+        });
+    }
+    d
+}
+
+/// Doc text and markers of an item's attributes (outer or inner doc comments).
+pub fn docs_and_markers(attrs: &[syn::Attribute], target: Target, errors: &mut Errors) -> (Vec<String>, Vec<Marker>) {
+    let mut doc = Vec::new();
+    let mut found = Vec::new();
+    for attr in attrs {
+        if !attr.path().is_ident("doc") {
+            continue;
+        }
+        let syn::Meta::NameValue(nv) = &attr.meta else { continue };
+        let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value else { continue };
+        for line in s.value().split('\n') {
+            let line = line.strip_prefix(' ').unwrap_or(line);
+            if line.trim_start().starts_with('+') {
+                match markers::parse_line(line) {
+                    Ok(Some((name, value))) => {
+                        check_target(&name, target, attr.span(), errors);
+                        found.push(Marker { name, value, loc: loc(attr.span()) });
+                    }
+                    Ok(None) => {}
+                    Err(e) => errors.push(attr.span(), e.message),
+                }
+            } else {
+                doc.push(line.trim_end().to_string());
+            }
+        }
+    }
+    (doc, found)
+}
+
+fn check_target(name: &str, target: Target, span: Span, errors: &mut Errors) {
+    if let Some((_, targets)) = markers::lookup(name) {
+        if !targets.contains(&target) {
+            let place = match target {
+                Target::Package => "a module",
+                Target::Type => "a type",
+                Target::Field => "a field",
+            };
+            let want: Vec<&str> = targets
+                .iter()
+                .map(|t| match t {
+                    Target::Package => "a module (`//!`)",
+                    Target::Type => "a type",
+                    Target::Field => "a field",
+                })
+                .collect();
+            errors.push(span, format!("marker `+{name}` cannot stand on {place}: put it on {}", want.join(" or ")));
+        }
+    }
+}
+
+/// Markers given in the attribute form `#[k8s(...)]`; resource keys go to `resource`.
+fn k8s_attrs(
+    attrs: &[syn::Attribute],
+    target: Target,
+    resource: &mut Option<ResourceAttrs>,
+    errors: &mut Errors,
+) -> Vec<Marker> {
+    let mut out = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("k8s")) {
+        let result = attr.parse_nested_meta(|meta| {
+            let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+            let span = meta.path.span();
+            if target == Target::Type && matches!(key.as_str(), "group" | "version" | "kind" | "status" | "doc") {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                let r = resource.get_or_insert_with(ResourceAttrs::default);
+                match key.as_str() {
+                    "group" => r.group = lit.value(),
+                    "version" => r.version = lit.value(),
+                    "kind" => r.kind = lit.value(),
+                    "status" => r.status = Some(lit.value()),
+                    _ => r.doc = lit.value().lines().map(str::to_string).collect(),
+                }
+                return Ok(());
+            }
+            let Some(name) = markers::attribute_name(&key) else {
+                let hint = attribute_suggestion(&key);
+                return Err(meta.error(format!("unknown key `{key}` in #[k8s(...)]{hint}")));
+            };
+            let value = if meta.input.peek(syn::Token![=]) {
+                let expr: syn::Expr = meta.value()?.parse()?;
+                expr_value(&expr)?
+            } else if meta.input.peek(syn::token::Paren) {
+                let mut map = serde_json::Map::new();
+                meta.parse_nested_meta(|inner| {
+                    let k = inner.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                    let k = k.trim_end_matches('_').to_string();
+                    let expr: syn::Expr = inner.value()?.parse()?;
+                    map.insert(markers::attribute_arg_name(&name, &k), expr_value(&expr)?);
+                    Ok(())
+                })?;
+                Value::Object(map)
+            } else {
+                Value::Bool(true)
+            };
+            match markers::check_value(&name, value) {
+                Ok(value) => {
+                    check_target(&name, target, span, errors);
+                    out.push(Marker { name, value, loc: loc(span) });
+                }
+                Err(e) => errors.push(span, format!("#[k8s({key})]: {}", e.message)),
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            errors.push(e.span(), e.to_string());
+        }
+    }
+    out
+}
+
+fn attribute_suggestion(key: &str) -> String {
+    const KEYS: &[&str] = &[
+        "group", "version", "kind", "status", "doc", "minimum", "maximum", "exclusive_minimum",
+        "exclusive_maximum", "multiple_of", "min_length", "max_length", "pattern", "enum_values",
+        "format", "min_items", "max_items", "unique_items", "min_properties", "max_properties", "type",
+        "x_validation", "optional", "required", "nullable", "default", "example", "title", "list_type",
+        "list_map_key", "map_type", "struct_type", "immutable", "preserve_unknown_fields", "schemaless",
+        "embedded_resource", "resource", "subresource_status", "scale", "printcolumn", "storage_version",
+        "deprecated_version", "skip_version", "unserved_version", "selectable_field", "metadata",
+        "external_docs", "at_most_one_of", "exactly_one_of", "at_least_one_of", "rbac", "genclient",
+    ];
+    KEYS.iter()
+        .map(|k| (strsim::jaro_winkler(k, key), *k))
+        .filter(|(s, _)| *s >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| format!(": did you mean `{k}`?"))
+        .unwrap_or_else(|| ": see the attribute reference in the operator-gen README".to_string())
+}
+
+/// A literal expression of the attribute form as a JSON value.
+fn expr_value(expr: &syn::Expr) -> syn::Result<Value> {
+    match expr {
+        syn::Expr::Lit(l) => match &l.lit {
+            syn::Lit::Str(s) => Ok(Value::String(s.value())),
+            syn::Lit::Bool(b) => Ok(Value::Bool(b.value)),
+            syn::Lit::Int(i) => Ok(Value::from(i.base10_parse::<i64>()?)),
+            syn::Lit::Float(f) => Ok(markers::number(f.base10_parse::<f64>()?)),
+            other => Err(syn::Error::new(other.span(), "expected a string, number or bool literal")),
+        },
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match expr_value(&u.expr)? {
+            Value::Number(n) => Ok(markers::number(-n.as_f64().unwrap_or_default())),
+            _ => Err(syn::Error::new(u.span(), "only numbers can be negated")),
+        },
+        syn::Expr::Array(a) => a.elems.iter().map(expr_value).collect::<syn::Result<Vec<_>>>().map(Value::Array),
+        syn::Expr::Group(g) => expr_value(&g.expr),
+        other => Err(syn::Error::new(other.span(), "expected a literal or a list of literals `[...]`")),
+    }
+}
+
+fn lit_str(meta: &syn::meta::ParseNestedMeta) -> syn::Result<String> {
+    let lit: syn::LitStr = meta.value()?.parse()?;
+    Ok(lit.value())
+}
+
+fn container_serde(attrs: &[syn::Attribute], errors: &mut Errors) -> ContainerSerde {
+    let mut s = ContainerSerde::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let r = attr.parse_nested_meta(|meta| {
+            let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+            match key.as_str() {
+                "rename_all" => {
+                    if meta.input.peek(syn::Token![=]) {
+                        s.rename_all = Some(lit_str(&meta)?);
+                    } else {
+                        meta.parse_nested_meta(|inner| {
+                            let v = lit_str(&inner)?;
+                            if inner.path.is_ident("serialize") {
+                                s.rename_all = Some(v);
+                            }
+                            Ok(())
+                        })?;
+                    }
+                }
+                "tag" => s.tag = Some(lit_str(&meta)?),
+                "content" => s.content = Some(lit_str(&meta)?),
+                "untagged" => s.untagged = true,
+                "transparent" => s.transparent = true,
+                "default" => {
+                    s.default = true;
+                    skip_value(&meta)?;
+                }
+                _ => skip_value(&meta)?,
+            }
+            Ok(())
+        });
+        if let Err(e) = r {
+            errors.push(e.span(), e.to_string());
+        }
+    }
+    s
+}
+
+fn field_serde(attrs: &[syn::Attribute], errors: &mut Errors) -> FieldSerde {
+    let mut s = FieldSerde::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let r = attr.parse_nested_meta(|meta| {
+            let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+            match key.as_str() {
+                "rename" => {
+                    if meta.input.peek(syn::Token![=]) {
+                        s.rename = Some(lit_str(&meta)?);
+                    } else {
+                        meta.parse_nested_meta(|inner| {
+                            let v = lit_str(&inner)?;
+                            if inner.path.is_ident("serialize") {
+                                s.rename = Some(v);
+                            }
+                            Ok(())
+                        })?;
+                    }
+                }
+                "default" => {
+                    s.default = true;
+                    skip_value(&meta)?;
+                }
+                "skip" => s.skip = true,
+                "skip_serializing_if" => {
+                    s.skip_serializing_if = true;
+                    skip_value(&meta)?;
+                }
+                "flatten" => s.flatten = true,
+                _ => skip_value(&meta)?,
+            }
+            Ok(())
+        });
+        if let Err(e) = r {
+            errors.push(e.span(), e.to_string());
+        }
+    }
+    s
+}
+
+/// Consumes whatever value a serde key we do not interpret carries.
+fn skip_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        let _: syn::Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|inner| skip_value(&inner))?;
+    }
+    Ok(())
+}
+
+/// Lowers a struct or enum. `None` for unions and for items lowering refused (errors recorded).
+pub fn type_def(input: &syn::DeriveInput, errors: &mut Errors) -> Option<TypeDef> {
+    let before = errors.0.len();
+    if input.generics.type_params().next().is_some() || input.generics.const_params().next().is_some() {
+        errors.push(
+            input.generics.span(),
+            format!("`{}` has type parameters: a schema needs concrete types, so write a struct without generics", input.ident),
+        );
+    }
+    let (doc, mut found) = docs_and_markers(&input.attrs, Target::Type, errors);
+    let mut resource = None;
+    found.extend(k8s_attrs(&input.attrs, Target::Type, &mut resource, errors));
+    let serde = container_serde(&input.attrs, errors);
+    let body = match &input.data {
+        syn::Data::Struct(s) => match &s.fields {
+            syn::Fields::Named(named) => Body::Struct(named.named.iter().filter_map(|f| field(f, errors)).collect()),
+            syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+                let f = &u.unnamed[0];
+                let (_, fm) = docs_and_markers(&f.attrs, Target::Field, errors);
+                found.extend(fm);
+                Body::Newtype(type_expr(&f.ty, errors))
+            }
+            syn::Fields::Unnamed(u) => {
+                errors.push(u.span(), "tuple structs with more than one field have no object schema: name the fields");
+                Body::Unit
+            }
+            syn::Fields::Unit => Body::Unit,
+        },
+        syn::Data::Enum(e) => Body::Enum(e.variants.iter().map(|v| variant(v, errors)).collect()),
+        syn::Data::Union(u) => {
+            errors.push(u.union_token.span(), "unions have no schema: use an enum");
+            return None;
+        }
+    };
+    if let Some(r) = &resource {
+        for (key, value) in [("group", &r.group), ("version", &r.version), ("kind", &r.kind)] {
+            if value.is_empty() && key != "group" {
+                errors.push(input.ident.span(), format!("#[k8s(...)] on `{}` needs `{key} = \"...\"`", input.ident));
+            }
+        }
+    }
+    (errors.0.len() == before).then(|| TypeDef {
+        name: input.ident.to_string(),
+        doc,
+        markers: found,
+        serde,
+        body,
+        resource,
+        loc: loc(input.ident.span()),
+    })
+}
+
+fn field(f: &syn::Field, errors: &mut Errors) -> Option<Field> {
+    let ident = f.ident.as_ref()?;
+    let (doc, mut found) = docs_and_markers(&f.attrs, Target::Field, errors);
+    let mut no_resource = None;
+    found.extend(k8s_attrs(&f.attrs, Target::Field, &mut no_resource, errors));
+    Some(Field {
+        ident: ident.to_string().trim_start_matches("r#").to_string(),
+        doc,
+        markers: found,
+        serde: field_serde(&f.attrs, errors),
+        ty: type_expr(&f.ty, errors),
+        loc: loc(ident.span()),
+    })
+}
+
+fn variant(v: &syn::Variant, errors: &mut Errors) -> Variant {
+    let (doc, markers) = docs_and_markers(&v.attrs, Target::Field, errors);
+    let fields = match &v.fields {
+        syn::Fields::Unit => VariantFields::Unit,
+        syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => VariantFields::Newtype(type_expr(&u.unnamed[0].ty, errors)),
+        syn::Fields::Unnamed(u) => VariantFields::Tuple(u.unnamed.len()),
+        syn::Fields::Named(n) => VariantFields::Struct(n.named.iter().filter_map(|f| field(f, errors)).collect()),
+    };
+    Variant { ident: v.ident.to_string(), doc, markers, serde: field_serde(&v.attrs, errors), fields }
+}
+
+/// Names of types whose schema the generator knows, by last path segment.
+pub const KNOWN_TYPES: &[&str] = &[
+    "Time", "MicroTime", "Quantity", "IntOrString", "ObjectMeta", "RawExtension", "Timestamp", "DateTime",
+    "Zoned", "Condition", "LabelSelector", "ObjectReference", "LocalObjectReference", "ResourceRequirements",
+    "PodTemplateSpec", "JobTemplateSpec", "JobSpec", "PodSpec", "Container", "EnvVar", "Toleration",
+    "Affinity", "SecretKeySelector", "ConfigMapKeySelector", "TypedLocalObjectReference", "Volume",
+    "VolumeMount", "ContainerPort", "ServicePort", "SecurityContext", "PodSecurityContext", "Probe",
+];
+
+pub fn type_expr(ty: &syn::Type, errors: &mut Errors) -> TypeExpr {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => path_type(&p.path, errors),
+        syn::Type::Reference(r) => type_expr(&r.elem, errors),
+        syn::Type::Paren(p) => type_expr(&p.elem, errors),
+        syn::Type::Group(g) => type_expr(&g.elem, errors),
+        other => {
+            errors.push(other.span(), "this type has no schema: use a named struct, a primitive, Vec, Option or a string-keyed map");
+            TypeExpr::Value
+        }
+    }
+}
+
+fn generic_args(seg: &syn::PathSegment) -> Vec<&syn::Type> {
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter_map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn path_type(path: &syn::Path, errors: &mut Errors) -> TypeExpr {
+    let Some(seg) = path.segments.last() else { return TypeExpr::Value };
+    let name = seg.ident.to_string();
+    let args = generic_args(seg);
+    let one = |errors: &mut Errors| match args.first() {
+        Some(t) => type_expr(t, errors),
+        None => {
+            errors.push(seg.span(), format!("`{name}` needs a type argument"));
+            TypeExpr::Value
+        }
+    };
+    let prim = |p| TypeExpr::Prim(p);
+    match name.as_str() {
+        "String" | "str" | "char" => prim(Prim::String),
+        "bool" => prim(Prim::Bool),
+        "i8" => prim(Prim::I8),
+        "i16" => prim(Prim::I16),
+        "i32" => prim(Prim::I32),
+        "i64" | "isize" => prim(Prim::I64),
+        "u8" => prim(Prim::U8),
+        "u16" => prim(Prim::U16),
+        "u32" => prim(Prim::U32),
+        "u64" | "usize" => prim(Prim::U64),
+        "f32" => prim(Prim::F32),
+        "f64" => prim(Prim::F64),
+        "ByteString" => prim(Prim::Bytes),
+        "Option" => TypeExpr::Option(Box::new(one(errors))),
+        "Box" | "Arc" | "Rc" | "Cow" => one(errors),
+        "Vec" | "VecDeque" | "BTreeSet" | "HashSet" | "IndexSet" => match one(errors) {
+            TypeExpr::Prim(Prim::U8) if name == "Vec" => prim(Prim::Bytes),
+            inner => TypeExpr::Vec(Box::new(inner)),
+        },
+        "BTreeMap" | "HashMap" | "IndexMap" => {
+            if args.len() != 2 {
+                errors.push(seg.span(), format!("`{name}` needs a key and a value type"));
+                return TypeExpr::Value;
+            }
+            match type_expr(args[0], errors) {
+                TypeExpr::Prim(Prim::String) => {}
+                _ => errors.push(args[0].span(), "map keys must be strings: JSON objects have string keys, so use String"),
+            }
+            TypeExpr::Map(Box::new(type_expr(args[1], errors)))
+        }
+        "Value" => TypeExpr::Value,
+        known if KNOWN_TYPES.contains(&known) => TypeExpr::Known(known.to_string()),
+        _ => {
+            if !args.is_empty() {
+                errors.push(seg.span(), format!("`{name}<...>` is generic: a schema needs a concrete named type"));
+            }
+            let written: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+            TypeExpr::Named(written.join("::"))
+        }
+    }
+}

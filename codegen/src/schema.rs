@@ -1,0 +1,655 @@
+//! The schema emitter: IR types to OpenAPI v3 `JSONSchemaProps` as the apiserver wants them
+//! (structural, inlined), applying serde's wire format and the markers.
+
+use crate::ir::*;
+use crate::known;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    ExternalDocumentation, JSONSchemaProps as Props, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool, ValidationRule, JSON,
+};
+use serde_json::Value;
+
+/// Where named types are looked up: the module tree (scan) or the derives' schema trait (derive).
+pub trait Scope {
+    fn def(&self) -> &TypeDef;
+    /// The definition a path written inside this definition names.
+    fn resolve(&self, path: &str) -> std::result::Result<Box<dyn Scope + '_>, String>;
+}
+
+/// Generator settings that change schemas.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settings {
+    /// Allow float and unsigned types, like controller-gen's `allowDangerousTypes`.
+    pub allow_dangerous_types: bool,
+    /// Cut descriptions longer than this, like controller-gen's `maxDescLen`.
+    pub max_desc_len: Option<usize>,
+}
+
+/// An emission error, with the location of what caused it when known.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchemaError {
+    pub message: String,
+    pub loc: Option<Loc>,
+    /// The type the error was found in.
+    pub in_type: String,
+}
+
+type Result<T> = std::result::Result<T, SchemaError>;
+
+pub struct Emitter<'s> {
+    pub settings: &'s Settings,
+    depth: usize,
+}
+
+impl<'s> Emitter<'s> {
+    pub fn new(settings: &'s Settings) -> Self {
+        Emitter { settings, depth: 0 }
+    }
+
+    fn err(&self, scope: &dyn Scope, loc: Option<Loc>, message: impl Into<String>) -> SchemaError {
+        SchemaError { message: message.into(), loc: loc.or(scope.def().loc), in_type: scope.def().name.clone() }
+    }
+
+    /// The schema of the definition `scope` stands for, with its type-level markers applied.
+    pub fn type_schema(&mut self, scope: &dyn Scope) -> Result<Props> {
+        self.depth += 1;
+        if self.depth > 64 {
+            return Err(self.err(scope, None, "type nests more than 64 levels deep: CRD schemas cannot be recursive, break the cycle with serde_json::Value"));
+        }
+        let result = self.type_schema_inner(scope);
+        self.depth -= 1;
+        result
+    }
+
+    fn type_schema_inner(&mut self, scope: &dyn Scope) -> Result<Props> {
+        let def = scope.def();
+        let mut props = match &def.body {
+            Body::Struct(fields) => self.struct_schema(scope, fields, &def.serde)?,
+            Body::Newtype(ty) => self.expr_schema(scope, ty, def.loc)?,
+            Body::Unit => Props { type_: Some("object".into()), ..Default::default() },
+            Body::Enum(variants) => self.enum_schema(scope, variants)?,
+        };
+        let description = description(&def.doc);
+        if description.is_some() {
+            props.description = description;
+        }
+        apply_markers(&mut props, &def.markers).map_err(|m| self.err(scope, def.loc, m))?;
+        Ok(props)
+    }
+
+    fn struct_schema(&mut self, scope: &dyn Scope, fields: &[Field], serde: &ContainerSerde) -> Result<Props> {
+        let mut props = Props { type_: Some("object".into()), ..Default::default() };
+        let mut properties = std::collections::BTreeMap::new();
+        let mut required = Vec::new();
+        let mut parent_rules = Vec::new();
+        for field in fields {
+            if field.serde.skip {
+                continue;
+            }
+            if field.serde.flatten {
+                let inner = self.expr_schema(scope, strip_option(&field.ty), field.loc)?;
+                if let Some(p) = inner.properties {
+                    properties.extend(p);
+                }
+                required.extend(inner.required.unwrap_or_default());
+                if inner.additional_properties.is_some() || inner.x_kubernetes_preserve_unknown_fields == Some(true) {
+                    props.x_kubernetes_preserve_unknown_fields = Some(true);
+                }
+                continue;
+            }
+            let name = wire_name(&field.ident, field.serde.rename.as_deref(), serde.rename_all.as_deref());
+            let schema = self.field_schema(scope, field)?;
+            let is_required = field_required(field, serde);
+            if has_marker(&field.markers, "k8s:immutable") && !is_required {
+                parent_rules.push(ValidationRule {
+                    rule: format!("!has(oldSelf.{name}) || has(self.{name})"),
+                    message: Some(format!("field {name} is immutable once set")),
+                    ..Default::default()
+                });
+            }
+            if is_required {
+                required.push(name.clone());
+            }
+            properties.insert(name, schema);
+        }
+        required.sort();
+        required.dedup();
+        if !properties.is_empty() {
+            props.properties = Some(properties);
+        }
+        if !required.is_empty() {
+            props.required = Some(required);
+        }
+        if !parent_rules.is_empty() {
+            props.x_kubernetes_validations = Some(parent_rules);
+        }
+        Ok(props)
+    }
+
+    pub fn field_schema(&mut self, scope: &dyn Scope, field: &Field) -> Result<Props> {
+        let mut props = if has_marker(&field.markers, "kubebuilder:validation:Schemaless") {
+            Props::default()
+        } else {
+            self.expr_schema(scope, &field.ty, field.loc)?
+        };
+        if let Some(d) = description(&field.doc) {
+            props.description = Some(d);
+        }
+        apply_markers(&mut props, &field.markers).map_err(|m| self.err(scope, field.loc, m))?;
+        if has_marker(&field.markers, "k8s:immutable") {
+            push_rule(&mut props, ValidationRule {
+                rule: "self == oldSelf".into(),
+                message: Some("field is immutable".into()),
+                ..Default::default()
+            });
+        }
+        Ok(props)
+    }
+
+    pub fn expr_schema(&mut self, scope: &dyn Scope, ty: &TypeExpr, loc: Option<Loc>) -> Result<Props> {
+        let s = |t: &str| Props { type_: Some(t.into()), ..Default::default() };
+        let f = |t: &str, fmt: &str| Props { type_: Some(t.into()), format: Some(fmt.into()), ..Default::default() };
+        let dangerous = |e: &Self, what: &str| -> Result<()> {
+            if e.settings.allow_dangerous_types {
+                Ok(())
+            } else {
+                Err(e.err(scope, loc, format!("{what} is not portable across Kubernetes clients: use i32 or i64, or allow dangerous types (--allow-dangerous-types)")))
+            }
+        };
+        Ok(match ty {
+            TypeExpr::Prim(p) => match p {
+                Prim::String => s("string"),
+                Prim::Bool => s("boolean"),
+                Prim::I8 | Prim::I16 => s("integer"),
+                Prim::I32 => f("integer", "int32"),
+                Prim::I64 => f("integer", "int64"),
+                Prim::U8 | Prim::U16 => {
+                    dangerous(self, "an unsigned integer")?;
+                    s("integer")
+                }
+                Prim::U32 => {
+                    dangerous(self, "an unsigned integer")?;
+                    f("integer", "int32")
+                }
+                Prim::U64 => {
+                    dangerous(self, "an unsigned integer")?;
+                    f("integer", "int64")
+                }
+                Prim::F32 | Prim::F64 => {
+                    dangerous(self, "a floating-point number")?;
+                    s("number")
+                }
+                Prim::Bytes => f("string", "byte"),
+            },
+            TypeExpr::Vec(inner) => Props {
+                type_: Some("array".into()),
+                items: Some(JSONSchemaPropsOrArray::Schema(Box::new(self.expr_schema(scope, inner, loc)?))),
+                ..Default::default()
+            },
+            TypeExpr::Map(inner) => Props {
+                type_: Some("object".into()),
+                additional_properties: Some(JSONSchemaPropsOrBool::Schema(Box::new(self.expr_schema(scope, inner, loc)?))),
+                ..Default::default()
+            },
+            TypeExpr::Option(inner) => self.expr_schema(scope, inner, loc)?,
+            TypeExpr::Value => Props { x_kubernetes_preserve_unknown_fields: Some(true), ..Default::default() },
+            TypeExpr::Known(name) => known::schema(name).map_err(|m| self.err(scope, loc, m))?,
+            TypeExpr::Named(path) => {
+                let inner = scope.resolve(path).map_err(|m| self.err(scope, loc, m))?;
+                self.type_schema(inner.as_ref())?
+            }
+        })
+    }
+
+    fn enum_schema(&mut self, scope: &dyn Scope, variants: &[Variant]) -> Result<Props> {
+        let def = scope.def();
+        let serde = &def.serde;
+        let live: Vec<&Variant> = variants.iter().filter(|v| !v.serde.skip).collect();
+        let name_of = |v: &Variant| wire_name(&v.ident, v.serde.rename.as_deref(), serde.rename_all.as_deref());
+        let all_unit = live.iter().all(|v| matches!(v.fields, VariantFields::Unit));
+        if serde.untagged {
+            return Err(self.err(scope, def.loc, format!(
+                "untagged enum `{}` has no structural schema: the apiserver needs one type per field, so use an externally or internally tagged enum",
+                def.name
+            )));
+        }
+        if all_unit && serde.tag.is_none() {
+            return Ok(Props {
+                type_: Some("string".into()),
+                enum_: Some(live.iter().map(|v| JSON(Value::String(name_of(v)))).collect()),
+                ..Default::default()
+            });
+        }
+        if let Some(v) = live.iter().find(|v| matches!(v.fields, VariantFields::Tuple(_))) {
+            return Err(self.err(scope, def.loc, format!(
+                "variant `{}` of `{}` is a tuple of several values, which has no structural schema: give its fields names",
+                v.ident, def.name
+            )));
+        }
+        match (&serde.tag, &serde.content) {
+            (Some(tag), content) => {
+                // internally or adjacently tagged: one object with the tag as a string enum
+                let mut properties = std::collections::BTreeMap::new();
+                properties.insert(tag.clone(), Props {
+                    type_: Some("string".into()),
+                    enum_: Some(live.iter().map(|v| JSON(Value::String(name_of(v)))).collect()),
+                    ..Default::default()
+                });
+                for v in &live {
+                    let body = match &v.fields {
+                        VariantFields::Unit => continue,
+                        VariantFields::Newtype(ty) => self.expr_schema(scope, ty, def.loc)?,
+                        VariantFields::Struct(fields) => self.struct_schema(scope, fields, &ContainerSerde::default())?,
+                        VariantFields::Tuple(_) => continue,
+                    };
+                    match content {
+                        Some(c) => {
+                            let slot = properties.entry(c.clone()).or_insert_with(|| Props {
+                                x_kubernetes_preserve_unknown_fields: Some(true),
+                                ..Default::default()
+                            });
+                            if live.iter().filter(|v| !matches!(v.fields, VariantFields::Unit)).count() == 1 {
+                                *slot = body;
+                            }
+                        }
+                        None => {
+                            if body.type_.as_deref() != Some("object") {
+                                return Err(self.err(scope, def.loc, format!(
+                                    "variant `{}` of internally tagged `{}` does not hold an object: serde cannot tag it, use `#[serde(tag = \"...\", content = \"...\")]`",
+                                    v.ident, def.name
+                                )));
+                            }
+                            for (k, p) in body.properties.unwrap_or_default() {
+                                properties.entry(k).or_insert(p);
+                            }
+                        }
+                    }
+                }
+                Ok(Props {
+                    type_: Some("object".into()),
+                    properties: Some(properties),
+                    required: Some(vec![tag.clone()]),
+                    ..Default::default()
+                })
+            }
+            (None, _) => {
+                // externally tagged: an object with exactly one property per variant
+                let mut properties = std::collections::BTreeMap::new();
+                let mut one_of = Vec::new();
+                for v in &live {
+                    let body = match &v.fields {
+                        VariantFields::Unit => {
+                            return Err(self.err(scope, def.loc, format!(
+                                "enum `{}` mixes unit variants (strings on the wire) with data variants (objects): the apiserver needs one type, so give `{}` a field or tag the enum",
+                                def.name, v.ident
+                            )));
+                        }
+                        VariantFields::Newtype(ty) => self.expr_schema(scope, ty, def.loc)?,
+                        VariantFields::Struct(fields) => self.struct_schema(scope, fields, &ContainerSerde::default())?,
+                        VariantFields::Tuple(_) => continue,
+                    };
+                    let mut body = body;
+                    if let Some(d) = description(&v.doc) {
+                        body.description = Some(d);
+                    }
+                    let n = name_of(v);
+                    one_of.push(Props { required: Some(vec![n.clone()]), ..Default::default() });
+                    properties.insert(n, body);
+                }
+                Ok(Props {
+                    type_: Some("object".into()),
+                    properties: Some(properties),
+                    one_of: Some(one_of),
+                    ..Default::default()
+                })
+            }
+        }
+    }
+}
+
+fn strip_option(ty: &TypeExpr) -> &TypeExpr {
+    match ty {
+        TypeExpr::Option(inner) => inner,
+        other => other,
+    }
+}
+
+/// Whether a field must be present: not an `Option`, no serde default, no optional marker.
+pub fn field_required(field: &Field, container: &ContainerSerde) -> bool {
+    let m = &field.markers;
+    if has_marker(m, "kubebuilder:validation:Optional") {
+        return false;
+    }
+    if has_marker(m, "kubebuilder:validation:Required") {
+        return true;
+    }
+    if has_marker(m, "optional") || has_marker(m, "k8s:optional") {
+        return false;
+    }
+    if has_marker(m, "required") || has_marker(m, "k8s:required") {
+        return true;
+    }
+    !matches!(field.ty, TypeExpr::Option(_)) && !field.serde.default && !container.default
+}
+
+/// The JSON name serde gives a field or variant.
+pub fn wire_name(ident: &str, rename: Option<&str>, rename_all: Option<&str>) -> String {
+    use heck::*;
+    if let Some(r) = rename {
+        return r.to_string();
+    }
+    match rename_all {
+        Some("camelCase") => ident.to_lower_camel_case(),
+        Some("PascalCase") => ident.to_upper_camel_case(),
+        Some("snake_case") => ident.to_snake_case(),
+        Some("lowercase") => ident.to_lowercase(),
+        Some("UPPERCASE") => ident.to_uppercase(),
+        Some("kebab-case") => ident.to_kebab_case(),
+        Some("SCREAMING_SNAKE_CASE") => ident.to_shouty_snake_case(),
+        Some("SCREAMING-KEBAB-CASE") => ident.to_shouty_kebab_case(),
+        _ => ident.to_string(),
+    }
+}
+
+/// A description from doc lines, trimmed as controller-gen trims Go comments.
+pub fn description(doc: &[String]) -> Option<String> {
+    let mut lines: Vec<&str> = Vec::new();
+    let mut in_fence = false;
+    for line in doc {
+        let t = line.trim_end();
+        if t.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+        }
+        if !in_fence {
+            if t.starts_with("---") {
+                break;
+            }
+            if t.starts_with("TODO") {
+                continue;
+            }
+        }
+        lines.push(t);
+    }
+    while lines.first().is_some_and(|l| l.trim().is_empty()) {
+        lines.remove(0);
+    }
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    let text = lines.join("\n");
+    (!text.is_empty()).then_some(text)
+}
+
+fn push_rule(props: &mut Props, rule: ValidationRule) {
+    props.x_kubernetes_validations.get_or_insert_with(Vec::new).push(rule);
+}
+
+fn priority(name: &str) -> u8 {
+    match name {
+        "kubebuilder:validation:Type" | "kubebuilder:validation:XIntOrString" | "listType" | "k8s:listType" | "default" => 9,
+        "kubebuilder:validation:AtMostOneOf" => 11,
+        "kubebuilder:validation:ExactlyOneOf" => 12,
+        "kubebuilder:validation:AtLeastOneOf" => 13,
+        n if n.starts_with("kubebuilder:validation:items:") => 14,
+        _ => 10,
+    }
+}
+
+/// Applies schema markers in controller-gen's order; ties keep source order.
+pub fn apply_markers(props: &mut Props, markers: &[Marker]) -> std::result::Result<(), String> {
+    let mut ordered: Vec<&Marker> = markers.iter().collect();
+    ordered.sort_by_key(|m| priority(&m.name));
+    for m in ordered {
+        if let Some(item) = m.name.strip_prefix("kubebuilder:validation:items:") {
+            let Some(JSONSchemaPropsOrArray::Schema(items)) = props.items.as_mut() else {
+                return Err(format!("marker `+{}` applies to list items, but this is not a list: drop `items:`", m.name));
+            };
+            let inner = Marker::new(&format!("kubebuilder:validation:{item}"), m.value.clone());
+            apply_one(items, &inner)?;
+        } else {
+            apply_one(props, m)?;
+        }
+    }
+    Ok(())
+}
+
+fn type_is(props: &Props, types: &[&str]) -> bool {
+    props.type_.as_deref().is_none_or(|t| types.contains(&t)) || props.x_kubernetes_int_or_string == Some(true)
+}
+
+fn need(props: &Props, types: &[&str], m: &Marker) -> std::result::Result<(), String> {
+    if type_is(props, types) {
+        Ok(())
+    } else {
+        Err(format!(
+            "marker `+{}` needs a {} field, but this one is {}: move it to a matching field or drop it",
+            m.name,
+            types.join(" or "),
+            props.type_.as_deref().unwrap_or("untyped")
+        ))
+    }
+}
+
+fn apply_one(props: &mut Props, m: &Marker) -> std::result::Result<(), String> {
+    let v = &m.value;
+    let on = v != &Value::Bool(false);
+    let int = || v.as_i64().ok_or_else(|| format!("marker `+{}` expects an integer", m.name));
+    let float = || v.as_f64().ok_or_else(|| format!("marker `+{}` expects a number", m.name));
+    let string = || v.as_str().map(str::to_string).ok_or_else(|| format!("marker `+{}` expects a string", m.name));
+    let Some(short) = m.name.strip_prefix("kubebuilder:validation:") else {
+        match m.name.as_str() {
+            "kubebuilder:default" => {
+                let value = match (v, props.type_.as_deref()) {
+                    (Value::Object(o), Some("array")) if o.is_empty() => Value::Array(vec![]),
+                    _ => v.clone(),
+                };
+                props.default = Some(JSON(value));
+            }
+            "default" => {
+                if !v.is_null() {
+                    props.default = Some(JSON(v.clone()));
+                }
+            }
+            "kubebuilder:example" => props.example = Some(JSON(v.clone())),
+            "kubebuilder:title" => props.title = Some(crate::ir::value_to_string(v)),
+            "nullable" if on => props.nullable = Some(true),
+            "kubebuilder:pruning:PreserveUnknownFields" if on => props.x_kubernetes_preserve_unknown_fields = Some(true),
+            "listType" | "k8s:listType" => {
+                need(props, &["array"], m)?;
+                let t = string()?;
+                if !["map", "set", "atomic"].contains(&t.as_str()) {
+                    return Err(format!("listType must be map, set or atomic, found `{t}`"));
+                }
+                props.x_kubernetes_list_type = Some(t);
+            }
+            "listMapKey" | "k8s:listMapKey" => {
+                need(props, &["array"], m)?;
+                let keys = props.x_kubernetes_list_map_keys.get_or_insert_with(Vec::new);
+                let k = string()?;
+                if !keys.contains(&k) {
+                    keys.push(k);
+                }
+            }
+            "mapType" => {
+                need(props, &["object"], m)?;
+                props.x_kubernetes_map_type = Some(string()?);
+            }
+            "structType" => {
+                need(props, &["object"], m)?;
+                props.x_kubernetes_map_type = Some(string()?);
+            }
+            "kubebuilder:externalDocs" => {
+                props.external_docs = Some(ExternalDocumentation {
+                    url: m.arg_str("url").map(str::to_string),
+                    description: m.arg_str("description").map(str::to_string),
+                });
+            }
+            _ => {}
+        }
+        return Ok(());
+    };
+    match short {
+        "Minimum" => {
+            need(props, &["integer", "number"], m)?;
+            props.minimum = Some(float()?)
+        }
+        "Maximum" => {
+            need(props, &["integer", "number"], m)?;
+            props.maximum = Some(float()?)
+        }
+        "ExclusiveMinimum" => props.exclusive_minimum = Some(on),
+        "ExclusiveMaximum" => props.exclusive_maximum = Some(on),
+        "MultipleOf" => {
+            need(props, &["integer", "number"], m)?;
+            props.multiple_of = Some(float()?)
+        }
+        "MinLength" => {
+            need(props, &["string"], m)?;
+            props.min_length = Some(int()?)
+        }
+        "MaxLength" => {
+            need(props, &["string"], m)?;
+            props.max_length = Some(int()?)
+        }
+        "Pattern" => {
+            need(props, &["string"], m)?;
+            props.pattern = Some(string()?)
+        }
+        "Enum" => {
+            let items = v.as_array().cloned().unwrap_or_default();
+            props.enum_ = Some(items.into_iter().map(|i| JSON(enum_item(i))).collect());
+        }
+        "Format" => props.format = Some(string()?),
+        "MinItems" => {
+            need(props, &["array"], m)?;
+            props.min_items = Some(int()?)
+        }
+        "MaxItems" => {
+            need(props, &["array"], m)?;
+            props.max_items = Some(int()?)
+        }
+        "UniqueItems" => props.unique_items = Some(on),
+        "MinProperties" => {
+            need(props, &["object"], m)?;
+            props.min_properties = Some(int()?)
+        }
+        "MaxProperties" => {
+            need(props, &["object"], m)?;
+            props.max_properties = Some(int()?)
+        }
+        "Type" => {
+            let t = string()?;
+            props.type_ = Some(t.clone());
+            if t != "object" {
+                props.properties = None;
+                props.required = None;
+            }
+        }
+        "XValidation" => {
+            let reason = m.arg_str("reason").map(str::to_string);
+            if let Some(r) = &reason {
+                if !["FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"].contains(&r.as_str()) {
+                    return Err(format!("XValidation reason `{r}` is not one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate"));
+                }
+            }
+            let Some(rule) = m.arg_str("rule") else {
+                return Err("XValidation needs `rule=\"<CEL expression>\"`".into());
+            };
+            push_rule(props, ValidationRule {
+                rule: rule.to_string(),
+                message: m.arg_str("message").map(str::to_string),
+                message_expression: m.arg_str("messageExpression").map(str::to_string),
+                reason,
+                field_path: m.arg_str("fieldPath").map(str::to_string),
+                optional_old_self: m.arg("optionalOldSelf").and_then(Value::as_bool),
+            });
+        }
+        "XEmbeddedResource" | "EmbeddedResource" if on => {
+            props.x_kubernetes_embedded_resource = Some(true);
+            props.x_kubernetes_preserve_unknown_fields = Some(true);
+            props.type_ = Some("object".into());
+        }
+        "XIntOrString" if on => {
+            props.x_kubernetes_int_or_string = Some(true);
+            props.type_ = None;
+            props.any_of = Some(vec![
+                Props { type_: Some("integer".into()), ..Default::default() },
+                Props { type_: Some("string".into()), ..Default::default() },
+            ]);
+        }
+        "XPreserveUnknownFields" if on => props.x_kubernetes_preserve_unknown_fields = Some(true),
+        "Nullable" if on => props.nullable = Some(true),
+        "AtMostOneOf" | "ExactlyOneOf" | "AtLeastOneOf" => {
+            let fields: Vec<String> = v.as_array().map(|a| a.iter().map(value_to_string).collect()).unwrap_or_default();
+            if let Some(f) = fields.iter().find(|f| f.contains('.')) {
+                return Err(format!("{short} lists `{f}`: name direct fields only, without dots"));
+            }
+            let counts: Vec<String> = fields.iter().map(|f| format!("(has(self.{f})?1:0)")).collect();
+            let list = fields.join(" ");
+            let (rule, message) = match short {
+                "AtMostOneOf" => (format!("{} <= 1", counts.join(" + ")), format!("at most one of the fields in [{list}] may be set")),
+                "ExactlyOneOf" => (format!("{} == 1", counts.join(" + ")), format!("exactly one of the fields in [{list}] must be set")),
+                _ => (
+                    fields.iter().map(|f| format!("has(self.{f})")).collect::<Vec<_>>().join(" || "),
+                    format!("at least one of the fields in [{list}] must be set"),
+                ),
+            };
+            push_rule(props, ValidationRule { rule, message: Some(message), ..Default::default() });
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Enum items are JSON-decoded where they parse (`1;2;"foo"`), strings otherwise.
+fn enum_item(v: Value) -> Value {
+    match v {
+        Value::String(s) => serde_json::from_str::<Value>(&s)
+            .ok()
+            .filter(|p| p.is_number() || p.is_string() || p.is_boolean())
+            .unwrap_or(Value::String(s)),
+        other => other,
+    }
+}
+
+/// Cuts every description in a schema tree to `max` bytes as controller-gen does.
+pub fn truncate_descriptions(props: &mut Props, max: usize) {
+    if let Some(d) = props.description.take() {
+        if max > 0 {
+            props.description = Some(truncate(&d, max));
+        }
+    }
+    if let Some(p) = props.properties.as_mut() {
+        for v in p.values_mut() {
+            truncate_descriptions(v, max);
+        }
+    }
+    if let Some(JSONSchemaPropsOrArray::Schema(items)) = props.items.as_mut() {
+        truncate_descriptions(items, max);
+    }
+    if let Some(JSONSchemaPropsOrBool::Schema(a)) = props.additional_properties.as_mut() {
+        truncate_descriptions(a, max);
+    }
+    for list in [&mut props.all_of, &mut props.any_of, &mut props.one_of].into_iter().flatten() {
+        for p in list {
+            truncate_descriptions(p, max);
+        }
+    }
+}
+
+fn truncate(d: &str, max: usize) -> String {
+    if d.len() <= max {
+        return d.to_string();
+    }
+    let mut cut = max;
+    while !d.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let head = &d[..cut];
+    if let Some(i) = head.rfind(['.', '!', '?']) {
+        return head[..=i].to_string();
+    }
+    match head.rfind(char::is_whitespace) {
+        Some(i) => format!("{}...", &head[..i]),
+        None => format!("{head}..."),
+    }
+}

@@ -1,0 +1,329 @@
+//! A YAML emitter for JSON values in the style of Go's yaml.v2, so files match controller-gen's:
+//! sorted keys, block style, `|-` for multi-line text, plain scalars folded near column 80.
+
+use serde_json::Value;
+use std::cmp::Ordering;
+use std::fmt::Write;
+
+const WIDTH: usize = 80;
+
+/// One document, preceded by `---`.
+pub fn document(value: &Value) -> String {
+    let mut out = String::from("---\n");
+    emit_block(&mut out, value, 0);
+    out
+}
+
+/// yaml.v2's key order: digit runs compare as numbers, letters by code point, and a non-letter
+/// sorts before a letter.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (ar, br): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let (mut i, mut j) = (0, 0);
+    while i < ar.len() && j < br.len() {
+        let (ca, cb) = (ar[i], br[j]);
+        if ca.is_ascii_digit() && cb.is_ascii_digit() {
+            let si = i;
+            while i < ar.len() && ar[i].is_ascii_digit() {
+                i += 1;
+            }
+            let sj = j;
+            while j < br.len() && br[j].is_ascii_digit() {
+                j += 1;
+            }
+            let na: String = ar[si..i].iter().collect();
+            let nb: String = br[sj..j].iter().collect();
+            let (ta, tb) = (na.trim_start_matches('0'), nb.trim_start_matches('0'));
+            let ord = ta.len().cmp(&tb.len()).then(ta.cmp(tb));
+            if ord != Ordering::Equal {
+                return ord;
+            }
+            continue;
+        }
+        if ca != cb {
+            let (la, lb) = (ca.is_alphabetic(), cb.is_alphabetic());
+            if la != lb {
+                return if la { Ordering::Greater } else { Ordering::Less };
+            }
+            return ca.cmp(&cb);
+        }
+        i += 1;
+        j += 1;
+    }
+    (ar.len() - i).cmp(&(br.len() - j))
+}
+
+fn sorted(map: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)> {
+    let mut entries: Vec<_> = map.iter().collect();
+    entries.sort_by(|a, b| natural_cmp(a.0, b.0));
+    entries
+}
+
+fn pad(out: &mut String, indent: usize) {
+    out.extend(std::iter::repeat_n(' ', indent));
+}
+
+/// Emits a value that starts on a fresh line at `indent`.
+fn emit_block(out: &mut String, value: &Value, indent: usize) {
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            for (k, v) in sorted(map) {
+                pad(out, indent);
+                emit_entry(out, k, v, indent);
+            }
+        }
+        Value::Array(items) if !items.is_empty() => {
+            for item in items {
+                pad(out, indent);
+                emit_item(out, item, indent);
+            }
+        }
+        other => {
+            pad(out, indent);
+            let _ = writeln!(out, "{}", inline_scalar(other, indent));
+        }
+    }
+}
+
+/// `key: value` with the cursor already at the key's indentation.
+fn emit_entry(out: &mut String, key: &str, value: &Value, indent: usize) {
+    out.push_str(&scalar_string(key, indent, false));
+    out.push(':');
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            out.push('\n');
+            emit_block(out, value, indent + 2);
+        }
+        Value::Array(items) if !items.is_empty() => {
+            out.push('\n');
+            emit_block(out, value, indent);
+        }
+        Value::String(s) if s.contains('\n') => {
+            out.push(' ');
+            literal(out, s, indent + 2);
+        }
+        other => {
+            out.push(' ');
+            let start = out.rfind('\n').map_or(0, |i| i + 1);
+            let column = out.len() - start;
+            let text = match other {
+                Value::String(s) => fold_or_quote(s, indent + 2, column),
+                _ => inline_scalar(other, indent + 2),
+            };
+            let _ = writeln!(out, "{text}");
+        }
+    }
+}
+
+/// `- item` with the cursor at the dash's indentation.
+fn emit_item(out: &mut String, value: &Value, indent: usize) {
+    out.push_str("- ");
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            for (n, (k, v)) in sorted(map).into_iter().enumerate() {
+                if n > 0 {
+                    pad(out, indent + 2);
+                }
+                emit_entry(out, k, v, indent + 2);
+            }
+        }
+        Value::Array(items) if !items.is_empty() => {
+            for (n, item) in items.iter().enumerate() {
+                if n > 0 {
+                    pad(out, indent + 2);
+                }
+                emit_item(out, item, indent + 2);
+            }
+        }
+        Value::String(s) if s.contains('\n') => literal(out, s, indent + 2),
+        other => {
+            let column = indent + 2;
+            let text = match other {
+                Value::String(s) => fold_or_quote(s, indent + 2, column),
+                _ => inline_scalar(other, indent + 2),
+            };
+            let _ = writeln!(out, "{text}");
+        }
+    }
+}
+
+fn literal(out: &mut String, s: &str, indent: usize) {
+    let chomp = if s.ends_with('\n') { if s.ends_with("\n\n") { "+" } else { "" } } else { "-" };
+    let lead = if s.starts_with(' ') { "2" } else { "" };
+    let _ = writeln!(out, "|{lead}{chomp}");
+    let body = s.strip_suffix('\n').unwrap_or(s);
+    for line in body.split('\n') {
+        if !line.is_empty() {
+            pad(out, indent);
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+}
+
+fn inline_scalar(value: &Value, indent: usize) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => number(n),
+        Value::String(s) => scalar_string(s, indent, false),
+        Value::Object(_) => "{}".into(),
+        Value::Array(_) => "[]".into(),
+    }
+}
+
+fn number(n: &serde_json::Number) -> String {
+    if let Some(i) = n.as_i64() {
+        return i.to_string();
+    }
+    if let Some(u) = n.as_u64() {
+        return u.to_string();
+    }
+    let f = n.as_f64().unwrap_or_default();
+    if f.fract() == 0.0 && f.abs() < 1e15 { format!("{}", f as i64) } else { format!("{f}") }
+}
+
+/// A string as a plain scalar when YAML reads it back as the same string, quoted otherwise.
+fn scalar_string(s: &str, _indent: usize, _fold: bool) -> String {
+    if s.is_empty() {
+        return "\"\"".into();
+    }
+    if looks_like_other_type(s) {
+        return double_quoted(s);
+    }
+    if plain_allowed(s) {
+        return s.to_string();
+    }
+    if s.chars().all(|c| !c.is_control()) {
+        return format!("'{}'", s.replace('\'', "''"));
+    }
+    double_quoted(s)
+}
+
+fn fold_or_quote(s: &str, indent: usize, column: usize) -> String {
+    let text = scalar_string(s, indent, true);
+    if text.starts_with(['"', '\'']) {
+        return text;
+    }
+    // fold at a space once the line has passed the width, as libyaml does
+    let mut out = String::new();
+    let mut col = column;
+    let chars: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == ' ' && col > WIDTH && i > 0 && chars[i - 1] != ' ' && chars.get(i + 1).is_some_and(|n| *n != ' ') {
+            out.push('\n');
+            out.extend(std::iter::repeat_n(' ', indent));
+            col = indent;
+        } else {
+            out.push(c);
+            col += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+fn double_quoted(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn looks_like_other_type(s: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
+        "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL", "~", ".inf", ".Inf", ".INF", "-.inf",
+        "-.Inf", "-.INF", "+.inf", ".nan", ".NaN", ".NAN",
+    ];
+    if WORDS.contains(&s) {
+        return true;
+    }
+    let t = s.replace('_', "");
+    let unsigned = t.strip_prefix(['-', '+']).unwrap_or(&t);
+    if unsigned.is_empty() {
+        return false;
+    }
+    if unsigned.chars().all(|c| c.is_ascii_digit()) {
+        return true;
+    }
+    if let Some(hex) = unsigned.strip_prefix("0x") {
+        return !hex.is_empty() && hex.chars().all(|c| c.is_ascii_hexdigit());
+    }
+    if let Some(bin) = unsigned.strip_prefix("0b") {
+        return !bin.is_empty() && bin.chars().all(|c| c == '0' || c == '1');
+    }
+    let float_chars = unsigned.chars().all(|c| c.is_ascii_digit() || ".eE+-".contains(c));
+    float_chars && unsigned.chars().any(|c| c.is_ascii_digit()) && unsigned.parse::<f64>().is_ok()
+}
+
+fn plain_allowed(s: &str) -> bool {
+    let first = s.chars().next().unwrap_or(' ');
+    if s.starts_with(' ') || s.ends_with(' ') {
+        return false;
+    }
+    if "[]{},#&*!|>'\"%@`".contains(first) {
+        return false;
+    }
+    if matches!(first, '-' | '?' | ':') {
+        let second = s.chars().nth(1);
+        if second.is_none_or(|c| c == ' ') {
+            return false;
+        }
+    }
+    if s.contains(": ") || s.contains(" #") || s.ends_with(':') {
+        return false;
+    }
+    !s.chars().any(|c| c.is_control() || c == '\u{feff}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn block_style_matches_go_yaml() {
+        let v = json!({"b": [{"name": "x", "a": 1}], "a": {"c": "true", "d": "", "e": "{}", "f": "line1\nline2"}, "z": []});
+        let want = "---\na:\n  c: \"true\"\n  d: \"\"\n  e: '{}'\n  f: |-\n    line1\n    line2\nb:\n- a: 1\n  name: x\nz: []\n";
+        assert_eq!(document(&v), want);
+    }
+
+    #[test]
+    fn long_plain_scalars_fold() {
+        let v = json!({"properties": {"x": {"description": "This tests that markers that are allowed on both fields and types are applied to fields"}}});
+        let out = document(&v);
+        assert!(out.contains("description: This tests that markers that are allowed on both fields and types\n      are applied to fields\n"), "{out}");
+    }
+
+    #[test]
+    fn natural_order() {
+        assert_eq!(natural_cmp("v2", "v10"), Ordering::Less);
+        assert_eq!(natural_cmp("Z", "a"), Ordering::Less);
+        assert_eq!(natural_cmp("a-b", "ab"), Ordering::Less);
+        assert_eq!(natural_cmp("x-kubernetes-map-type", "xValidation"), Ordering::Less);
+    }
+
+    #[test]
+    fn ambiguous_strings_are_quoted() {
+        for s in ["124", "True", "null", "1.5", "0x1F", "-3"] {
+            assert!(looks_like_other_type(s), "{s}");
+        }
+        for s in ["v1", "abc", "1.2.3", "forty-two"] {
+            assert!(!looks_like_other_type(s), "{s}");
+        }
+        assert_eq!(scalar_string("!(a)", 0, false), "'!(a)'");
+    }
+}
