@@ -1,1 +1,245 @@
-//! Derive macros of operator-gen, a thin shim over `operator-gen-codegen`.
+//! Derive macros of operator-gen, a thin shim over `operator-gen-codegen`: lowering and checks
+//! happen there; this crate only turns the IR into tokens.
+
+use operator_gen_codegen::ir::TypeDef;
+use operator_gen_codegen::lower::{self, Errors};
+use proc_macro::TokenStream;
+use proc_macro2::TokenStream as Tokens;
+use quote::{format_ident, quote};
+
+/// Generates the root type of a custom resource from its spec struct, with `kube::Resource`,
+/// `HasSpec`, `HasStatus`, `new`, `crd()` and `crd_yaml()`. See the crate README for `#[k8s]`.
+#[proc_macro_derive(CustomResource, attributes(k8s))]
+pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    expand(&input, true).into()
+}
+
+/// Implements `operator_gen_runtime::Schema` so the type can be used inside a custom resource.
+#[proc_macro_derive(Schema, attributes(k8s))]
+pub fn derive_schema(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    expand(&input, false).into()
+}
+
+fn expand(input: &syn::DeriveInput, custom_resource: bool) -> Tokens {
+    let mut errors = Errors::default();
+    let def = lower::type_def(input, &mut errors);
+    if custom_resource {
+        if let Some(d) = &def {
+            if d.resource.is_none() {
+                errors.push(
+                    input.ident.span(),
+                    "#[derive(CustomResource)] needs #[k8s(group = \"...\", version = \"...\", kind = \"...\")]",
+                );
+            }
+            if !matches!(d.body, operator_gen_codegen::ir::Body::Struct(_)) {
+                errors.push(input.ident.span(), "#[derive(CustomResource)] goes on the spec struct, a struct with named fields");
+            }
+        }
+    } else if let Some(d) = &def {
+        if d.resource.is_some() {
+            errors.push(input.ident.span(), "#[k8s(group, version, kind)] belongs with #[derive(CustomResource)]: derive it instead of Schema");
+        }
+    }
+    let def = match def {
+        Some(d) if errors.is_empty() => d,
+        _ => return fallback(input, custom_resource, errors),
+    };
+    let mut out = schema_impl(&input.ident, &def);
+    if custom_resource {
+        out.extend(root(input, &def));
+    }
+    out
+}
+
+/// On errors: the errors, plus empty impls so the user sees one error, not a cascade.
+fn fallback(input: &syn::DeriveInput, custom_resource: bool, errors: Errors) -> Tokens {
+    let compile_errors = errors.0.iter().map(|e| syn::Error::new(e.span, &e.message).to_compile_error());
+    let ident = &input.ident;
+    let mut out = quote! {
+        #(#compile_errors)*
+        impl ::operator_gen_runtime::Schema for #ident {
+            fn definition() -> ::operator_gen_runtime::schema::Definition { unimplemented!() }
+        }
+    };
+    if custom_resource {
+        let kind = kind_from_attrs(input).unwrap_or_else(|| format_ident!("{}Root", ident));
+        out.extend(quote! {
+            #[allow(dead_code)]
+            pub struct #kind;
+        });
+    }
+    out
+}
+
+fn kind_from_attrs(input: &syn::DeriveInput) -> Option<syn::Ident> {
+    let mut kind = None;
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("k8s")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("kind") {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                kind = syn::parse_str::<syn::Ident>(&lit.value()).ok();
+            } else if meta.input.peek(syn::Token![=]) {
+                let _: syn::Expr = meta.value()?.parse()?;
+            } else if meta.input.peek(syn::token::Paren) {
+                let _: proc_macro2::Group = meta.input.parse()?;
+            }
+            Ok(())
+        });
+    }
+    kind
+}
+
+fn schema_impl(ident: &syn::Ident, def: &TypeDef) -> Tokens {
+    let ir = match serde_json::to_string(def) {
+        Ok(s) => s,
+        Err(e) => return syn::Error::new(ident.span(), format!("cannot record the IR: {e}")).to_compile_error(),
+    };
+    let deps = operator_gen_codegen::schema::named_paths(def).into_iter().filter_map(|p| {
+        let path: syn::Path = syn::parse_str(&p).ok()?;
+        Some(quote! { (#p, <#path as ::operator_gen_runtime::Schema>::definition as fn() -> ::operator_gen_runtime::schema::Definition) })
+    });
+    quote! {
+        impl ::operator_gen_runtime::Schema for #ident {
+            fn definition() -> ::operator_gen_runtime::schema::Definition {
+                ::operator_gen_runtime::schema::Definition::from_ir(#ir, ::std::vec![#(#deps),*])
+            }
+        }
+    }
+}
+
+fn root(input: &syn::DeriveInput, def: &TypeDef) -> Tokens {
+    let Some(r) = &def.resource else { return Tokens::new() };
+    let Some(names) = operator_gen_codegen::crd::names(def) else { return Tokens::new() };
+    let spec = &input.ident;
+    let vis = &input.vis;
+    let kind = format_ident!("{}", r.kind);
+    let (group, version, kind_str, plural) = (&names.group, &names.version, &names.kind, &names.plural);
+    let api_version = if group.is_empty() { version.clone() } else { format!("{group}/{version}") };
+    let scope = if names.namespaced {
+        quote!(::operator_gen_runtime::k8s_openapi::NamespaceResourceScope)
+    } else {
+        quote!(::operator_gen_runtime::k8s_openapi::ClusterResourceScope)
+    };
+    let rt = quote!(::operator_gen_runtime);
+    let root_doc = if r.doc.is_empty() {
+        format!("{kind_str} is the root type of the {plural} custom resource.")
+    } else {
+        r.doc.join("\n")
+    };
+    let spec_default = if def.serde.default { quote!(#[serde(default)]) } else { quote!() };
+    let (status_field, status_ser, status_impl, status_new, status_scope) = match &r.status {
+        Some(s) => {
+            let Ok(status): Result<syn::Type, _> = syn::parse_str(s) else {
+                return syn::Error::new(spec.span(), format!("`status = \"{s}\"` is not a type")).to_compile_error();
+            };
+            (
+                quote! {
+                    /// The observed state.
+                    #[serde(default, skip_serializing_if = "Option::is_none")]
+                    pub status: ::std::option::Option<#status>,
+                },
+                quote! {
+                    if let ::std::option::Option::Some(status) = &self.status {
+                        map.serialize_entry("status", status)?;
+                    }
+                },
+                quote! {
+                    impl #rt::kube::core::object::HasStatus for #kind {
+                        type Status = #status;
+                        fn status(&self) -> ::std::option::Option<&#status> { self.status.as_ref() }
+                        fn status_mut(&mut self) -> &mut ::std::option::Option<#status> { &mut self.status }
+                    }
+                },
+                quote!(status: ::std::option::Option::None,),
+                quote!(::std::option::Option::Some(::std::boxed::Box::new(<#status as #rt::Schema>::definition()))),
+            )
+        }
+        None => (quote!(), quote!(), quote!(), quote!(), quote!(::std::option::Option::None)),
+    };
+    let field_count = if r.status.is_some() { 5usize } else { 4 };
+    quote! {
+        #[doc = #root_doc]
+        #[derive(#rt::serde::Deserialize, Clone, Debug)]
+        #[serde(crate = "::operator_gen_runtime::serde")]
+        #vis struct #kind {
+            /// Standard object metadata.
+            #[serde(default)]
+            pub metadata: #rt::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+            /// The desired state.
+            #spec_default
+            pub spec: #spec,
+            #status_field
+        }
+
+        impl #rt::serde::Serialize for #kind {
+            fn serialize<S: #rt::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                use #rt::serde::ser::SerializeMap;
+                let mut map = serializer.serialize_map(::std::option::Option::Some(#field_count))?;
+                map.serialize_entry("apiVersion", #api_version)?;
+                map.serialize_entry("kind", #kind_str)?;
+                map.serialize_entry("metadata", &self.metadata)?;
+                map.serialize_entry("spec", &self.spec)?;
+                #status_ser
+                map.end()
+            }
+        }
+
+        impl #kind {
+            /// A new object with the given name and spec.
+            pub fn new(name: &str, spec: #spec) -> Self {
+                Self {
+                    metadata: #rt::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                        name: ::std::option::Option::Some(name.to_string()),
+                        ..::std::default::Default::default()
+                    },
+                    spec,
+                    #status_new
+                }
+            }
+
+            /// The CustomResourceDefinition, or why it cannot be built.
+            pub fn try_crd() -> ::std::result::Result<#rt::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition, ::std::string::String> {
+                #rt::crd_of(<#spec as #rt::Schema>::definition(), #status_scope)
+            }
+
+            /// The CustomResourceDefinition, as `operator-gen manifests` writes it.
+            ///
+            /// # Panics
+            /// When a type the resource mentions cannot be put into a schema; `try_crd` returns
+            /// that error instead, and `operator-gen manifests` reports it with its location.
+            pub fn crd() -> #rt::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+                match Self::try_crd() {
+                    ::std::result::Result::Ok(crd) => crd,
+                    ::std::result::Result::Err(e) => panic!("{}", e),
+                }
+            }
+
+            /// The CRD file's text, byte for byte what `operator-gen manifests` writes.
+            pub fn crd_yaml() -> ::std::string::String {
+                #rt::crd_yaml(&Self::crd())
+            }
+        }
+
+        impl #rt::kube::Resource for #kind {
+            type DynamicType = ();
+            type Scope = #scope;
+            fn kind(_: &()) -> ::std::borrow::Cow<'_, str> { #kind_str.into() }
+            fn group(_: &()) -> ::std::borrow::Cow<'_, str> { #group.into() }
+            fn version(_: &()) -> ::std::borrow::Cow<'_, str> { #version.into() }
+            fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> { #api_version.into() }
+            fn plural(_: &()) -> ::std::borrow::Cow<'_, str> { #plural.into() }
+            fn meta(&self) -> &#rt::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta { &self.metadata }
+            fn meta_mut(&mut self) -> &mut #rt::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta { &mut self.metadata }
+        }
+
+        impl #rt::kube::core::object::HasSpec for #kind {
+            type Spec = #spec;
+            fn spec(&self) -> &#spec { &self.spec }
+            fn spec_mut(&mut self) -> &mut #spec { &mut self.spec }
+        }
+
+        #status_impl
+    }
+}

@@ -653,3 +653,64 @@ fn truncate(d: &str, max: usize) -> String {
         None => format!("{head}..."),
     }
 }
+
+/// A definition as the derives hand it over at run time: the IR of one type and, for every
+/// named type its fields mention, the function that yields that type's definition.
+pub struct Definition {
+    pub def: TypeDef,
+    pub deps: Vec<(&'static str, fn() -> Definition)>,
+}
+
+impl Definition {
+    /// Builds a definition from the IR a derive serialised at compile time.
+    pub fn from_ir(ir: &str, deps: Vec<(&'static str, fn() -> Definition)>) -> Definition {
+        match serde_json::from_str(ir) {
+            Ok(def) => Definition { def, deps },
+            Err(e) => panic!("operator-gen: the IR a derive recorded does not parse ({e}): rebuild with the same operator-gen version"),
+        }
+    }
+}
+
+impl Scope for Definition {
+    fn def(&self) -> &TypeDef {
+        &self.def
+    }
+    fn resolve(&self, path: &str) -> std::result::Result<Box<dyn Scope + '_>, String> {
+        self.deps
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|(_, f)| Box::new(f()) as Box<dyn Scope>)
+            .ok_or_else(|| format!("`{path}` has no schema: add #[derive(Schema)] to it"))
+    }
+}
+
+/// Every named type a definition's fields and variants mention, in first-use order.
+pub fn named_paths(def: &TypeDef) -> Vec<String> {
+    fn walk(ty: &TypeExpr, out: &mut Vec<String>) {
+        match ty {
+            TypeExpr::Vec(i) | TypeExpr::Map(i) | TypeExpr::Option(i) => walk(i, out),
+            TypeExpr::Named(p) => {
+                if !out.contains(p) {
+                    out.push(p.clone())
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    match &def.body {
+        Body::Struct(fields) => fields.iter().filter(|f| !f.serde.skip).for_each(|f| walk(&f.ty, &mut out)),
+        Body::Newtype(t) => walk(t, &mut out),
+        Body::Unit => {}
+        Body::Enum(vs) => {
+            for v in vs {
+                match &v.fields {
+                    VariantFields::Newtype(t) => walk(t, &mut out),
+                    VariantFields::Struct(fs) => fs.iter().for_each(|f| walk(&f.ty, &mut out)),
+                    _ => {}
+                }
+            }
+        }
+    }
+    out
+}
