@@ -1,1 +1,16 @@
-//! The `operator-gen` command line: scaffolding commands and the manifests source scan.
+//! operator-gen's CLI as a library: clap surface, scaffolding commands, templates, the
+//! in-memory scaffold with atomic commit, and the manifests source scan.
+
+pub mod cli;
+pub mod commands;
+pub mod core_types;
+pub mod error;
+pub mod manifests;
+pub mod names;
+pub mod printer;
+pub mod project;
+pub mod scaffold;
+pub mod templates;
+
+pub use error::{Error, Result};
+pub use printer::Printer;

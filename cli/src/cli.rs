@@ -1,0 +1,209 @@
+//! The command-line surface: clap definitions for every subcommand and the dispatcher that maps
+//! them onto the command modules.
+
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand, ValueEnum};
+
+use crate::commands;
+use crate::error::Result;
+use crate::printer::{Printer, Verbosity};
+
+/// kubebuilder for Rust: scaffold a kube-rs operator project and generate its manifests.
+#[derive(Debug, Parser)]
+#[command(name = "operator-gen", version)]
+pub struct Cli {
+    /// Print only warnings and errors.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Initialise a new operator project in the current directory.
+    Init(InitArgs),
+    /// Scaffold an API (types, controller, manifests) into the project.
+    #[command(subcommand)]
+    Create(CreateCommand),
+    /// Generate CRD and RBAC manifests from the project's Rust sources.
+    Manifests(ManifestsArgs),
+    /// Print the operator-gen version and the kube and k8s-openapi versions it scaffolds.
+    Version,
+    /// Print a shell completion script.
+    Completion {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+/// `create` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum CreateCommand {
+    /// Scaffold a Kubernetes API: a custom resource type and/or its controller.
+    Api(ApiArgs),
+}
+
+/// The license header put on generated source files.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum License {
+    /// Apache License 2.0.
+    #[default]
+    Apache2,
+    /// No header.
+    None,
+}
+
+/// Flags of `init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Domain for groups; API groups become `<group>.<domain>`.
+    #[arg(long, default_value = "my.domain")]
+    pub domain: String,
+    /// Name of the project; defaults to the directory's name. Must be a DNS-1123 label.
+    #[arg(long)]
+    pub project_name: Option<String>,
+    /// Owner named in the copyright header.
+    #[arg(long)]
+    pub owner: Option<String>,
+    /// License header on every generated source file.
+    #[arg(long, value_enum, default_value_t = License::Apache2)]
+    pub license: License,
+    /// Lay APIs out as `src/api/<group>/<version>/` so the project can hold several groups.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
+    pub multigroup: Option<bool>,
+    /// Namespace-scoped manager: watches `WATCH_NAMESPACE` with Role/RoleBinding RBAC.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
+    pub namespaced: Option<bool>,
+    /// Kubernetes minor version to target (selects the k8s-openapi feature `v1_NN`): 1.33 to 1.37.
+    #[arg(long, default_value = "1.37", value_name = "VERSION")]
+    pub k8s_version: String,
+    /// Depend on operator-gen-runtime at this directory (default: the checkout this CLI was built from).
+    #[arg(long, value_name = "DIR", conflicts_with = "runtime_git")]
+    pub runtime_path: Option<PathBuf>,
+    /// Depend on operator-gen-runtime from this git repository instead of a path.
+    #[arg(long, value_name = "URL")]
+    pub runtime_git: Option<String>,
+}
+
+/// Flags of `create api`.
+#[derive(Debug, Args)]
+pub struct ApiArgs {
+    /// Resource group, e.g. `crew` (API group `crew.<domain>`), or a built-in group such as `apps`.
+    #[arg(long)]
+    pub group: String,
+    /// Resource version, e.g. `v1`.
+    #[arg(long)]
+    pub version: String,
+    /// Resource kind, e.g. `Captain`.
+    #[arg(long)]
+    pub kind: String,
+    /// Resource plural (default: the English plural of the lower-cased kind).
+    #[arg(long)]
+    pub plural: Option<String>,
+    /// Namespace-scoped resource (default); `--namespaced=false` makes it cluster-scoped.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
+    pub namespaced: Option<bool>,
+    /// Scaffold the resource type; asks when omitted on a terminal, else assumes true.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
+    pub resource: Option<bool>,
+    /// Scaffold the controller; asks when omitted on a terminal, else assumes true.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
+    pub controller: Option<bool>,
+    /// Overwrite existing type and controller files.
+    #[arg(long)]
+    pub force: bool,
+    /// Answer yes to every question.
+    #[arg(short, long)]
+    pub yes: bool,
+}
+
+/// Flags of `manifests`.
+#[derive(Debug, Args)]
+pub struct ManifestsArgs {
+    /// Project root (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Truncate field descriptions longer than this many characters.
+    #[arg(long, value_name = "N")]
+    pub max_desc_len: Option<usize>,
+    /// Allow float fields in CRD schemas.
+    #[arg(long)]
+    pub allow_dangerous_types: bool,
+    /// Name of the generated (Cluster)Role.
+    #[arg(long, default_value = "manager-role")]
+    pub role_name: String,
+}
+
+/// The clap command, for completions and docs.
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
+/// Run the command line `args` (including the program name); returns the process exit code.
+pub fn run_from<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = e.exit_code();
+            let _ = e.print();
+            return code;
+        }
+    };
+    let printer = Printer::new(if cli.quiet { Verbosity::Quiet } else { Verbosity::Normal });
+    match dispatch(cli.command, &printer) {
+        Ok(()) => 0,
+        Err(e) => {
+            printer.error(&e);
+            1
+        }
+    }
+}
+
+fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
+    match cmd {
+        Command::Init(args) => commands::init::run(&args, &current_dir()?, printer),
+        Command::Create(CreateCommand::Api(args)) => commands::api::run(&args, &current_dir()?, printer),
+        Command::Manifests(args) => {
+            let opts = crate::manifests::ManifestsOptions {
+                root: args.root,
+                max_desc_len: args.max_desc_len,
+                allow_dangerous_types: args.allow_dangerous_types,
+                role_name: args.role_name,
+            };
+            crate::manifests::run(&opts, printer)
+        }
+        Command::Version => {
+            printer.out(&commands::version::text());
+            Ok(())
+        }
+        Command::Completion { shell } => {
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "operator-gen", &mut buf);
+            printer.out(&String::from_utf8_lossy(&buf));
+            Ok(())
+        }
+    }
+}
+
+fn current_dir() -> Result<PathBuf> {
+    std::env::current_dir().map_err(|e| crate::error::Error::io("read", std::path::Path::new("the current directory"), e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clap_definitions_are_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,241 @@
+//! `operator-gen init`: validate the flags, render `templates/init/` and the `PROJECT` file into
+//! the current directory.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::{current_year, rust_header, versions};
+use crate::cli::InitArgs;
+use crate::error::{Error, Result};
+use crate::names;
+use crate::printer::Printer;
+use crate::project::{self, Project};
+use crate::scaffold::{IfExists, Scaffold};
+use crate::templates::{Engine, SUFFIX};
+
+/// Where `init` keeps the license header for later commands.
+pub const BOILERPLATE: &str = "hack/boilerplate.rs.txt";
+
+/// Files whose presence means the directory already holds a project.
+const GUARDED: &[&str] = &["PROJECT", "Cargo.toml", "src/main.rs"];
+
+/// Crate names cargo refuses besides keywords.
+const RESERVED_CRATES: &[&str] = &["test", "core", "std", "alloc", "proc-macro", "proc_macro", "build", "deps", "examples", "incremental"];
+
+/// What every `init` template sees.
+#[derive(Debug, Serialize)]
+pub struct InitContext {
+    /// License header for `.rs` files (`//` lines and a blank line), maybe empty.
+    pub header: String,
+    /// Project name (a DNS-1123 label), also the package name.
+    pub project_name: String,
+    /// The library crate name (`-` → `_`).
+    pub crate_name: String,
+    /// Domain for groups.
+    pub domain: String,
+    /// Multi-group layout.
+    pub multigroup: bool,
+    /// Namespace-scoped manager.
+    pub namespaced: bool,
+    /// Kubernetes minor version, e.g. `1.37`.
+    pub k8s_version: String,
+    /// The k8s-openapi feature, e.g. `v1_37`.
+    pub k8s_feature: String,
+    /// The value of the `operator-gen-runtime` dependency in Cargo.toml (an inline table).
+    pub runtime_dependency: String,
+    /// kube version.
+    pub kube_version: String,
+    /// k8s-openapi version.
+    pub k8s_openapi_version: String,
+    /// operator-gen version.
+    pub cli_version: String,
+}
+
+/// Run `init` in `root`.
+pub fn run(args: &InitArgs, root: &Path, printer: &Printer) -> Result<()> {
+    for guarded in GUARDED {
+        if root.join(guarded).symlink_metadata().is_ok() {
+            return Err(Error::msg(format!(
+                "target directory is already initialized: {guarded} exists; run `operator-gen init` in an empty directory"
+            )));
+        }
+    }
+    let ctx = context(args, root)?;
+    let engine = Engine::new()?;
+    let mut scaffold = Scaffold::new(root);
+    for name in engine.names_under("init/") {
+        let rel = name.trim_start_matches("init/").trim_end_matches(SUFFIX).to_owned();
+        let text = engine.render(&name, &ctx)?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        scaffold.file(&rel, text, IfExists::Error)?;
+    }
+    scaffold.file(BOILERPLATE, ctx.header.clone(), IfExists::Error)?;
+    let project = Project {
+        cli_version: Some(versions::CLI.to_owned()),
+        domain: ctx.domain.clone(),
+        k8s_version: Some(ctx.k8s_version.clone()),
+        layout: vec![project::LAYOUT.to_owned()],
+        multigroup: ctx.multigroup,
+        namespaced: ctx.namespaced,
+        project_name: ctx.project_name.clone(),
+        resources: Vec::new(),
+        version: "3".to_owned(),
+    };
+    scaffold.file(project::FILE_NAME, project.render()?, IfExists::Error)?;
+    scaffold.check()?;
+    warn_about_content(root, printer);
+    scaffold.commit(printer)?;
+    printer.hint("Next: define a resource with:\n$ operator-gen create api --group <group> --version <version> --kind <Kind>");
+    Ok(())
+}
+
+fn context(args: &InitArgs, root: &Path) -> Result<InitContext> {
+    let project_name = match &args.project_name {
+        Some(name) => name.clone(),
+        None => root
+            .file_name()
+            .map(|n| n.to_string_lossy().to_lowercase())
+            .unwrap_or_default(),
+    };
+    if !names::is_dns1123_label(&project_name) {
+        return Err(Error::msg(format!(
+            "project name {project_name:?} is invalid: it must be a DNS-1123 label (lower-case letters, digits and '-', starting and ending alphanumeric); pass --project-name"
+        )));
+    }
+    let crate_name = names::module_name(&project_name);
+    if names::is_rust_keyword(&crate_name) || RESERVED_CRATES.contains(&project_name.as_str()) {
+        return Err(Error::msg(format!(
+            "project name {project_name:?} cannot name a rust crate (it is a keyword or reserved by cargo); pass another --project-name"
+        )));
+    }
+    if !crate_name.starts_with(|c: char| c.is_ascii_lowercase()) {
+        return Err(Error::msg(format!(
+            "project name {project_name:?} must start with a letter to name a rust crate; pass another --project-name"
+        )));
+    }
+    if !names::is_dns1123_subdomain(&args.domain) {
+        return Err(Error::msg(format!(
+            "domain {:?} is invalid: it must be a DNS-1123 subdomain (lower-case labels separated by dots); pass e.g. --domain example.com",
+            args.domain
+        )));
+    }
+    let minor = parse_k8s_version(&args.k8s_version)?;
+    let runtime_dependency = runtime_dependency(args)?;
+    let year = current_year();
+    Ok(InitContext {
+        header: rust_header(args.license, args.owner.as_deref(), year),
+        project_name,
+        crate_name,
+        domain: args.domain.clone(),
+        multigroup: args.multigroup.unwrap_or(false),
+        namespaced: args.namespaced.unwrap_or(false),
+        k8s_version: format!("1.{minor}"),
+        k8s_feature: format!("v1_{minor}"),
+        runtime_dependency,
+        kube_version: versions::KUBE.to_owned(),
+        k8s_openapi_version: versions::K8S_OPENAPI.to_owned(),
+        cli_version: versions::CLI.to_owned(),
+    })
+}
+
+fn parse_k8s_version(text: &str) -> Result<u32> {
+    let supported = || {
+        versions::K8S_MINORS.iter().map(|m| format!("1.{m}")).collect::<Vec<_>>().join(", ")
+    };
+    let trimmed = text.trim_start_matches('v');
+    let minor = trimmed
+        .strip_prefix("1.")
+        .and_then(|m| m.split('.').next())
+        .and_then(|m| m.parse::<u32>().ok());
+    match minor {
+        Some(m) if versions::K8S_MINORS.contains(&m) => Ok(m),
+        _ => Err(Error::msg(format!(
+            "kubernetes version {text:?} is not supported by k8s-openapi {}; pass --k8s-version with one of {}",
+            versions::K8S_OPENAPI,
+            supported()
+        ))),
+    }
+}
+
+/// The checkout's runtime crate, as the CLI was built.
+fn default_runtime_path() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../runtime"))
+}
+
+fn runtime_dependency(args: &InitArgs) -> Result<String> {
+    if let Some(url) = &args.runtime_git {
+        if url.trim().is_empty() {
+            return Err(Error::msg("--runtime-git is empty; pass the URL of an operator-gen git repository"));
+        }
+        return Ok(format!("{{ git = {} }}", toml_string(url)));
+    }
+    let given = args.runtime_path.is_some();
+    let path = args.runtime_path.clone().unwrap_or_else(default_runtime_path);
+    let canonical = std::fs::canonicalize(&path).ok().filter(|p| p.join("Cargo.toml").is_file());
+    match canonical {
+        Some(p) => Ok(format!("{{ path = {} }}", toml_string(&p.to_string_lossy()))),
+        None if given => Err(Error::msg(format!(
+            "--runtime-path {} holds no Cargo.toml; pass the runtime/ directory of an operator-gen checkout",
+            path.display()
+        ))),
+        None => Err(Error::msg(format!(
+            "operator-gen-runtime is not at {} (the checkout this CLI was built from); pass --runtime-path <dir> or --runtime-git <url>",
+            path.display()
+        ))),
+    }
+}
+
+/// A TOML basic string.
+fn toml_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn warn_about_content(root: &Path, printer: &Printer) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    let mut others: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !(n.starts_with('.') && n != ".github") && n != "LICENSE")
+        .collect();
+    others.sort();
+    if !others.is_empty() {
+        printer.warn(&format!(
+            "the directory is not empty ({}); init writes its files next to them",
+            others.join(", ")
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn k8s_versions() {
+        assert_eq!(parse_k8s_version("1.37").ok(), Some(37));
+        assert_eq!(parse_k8s_version("v1.33").ok(), Some(33));
+        assert_eq!(parse_k8s_version("1.33.2").ok(), Some(33));
+        assert!(parse_k8s_version("1.32").is_err());
+        assert!(parse_k8s_version("2.0").is_err());
+    }
+
+    #[test]
+    fn toml_strings() {
+        assert_eq!(toml_string(r#"a\b"c"#), r#""a\\b\"c""#);
+    }
+}

@@ -1,0 +1,77 @@
+//! The one error type of the CLI: every failure is a single lower-case line naming the problem
+//! and the fix.
+
+use std::path::{Path, PathBuf};
+
+/// A CLI failure. `Display` is the one line the user sees after `error: `.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A complete message: the problem and the fix.
+    #[error("{0}")]
+    Message(String),
+    /// A filesystem operation failed.
+    #[error("cannot {action} {}: {}; check the path and its permissions", path.display(), lower_first(&source.to_string()))]
+    Io {
+        /// What was being done, e.g. `read`.
+        action: &'static str,
+        /// The path involved.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A template failed to load or render: a bug in operator-gen, not in the user's input.
+    #[error("template {name} failed: {message}; this is a bug in operator-gen, please report it")]
+    Template {
+        /// The template name under `templates/`.
+        name: String,
+        /// Tera's report.
+        message: String,
+    },
+}
+
+impl Error {
+    /// An error with a complete message.
+    pub fn msg(message: impl Into<String>) -> Error {
+        Error::Message(message.into())
+    }
+
+    /// An IO error on `path`.
+    pub fn io(action: &'static str, path: &Path, source: std::io::Error) -> Error {
+        Error::Io { action, path: path.to_path_buf(), source }
+    }
+}
+
+impl From<String> for Error {
+    fn from(message: String) -> Error {
+        Error::Message(message)
+    }
+}
+
+impl From<&str> for Error {
+    fn from(message: &str) -> Error {
+        Error::Message(message.to_owned())
+    }
+}
+
+/// The CLI's result.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+fn lower_first(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn io_errors_are_lower_case() {
+        let e = Error::io("read", Path::new("x"), std::io::Error::other("Boom"));
+        assert_eq!(e.to_string(), "cannot read x: boom; check the path and its permissions");
+    }
+}

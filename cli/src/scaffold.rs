@@ -1,0 +1,293 @@
+//! The in-memory change set a command builds: whole files and fragments inserted before
+//! scaffold marker lines, checked in memory and then committed to disk in one step (each file
+//! goes to a temporary file in its directory and is renamed into place).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::printer::Printer;
+
+/// What to do when a whole file already exists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IfExists {
+    /// Fail: the file must not exist.
+    Error,
+    /// Replace it (`--force`).
+    Overwrite,
+    /// Keep the existing file.
+    Skip,
+}
+
+#[derive(Debug)]
+struct Pending {
+    /// The contents on disk before the command, `None` for a new file.
+    original: Option<String>,
+    content: String,
+}
+
+/// A set of changes under one root directory; nothing touches the disk before [`Scaffold::commit`].
+#[derive(Debug)]
+pub struct Scaffold {
+    root: PathBuf,
+    files: BTreeMap<PathBuf, Pending>,
+}
+
+impl Scaffold {
+    /// An empty change set rooted at `root`.
+    pub fn new(root: &Path) -> Scaffold {
+        Scaffold { root: root.to_path_buf(), files: BTreeMap::new() }
+    }
+
+    /// The root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The current contents of `rel`: pending, else on disk, else `None`.
+    pub fn read(&mut self, rel: &str) -> Result<Option<String>> {
+        let rel = PathBuf::from(rel);
+        if let Some(p) = self.files.get(&rel) {
+            return Ok(Some(p.content.clone()));
+        }
+        read_disk(&self.root.join(&rel))
+    }
+
+    /// Whether `rel` exists (pending or on disk).
+    pub fn exists(&self, rel: &str) -> bool {
+        self.files.contains_key(Path::new(rel)) || self.root.join(rel).exists()
+    }
+
+    fn entry(&mut self, rel: &str) -> Result<&mut Pending> {
+        let key = PathBuf::from(rel);
+        if !self.files.contains_key(&key) {
+            let original = read_disk(&self.root.join(&key))?;
+            let content = original.clone().unwrap_or_default();
+            self.files.insert(key.clone(), Pending { original, content });
+        }
+        self.files
+            .get_mut(&key)
+            .ok_or_else(|| Error::msg(format!("internal error: lost pending file {rel}")))
+    }
+
+    /// Write the whole file `rel`.
+    pub fn file(&mut self, rel: &str, content: String, if_exists: IfExists) -> Result<()> {
+        let exists = self.exists(rel);
+        if exists {
+            match if_exists {
+                IfExists::Skip => return Ok(()),
+                IfExists::Error => {
+                    return Err(Error::msg(format!(
+                        "{rel} already exists; remove it or pass --force to overwrite it"
+                    )));
+                }
+                IfExists::Overwrite => {}
+            }
+        }
+        self.entry(rel)?.content = content;
+        Ok(())
+    }
+
+    /// Insert `fragment` (one or more lines) immediately before the line holding `marker`, with
+    /// the marker's indentation, unless the fragment is already in the file.
+    pub fn insert(&mut self, rel: &str, marker: &str, fragment: &str) -> Result<()> {
+        if !self.exists(rel) {
+            return Err(Error::msg(format!(
+                "{rel} does not exist, so nothing can be inserted at `{marker}`; restore it from a fresh `operator-gen init`"
+            )));
+        }
+        let pending = self.entry(rel)?;
+        pending.content = insert_before_marker(&pending.content, marker, fragment)
+            .ok_or_else(|| {
+                Error::msg(format!(
+                    "{rel} has no `{marker}` line; put the marker back where generated code should go"
+                ))
+            })?;
+        Ok(())
+    }
+
+    /// Turn the commented-out line `# <line>` into `<line>` (e.g. `#- ../crd`), keeping its
+    /// indentation; a no-op when the line is already active.
+    pub fn uncomment(&mut self, rel: &str, line: &str) -> Result<()> {
+        let Some(content) = self.read(rel)? else {
+            return Ok(());
+        };
+        let mut changed = false;
+        let out: String = content
+            .split_inclusive('\n')
+            .map(|l| {
+                let trimmed = l.trim_start();
+                let indent = &l[..l.len() - trimmed.len()];
+                match trimmed.strip_prefix('#') {
+                    Some(rest) if rest.trim_start().trim_end() == line && !changed => {
+                        changed = true;
+                        format!("{indent}{}{}", line, if l.ends_with('\n') { "\n" } else { "" })
+                    }
+                    _ => l.to_owned(),
+                }
+            })
+            .collect();
+        if changed {
+            self.entry(rel)?.content = out;
+        }
+        Ok(())
+    }
+
+    /// Check every pending file parses: Rust with `syn`, YAML with serde_yaml.
+    pub fn check(&self) -> Result<()> {
+        for (rel, pending) in &self.files {
+            let name = rel.to_string_lossy().replace('\\', "/");
+            if name.ends_with(".rs") {
+                if let Err(e) = syn::parse_file(&pending.content) {
+                    return Err(Error::msg(format!(
+                        "{name} would not parse as rust ({e}); fix the file or report an operator-gen bug"
+                    )));
+                }
+            } else if name.ends_with(".yaml") || name.ends_with(".yml") {
+                for doc in serde_yaml::Deserializer::from_str(&pending.content) {
+                    if let Err(e) = <serde_yaml::Value as serde::Deserialize>::deserialize(doc) {
+                        return Err(Error::msg(format!(
+                            "{name} would not parse as yaml ({e}); fix the file or report an operator-gen bug"
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The pending files (path, new contents, whether new), sorted by path.
+    pub fn pending(&self) -> impl Iterator<Item = (&Path, &str, bool)> {
+        self.files.iter().map(|(p, f)| (p.as_path(), f.content.as_str(), f.original.is_none()))
+    }
+
+    /// Write every changed file: first all to temporary files next to their targets, then
+    /// rename them into place. A failure before the renames leaves the disk as it was.
+    pub fn commit(self, printer: &Printer) -> Result<()> {
+        let mut created_dirs: Vec<PathBuf> = Vec::new();
+        let mut staged: Vec<(PathBuf, String, bool, tempfile::NamedTempFile)> = Vec::new();
+        let result = (|| -> Result<()> {
+            for (rel, pending) in &self.files {
+                if pending.original.as_deref() == Some(pending.content.as_str()) {
+                    continue;
+                }
+                let target = self.root.join(rel);
+                let dir = target.parent().unwrap_or(&self.root).to_path_buf();
+                create_dirs(&dir, &mut created_dirs)?;
+                let mut tmp = tempfile::Builder::new()
+                    .prefix(".operator-gen-")
+                    .tempfile_in(&dir)
+                    .map_err(|e| Error::io("create a temporary file in", &dir, e))?;
+                tmp.write_all(pending.content.as_bytes())
+                    .and_then(|()| tmp.flush())
+                    .map_err(|e| Error::io("write", tmp.path(), e))?;
+                set_permissions(tmp.path(), &target)?;
+                let display = rel.to_string_lossy().replace('\\', "/");
+                staged.push((target, display, pending.original.is_none(), tmp));
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            drop(staged);
+            for dir in created_dirs.iter().rev() {
+                let _ = std::fs::remove_dir(dir);
+            }
+            return Err(e);
+        }
+        for (target, display, is_new, tmp) in staged {
+            tmp.persist(&target).map_err(|e| Error::io("write", &target, e.error))?;
+            if is_new { printer.created(&display) } else { printer.updated(&display) }
+        }
+        Ok(())
+    }
+}
+
+fn read_disk(path: &Path) -> Result<Option<String>> {
+    match std::fs::read_to_string(path) {
+        Ok(s) => Ok(Some(s)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io("read", path, e)),
+    }
+}
+
+fn create_dirs(dir: &Path, created: &mut Vec<PathBuf>) -> Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    if let Some(parent) = dir.parent() {
+        create_dirs(parent, created)?;
+    }
+    std::fs::create_dir(dir).map_err(|e| Error::io("create directory", dir, e))?;
+    created.push(dir.to_path_buf());
+    Ok(())
+}
+
+#[cfg(unix)]
+fn set_permissions(tmp: &Path, target: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let perms = match std::fs::metadata(target) {
+        Ok(m) => m.permissions(),
+        Err(_) => std::fs::Permissions::from_mode(0o644),
+    };
+    std::fs::set_permissions(tmp, perms).map_err(|e| Error::io("set permissions on", tmp, e))
+}
+
+#[cfg(not(unix))]
+fn set_permissions(_tmp: &Path, _target: &Path) -> Result<()> {
+    Ok(())
+}
+
+/// `content` with `fragment` inserted before the first line whose trimmed text is `marker`;
+/// unchanged when the fragment is already present; `None` when there is no marker line.
+pub fn insert_before_marker(content: &str, marker: &str, fragment: &str) -> Option<String> {
+    let mut out = String::with_capacity(content.len() + fragment.len());
+    let mut offset = 0;
+    for line in content.split_inclusive('\n') {
+        if line.trim() == marker {
+            let indent = &line[..line.len() - line.trim_start().len()];
+            let block: String = fragment
+                .lines()
+                .map(|l| if l.is_empty() { "\n".to_owned() } else { format!("{indent}{l}\n") })
+                .collect();
+            if content.contains(&block) {
+                return Some(content.to_owned());
+            }
+            out.push_str(&content[..offset]);
+            out.push_str(&block);
+            out.push_str(&content[offset..]);
+            return Some(out);
+        }
+        offset += line.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inserts_once_with_indentation() {
+        let text = "fn main() {\n    // +m\n}\n";
+        let once = insert_before_marker(text, "// +m", "a();\nb();").expect("marker");
+        assert_eq!(once, "fn main() {\n    a();\n    b();\n    // +m\n}\n");
+        let twice = insert_before_marker(&once, "// +m", "a();\nb();").expect("marker");
+        assert_eq!(once, twice);
+        assert!(insert_before_marker(text, "// +other", "x").is_none());
+    }
+
+    #[test]
+    fn commit_writes_atomically() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut s = Scaffold::new(dir.path());
+        s.file("a/b.txt", "hello\n".into(), IfExists::Error).expect("file");
+        s.file("c.txt", "# +m\n".into(), IfExists::Error).expect("file");
+        s.insert("c.txt", "# +m", "x").expect("insert");
+        s.commit(&Printer::new(crate::printer::Verbosity::Quiet)).expect("commit");
+        assert_eq!(std::fs::read_to_string(dir.path().join("a/b.txt")).expect("read"), "hello\n");
+        assert_eq!(std::fs::read_to_string(dir.path().join("c.txt")).expect("read"), "x\n# +m\n");
+        let mut s = Scaffold::new(dir.path());
+        assert!(s.file("c.txt", String::new(), IfExists::Error).is_err());
+    }
+}
