@@ -60,6 +60,8 @@
 //! ```
 
 mod error;
+#[cfg(test)]
+mod fake_api;
 mod http;
 mod leader;
 mod metrics;
@@ -253,12 +255,20 @@ impl Manager {
             if let Some(addr) = options.health_probe_addr()? {
                 let listener = http::bind("health-probe", addr).await?;
                 tracing::info!(addr = %addr, "serving health probes on /healthz and /readyz");
-                servers.spawn(http::serve(listener, Routes::Probes(health.clone()), servers_stop.clone()));
+                servers.spawn(http::serve(
+                    listener,
+                    Routes::Probes(health.clone()),
+                    servers_stop.clone(),
+                ));
             }
             if let Some(addr) = options.metrics_addr()? {
                 let listener = http::bind("metrics", addr).await?;
                 tracing::info!(addr = %addr, "serving metrics on /metrics");
-                servers.spawn(http::serve(listener, Routes::Metrics(metrics.clone()), servers_stop.clone()));
+                servers.spawn(http::serve(
+                    listener,
+                    Routes::Metrics(metrics.clone()),
+                    servers_stop.clone(),
+                ));
             }
             spawn_signal_handler(stop.clone())
         }
@@ -325,7 +335,10 @@ async fn run_controllers(
     let mut renew = Box::pin(async {
         match elector.as_mut() {
             Some(e) => e.hold(&renew_stop).await,
-            None => std::future::pending().await,
+            None => {
+                renew_stop.cancelled().await;
+                Ok(())
+            }
         }
     });
 
@@ -427,4 +440,205 @@ fn spawn_signal_handler(stop: CancellationToken) -> Result<()> {
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fake_api::FakeApi;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+    use tokio::sync::mpsc;
+
+    fn options() -> ManagerOptions {
+        ManagerOptions {
+            metrics_bind_address: "127.0.0.1:0".into(),
+            health_probe_bind_address: "127.0.0.1:0".into(),
+            graceful_shutdown_timeout: Duration::from_secs(5),
+            ..ManagerOptions::default()
+        }
+    }
+
+    fn electing() -> ManagerOptions {
+        ManagerOptions {
+            leader_elect: true,
+            leader_election_namespace: Some("ns".into()),
+            leader_election_lease_duration: Duration::from_secs(1),
+            leader_election_renew_deadline: Duration::from_millis(500),
+            leader_election_retry_period: Duration::from_millis(100),
+            ..options()
+        }
+    }
+
+    /// A controller that reports its start on `started` and runs until the shutdown signal.
+    fn controller(
+        mgr: &Manager,
+        started: mpsc::UnboundedSender<&'static str>,
+        name: &'static str,
+        stopped: Arc<AtomicBool>,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let signal = mgr.shutdown_signal();
+        async move {
+            let _ = started.send(name);
+            signal.await;
+            stopped.store(true, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn rejects_an_empty_name_and_bad_options() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        let _guard = rt.enter();
+        let client = FakeApi::default().client();
+        assert!(matches!(
+            Manager::with_client(options(), " ", client.clone()),
+            Err(Error::EmptyName)
+        ));
+        let bad = options().health_probe_bind_address("nope");
+        assert!(matches!(
+            Manager::with_client(bad, "p", client),
+            Err(Error::BindAddress { .. })
+        ));
+    }
+
+    #[tokio::test]
+    async fn runs_controllers_and_stops_them_on_shutdown() {
+        let mut mgr =
+            Manager::with_client(options(), "p", FakeApi::default().client()).expect("manager");
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let stopped = Arc::new(AtomicBool::new(false));
+        let c = controller(&mgr, tx, "c", stopped.clone());
+        mgr.add_controller("c", c);
+        let token = mgr.shutdown_token();
+        let health = mgr.health();
+        let run = tokio::spawn(mgr.run());
+        assert_eq!(rx.recv().await, Some("c"));
+        assert!(health.is_ready());
+        token.cancel();
+        let result = tokio::time::timeout(Duration::from_secs(5), run)
+            .await
+            .expect("stops")
+            .expect("join");
+        assert!(result.is_ok(), "{result:?}");
+        assert!(
+            stopped.load(Ordering::SeqCst),
+            "controller saw the shutdown signal"
+        );
+        assert!(!health.is_ready());
+    }
+
+    #[tokio::test]
+    async fn a_controller_that_returns_early_fails_the_manager() {
+        let mut mgr =
+            Manager::with_client(options(), "p", FakeApi::default().client()).expect("manager");
+        mgr.add_controller("quitter", async {});
+        let result = tokio::time::timeout(Duration::from_secs(5), mgr.run())
+            .await
+            .expect("stops");
+        assert!(
+            matches!(&result, Err(Error::ControllerStopped(n)) if n == "quitter"),
+            "{result:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_stuck_controller_is_aborted_after_the_graceful_timeout() {
+        let opts = ManagerOptions {
+            graceful_shutdown_timeout: Duration::from_millis(200),
+            ..options()
+        };
+        let mut mgr =
+            Manager::with_client(opts, "p", FakeApi::default().client()).expect("manager");
+        mgr.add_controller("stuck", std::future::pending());
+        let token = mgr.shutdown_token();
+        let run = tokio::spawn(mgr.run());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        token.cancel();
+        let result = tokio::time::timeout(Duration::from_secs(3), run)
+            .await
+            .expect("stops")
+            .expect("join");
+        assert!(result.is_ok(), "{result:?}");
+    }
+
+    #[tokio::test]
+    async fn a_follower_starts_its_controllers_only_after_the_leader_stops() {
+        let api = FakeApi::default();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+
+        let mut a = Manager::with_client(electing(), "p", api.client()).expect("manager a");
+        let a_stopped = Arc::new(AtomicBool::new(false));
+        let ca = controller(&a, tx.clone(), "a", a_stopped.clone());
+        a.add_controller("c", ca);
+        let a_token = a.shutdown_token();
+        let a_run = tokio::spawn(a.run());
+        assert_eq!(rx.recv().await, Some("a"));
+
+        let mut b = Manager::with_client(electing(), "p", api.client()).expect("manager b");
+        let b_health = b.health();
+        let cb = controller(&b, tx, "b", Arc::new(AtomicBool::new(false)));
+        b.add_controller("c", cb);
+        let b_token = b.shutdown_token();
+        let b_run = tokio::spawn(b.run());
+
+        // b is ready (readiness does not wait for leadership) but does not reconcile
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert!(b_health.is_ready());
+        assert!(
+            rx.try_recv().is_err(),
+            "b must not start controllers while a leads"
+        );
+
+        a_token.cancel();
+        let a_result = tokio::time::timeout(Duration::from_secs(5), a_run)
+            .await
+            .expect("a stops")
+            .expect("join");
+        assert!(a_result.is_ok(), "{a_result:?}");
+        assert!(a_stopped.load(Ordering::SeqCst));
+        let next = tokio::time::timeout(Duration::from_secs(3), rx.recv())
+            .await
+            .expect("b takes over");
+        assert_eq!(next, Some("b"));
+        let holder = api
+            .lease("ns", "p-leader")
+            .and_then(|l| l.spec)
+            .and_then(|s| s.holder_identity);
+        assert!(holder.is_some_and(|h| !h.is_empty()));
+
+        b_token.cancel();
+        let b_result = tokio::time::timeout(Duration::from_secs(5), b_run)
+            .await
+            .expect("b stops")
+            .expect("join");
+        assert!(b_result.is_ok(), "{b_result:?}");
+        let released = api
+            .lease("ns", "p-leader")
+            .and_then(|l| l.spec)
+            .and_then(|s| s.holder_identity);
+        assert_eq!(released, None, "b released the lease on shutdown");
+    }
+
+    #[tokio::test]
+    async fn losing_the_lease_stops_the_manager_with_an_error() {
+        let api = FakeApi::default();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let mut mgr = Manager::with_client(electing(), "p", api.client()).expect("manager");
+        let c = controller(&mgr, tx, "c", Arc::new(AtomicBool::new(false)));
+        mgr.add_controller("c", c);
+        let run = tokio::spawn(mgr.run());
+        assert_eq!(rx.recv().await, Some("c"));
+        api.set_failing(true);
+        let result = tokio::time::timeout(Duration::from_secs(5), run)
+            .await
+            .expect("stops")
+            .expect("join");
+        assert!(
+            matches!(result, Err(Error::LeadershipLost { .. })),
+            "{result:?}"
+        );
+    }
 }

@@ -18,7 +18,9 @@ pub enum Error {
     },
 
     /// A listener could not be bound.
-    #[error("cannot listen on {addr} for the {server} server: {source}; free the port or pick another with --{server}-bind-address (0 disables it)")]
+    #[error(
+        "cannot listen on {addr} for the {server} server: {source}; free the port or pick another with --{server}-bind-address (0 disables it)"
+    )]
     Bind {
         /// `metrics` or `health-probe`.
         server: &'static str,
@@ -30,7 +32,9 @@ pub enum Error {
     },
 
     /// A duration flag does not parse.
-    #[error("invalid duration {0:?}: expected a number with a unit such as \"15s\", \"500ms\" or \"1m\"")]
+    #[error(
+        "invalid duration {0:?}: expected a number with a unit such as \"15s\", \"500ms\" or \"1m\""
+    )]
     Duration(String),
 
     /// The leader election timings contradict each other.
@@ -55,7 +59,9 @@ pub enum Error {
     Client(#[source] kube::Error),
 
     /// The Lease could not be read or written.
-    #[error("leader election on lease {namespace}/{name} failed: {source}; check that the service account may get, create and update coordination.k8s.io leases")]
+    #[error(
+        "leader election on lease {namespace}/{name} failed: {source}; check that the service account may get, create and update coordination.k8s.io leases"
+    )]
     Lease {
         /// Lease namespace.
         namespace: String,
@@ -67,7 +73,9 @@ pub enum Error {
     },
 
     /// The lease could not be renewed within the renew deadline; another replica may lead now.
-    #[error("leader election lost: lease {namespace}/{name} was not renewed within {renew_deadline:?}; exiting so that only one replica reconciles")]
+    #[error(
+        "leader election lost: lease {namespace}/{name} was not renewed within {renew_deadline:?}; exiting so that only one replica reconciles"
+    )]
     LeadershipLost {
         /// Lease namespace.
         namespace: String,
@@ -78,7 +86,9 @@ pub enum Error {
     },
 
     /// A controller future returned before shutdown was requested.
-    #[error("controller {0:?} stopped before shutdown was requested; a controller future must run until the manager's shutdown signal fires")]
+    #[error(
+        "controller {0:?} stopped before shutdown was requested; a controller future must run until the manager's shutdown signal fires"
+    )]
     ControllerStopped(String),
 
     /// A controller future panicked.

@@ -47,11 +47,17 @@ pub(crate) enum Routes {
     Metrics(Metrics),
 }
 
-fn text(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> Response<Full<Bytes>> {
+fn text(
+    status: StatusCode,
+    content_type: &'static str,
+    body: impl Into<Bytes>,
+) -> Response<Full<Bytes>> {
     let mut resp = Response::new(Full::new(body.into()));
     *resp.status_mut() = status;
-    resp.headers_mut()
-        .insert(header::CONTENT_TYPE, header::HeaderValue::from_static(content_type));
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static(content_type),
+    );
     resp
 }
 
@@ -60,14 +66,22 @@ const PLAIN: &str = "text/plain; charset=utf-8";
 impl Routes {
     fn answer(&self, method: &Method, path: &str) -> Response<Full<Bytes>> {
         if method != Method::GET && method != Method::HEAD {
-            return text(StatusCode::METHOD_NOT_ALLOWED, PLAIN, "method not allowed\n");
+            return text(
+                StatusCode::METHOD_NOT_ALLOWED,
+                PLAIN,
+                "method not allowed\n",
+            );
         }
         match (self, path) {
             (Self::Probes(_), "/healthz" | "/healthz/") => text(StatusCode::OK, PLAIN, "ok"),
-            (Self::Probes(h), "/readyz" | "/readyz/") if h.is_ready() => text(StatusCode::OK, PLAIN, "ok"),
-            (Self::Probes(_), "/readyz" | "/readyz/") => {
-                text(StatusCode::SERVICE_UNAVAILABLE, PLAIN, "manager is not running\n")
+            (Self::Probes(h), "/readyz" | "/readyz/") if h.is_ready() => {
+                text(StatusCode::OK, PLAIN, "ok")
             }
+            (Self::Probes(_), "/readyz" | "/readyz/") => text(
+                StatusCode::SERVICE_UNAVAILABLE,
+                PLAIN,
+                "manager is not running\n",
+            ),
             (Self::Metrics(m), "/metrics") => match m.encode() {
                 Ok(body) => text(StatusCode::OK, OPENMETRICS_CONTENT_TYPE, body),
                 Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, PLAIN, format!("{e}\n")),
@@ -79,9 +93,11 @@ impl Routes {
 
 /// Binds `addr`, naming `server` in the error.
 pub(crate) async fn bind(server: &'static str, addr: SocketAddr) -> Result<TcpListener> {
-    TcpListener::bind(addr)
-        .await
-        .map_err(|source| Error::Bind { server, addr, source })
+    TcpListener::bind(addr).await.map_err(|source| Error::Bind {
+        server,
+        addr,
+        source,
+    })
 }
 
 /// Serves `routes` on `listener` until `stop` is cancelled; open connections are dropped then.
@@ -126,9 +142,11 @@ mod tests {
 
     async fn get(addr: SocketAddr, path: &str) -> String {
         let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
-        s.write_all(format!("GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n").as_bytes())
-            .await
-            .expect("write");
+        s.write_all(
+            format!("GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n").as_bytes(),
+        )
+        .await
+        .expect("write");
         let mut out = String::new();
         s.read_to_string(&mut out).await.expect("read");
         out
@@ -161,7 +179,10 @@ mod tests {
             .await
             .expect("server stops on cancel")
             .expect("server task");
-        assert!(tokio::net::TcpStream::connect(addr).await.is_err(), "listener closed");
+        assert!(
+            tokio::net::TcpStream::connect(addr).await.is_err(),
+            "listener closed"
+        );
     }
 
     #[tokio::test]
@@ -174,14 +195,21 @@ mod tests {
         let resp = get(addr, "/metrics").await;
         assert!(resp.starts_with("HTTP/1.1 200"), "{resp}");
         assert!(resp.contains("application/openmetrics-text"), "{resp}");
-        assert!(resp.contains(r#"controller_runtime_reconcile_total{controller="guestbook",result="success"} 1"#), "{resp}");
+        assert!(
+            resp.contains(
+                r#"controller_runtime_reconcile_total{controller="guestbook",result="success"} 1"#
+            ),
+            "{resp}"
+        );
         assert!(get(addr, "/healthz").await.starts_with("HTTP/1.1 404"));
         stop.cancel();
     }
 
     #[tokio::test]
     async fn bind_error_names_the_flag() {
-        let first = bind("metrics", "127.0.0.1:0".parse().expect("addr")).await.expect("bind");
+        let first = bind("metrics", "127.0.0.1:0".parse().expect("addr"))
+            .await
+            .expect("bind");
         let taken = first.local_addr().expect("addr");
         let err = bind("metrics", taken).await.expect_err("port is taken");
         assert!(err.to_string().contains("--metrics-bind-address"), "{err}");

@@ -79,9 +79,17 @@ impl LeaseRecord {
         Self {
             holder: Some(me.to_owned()),
             lease_duration_seconds: Some(duration_seconds(lease_duration)),
-            acquire_time: if renewing { self.acquire_time.or(Some(now)) } else { Some(now) },
+            acquire_time: if renewing {
+                self.acquire_time.or(Some(now))
+            } else {
+                Some(now)
+            },
             renew_time: Some(now),
-            transitions: if renewing { self.transitions } else { self.transitions.saturating_add(1) },
+            transitions: if renewing {
+                self.transitions
+            } else {
+                self.transitions.saturating_add(1)
+            },
         }
     }
 
@@ -133,15 +141,21 @@ pub(crate) fn decide(
     match record.holder.as_deref() {
         None => Decision::Take,
         Some(h) if h == me => Decision::Renew,
-        Some(h) if !is_expired(observed_at, record.duration_or(our_duration), now) => Decision::Wait {
-            holder: h.to_owned(),
-        },
+        Some(h) if !is_expired(observed_at, record.duration_or(our_duration), now) => {
+            Decision::Wait {
+                holder: h.to_owned(),
+            }
+        }
         Some(_) => Decision::Take,
     }
 }
 
 /// Whether the leader, last renewed at `last_renew`, has missed its renew deadline at `now`.
-pub(crate) fn renew_deadline_passed(last_renew: Instant, renew_deadline: Duration, now: Instant) -> bool {
+pub(crate) fn renew_deadline_passed(
+    last_renew: Instant,
+    renew_deadline: Duration,
+    now: Instant,
+) -> bool {
     now.saturating_duration_since(last_renew) >= renew_deadline
 }
 
@@ -235,9 +249,16 @@ impl LeaderElector {
 
     async fn try_acquire_or_renew(&mut self) -> Result<Attempt> {
         let now = Timestamp::now();
-        let current = self.api.get_opt(&self.name).await.map_err(|e| self.lease_error(e))?;
+        let current = self
+            .api
+            .get_opt(&self.name)
+            .await
+            .map_err(|e| self.lease_error(e))?;
         let Some(mut lease) = current else {
-            let record = LeaseRecord::default().next(&self.identity, now, self.timings.lease_duration);
+            let record = LeaseRecord {
+                transitions: 0,
+                ..LeaseRecord::default().next(&self.identity, now, self.timings.lease_duration)
+            };
             let mut spec = LeaseSpec::default();
             record.write_to(&mut spec);
             let lease = Lease {
@@ -260,13 +281,23 @@ impl LeaderElector {
         let record = LeaseRecord::from_spec(lease.spec.as_ref());
         self.observe(record.clone());
         let observed_at = self.observed.as_ref().map_or_else(Instant::now, |o| o.at);
-        match decide(Some(&record), &self.identity, observed_at, Instant::now(), self.timings.lease_duration) {
+        match decide(
+            Some(&record),
+            &self.identity,
+            observed_at,
+            Instant::now(),
+            self.timings.lease_duration,
+        ) {
             Decision::Wait { holder } => return Ok(Attempt::HeldByOther(holder)),
             Decision::Create | Decision::Renew | Decision::Take => {}
         }
         let next = record.next(&self.identity, now, self.timings.lease_duration);
         next.write_to(lease.spec.get_or_insert_with(LeaseSpec::default));
-        match self.api.replace(&self.name, &PostParams::default(), &lease).await {
+        match self
+            .api
+            .replace(&self.name, &PostParams::default(), &lease)
+            .await
+        {
             Ok(_) => {
                 self.observe(next);
                 Ok(Attempt::Held)
@@ -290,7 +321,9 @@ impl LeaderElector {
                 Ok(Attempt::HeldByOther(holder)) => {
                     tracing::debug!(lease = %self.name, %holder, "lease is held by another replica")
                 }
-                Ok(Attempt::Conflict) => tracing::debug!(lease = %self.name, "lease changed while acquiring"),
+                Ok(Attempt::Conflict) => {
+                    tracing::debug!(lease = %self.name, "lease changed while acquiring")
+                }
                 Err(e) => tracing::warn!(error = %e, "error acquiring the leader lease"),
             }
             tokio::select! {
@@ -319,7 +352,9 @@ impl LeaderElector {
                     tracing::error!(lease = %self.name, %holder, "another replica took the lease");
                     return Err(self.lost());
                 }
-                Ok(Ok(Attempt::Conflict)) => tracing::debug!(lease = %self.name, "lease changed while renewing"),
+                Ok(Ok(Attempt::Conflict)) => {
+                    tracing::debug!(lease = %self.name, "lease changed while renewing")
+                }
                 Ok(Err(e)) => tracing::warn!(error = %e, "error renewing the leader lease"),
                 Err(_) => tracing::warn!(lease = %self.name, "renewing the leader lease timed out"),
             }
@@ -352,14 +387,22 @@ impl LeaderElector {
             record
                 .released(Timestamp::now())
                 .write_to(lease.spec.get_or_insert_with(LeaseSpec::default));
-            self.api.replace(&self.name, &PostParams::default(), &lease).await?;
+            self.api
+                .replace(&self.name, &PostParams::default(), &lease)
+                .await?;
             Ok::<_, kube::Error>(true)
         };
         match tokio::time::timeout(self.timings.renew_deadline, attempt).await {
             Ok(Ok(true)) => tracing::info!(lease = %self.name, "released leader lease"),
-            Ok(Ok(false)) => tracing::info!(lease = %self.name, "leader lease no longer ours; nothing to release"),
-            Ok(Err(e)) => tracing::warn!(error = %e, lease = %self.name, "releasing the leader lease failed; it will expire"),
-            Err(_) => tracing::warn!(lease = %self.name, "releasing the leader lease timed out; it will expire"),
+            Ok(Ok(false)) => {
+                tracing::info!(lease = %self.name, "leader lease no longer ours; nothing to release")
+            }
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, lease = %self.name, "releasing the leader lease failed; it will expire")
+            }
+            Err(_) => {
+                tracing::warn!(lease = %self.name, "releasing the leader lease timed out; it will expire")
+            }
         }
     }
 }
@@ -394,13 +437,24 @@ mod tests {
         let soon = t0 + Duration::from_secs(1);
         let late = t0 + Duration::from_secs(16);
         assert_eq!(decide(None, "me", t0, t0, D), Decision::Create);
-        assert_eq!(decide(Some(&LeaseRecord::default()), "me", t0, soon, D), Decision::Take);
-        assert_eq!(decide(Some(&held_by("me")), "me", t0, late, D), Decision::Renew);
+        assert_eq!(
+            decide(Some(&LeaseRecord::default()), "me", t0, soon, D),
+            Decision::Take
+        );
+        assert_eq!(
+            decide(Some(&held_by("me")), "me", t0, late, D),
+            Decision::Renew
+        );
         assert_eq!(
             decide(Some(&held_by("other")), "me", t0, soon, D),
-            Decision::Wait { holder: "other".to_owned() }
+            Decision::Wait {
+                holder: "other".to_owned()
+            }
         );
-        assert_eq!(decide(Some(&held_by("other")), "me", t0, late, D), Decision::Take);
+        assert_eq!(
+            decide(Some(&held_by("other")), "me", t0, late, D),
+            Decision::Take
+        );
     }
 
     #[test]
@@ -409,7 +463,10 @@ mod tests {
         let mut rec = held_by("other");
         rec.lease_duration_seconds = Some(60);
         let after_20s = t0 + Duration::from_secs(20);
-        assert!(matches!(decide(Some(&rec), "me", t0, after_20s, D), Decision::Wait { .. }));
+        assert!(matches!(
+            decide(Some(&rec), "me", t0, after_20s, D),
+            Decision::Wait { .. }
+        ));
         rec.lease_duration_seconds = None;
         assert_eq!(decide(Some(&rec), "me", t0, after_20s, D), Decision::Take);
     }
@@ -418,7 +475,11 @@ mod tests {
     fn renew_deadline() {
         let t0 = Instant::now();
         let deadline = Duration::from_secs(10);
-        assert!(!renew_deadline_passed(t0, deadline, t0 + Duration::from_secs(9)));
+        assert!(!renew_deadline_passed(
+            t0,
+            deadline,
+            t0 + Duration::from_secs(9)
+        ));
         assert!(renew_deadline_passed(t0, deadline, t0 + deadline));
     }
 
@@ -453,7 +514,11 @@ mod tests {
             ..LeaseSpec::default()
         };
         rec.write_to(&mut spec);
-        assert_eq!(spec.strategy.as_deref(), Some("OldestEmulationVersion"), "foreign fields are kept");
+        assert_eq!(
+            spec.strategy.as_deref(),
+            Some("OldestEmulationVersion"),
+            "foreign fields are kept"
+        );
         assert_eq!(LeaseRecord::from_spec(Some(&spec)), rec);
         let empty_holder = LeaseSpec {
             holder_identity: Some(String::new()),
@@ -469,6 +534,127 @@ mod tests {
         assert_eq!(jittered(r, 1.0), Duration::from_millis(4400));
         let u = random_unit();
         assert!((0.0..1.0).contains(&u));
+    }
+
+    use crate::manager::fake_api::FakeApi;
+
+    const FAST: Timings = Timings {
+        lease_duration: Duration::from_secs(1),
+        renew_deadline: Duration::from_millis(500),
+        retry_period: Duration::from_millis(100),
+    };
+
+    fn elector(api: &FakeApi, id: &str) -> LeaderElector {
+        LeaderElector::new(
+            api.client(),
+            "ns".into(),
+            "p-leader".into(),
+            id.into(),
+            FAST,
+            Metrics::new(),
+        )
+    }
+
+    fn holder(api: &FakeApi) -> Option<String> {
+        api.lease("ns", "p-leader")
+            .and_then(|l| l.spec)
+            .and_then(|s| s.holder_identity)
+    }
+
+    #[tokio::test]
+    async fn second_replica_waits_until_the_first_releases() {
+        let api = FakeApi::default();
+        let mut a = elector(&api, "a");
+        let never = CancellationToken::new();
+        assert!(a.acquire(&never).await);
+        assert_eq!(holder(&api).as_deref(), Some("a"));
+        let stop_a = CancellationToken::new();
+        let a_task = tokio::spawn({
+            let stop_a = stop_a.clone();
+            async move {
+                let held = a.hold(&stop_a).await;
+                a.release().await;
+                held
+            }
+        });
+
+        let mut b = elector(&api, "b");
+        let b_task = tokio::spawn(async move { b.acquire(&CancellationToken::new()).await });
+        // longer than the lease duration: a's renewals keep b out
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert!(!b_task.is_finished(), "b must wait while a renews");
+        assert_eq!(holder(&api).as_deref(), Some("a"));
+
+        stop_a.cancel();
+        a_task
+            .await
+            .expect("join")
+            .expect("a held the lease until stopped");
+        let acquired = tokio::time::timeout(Duration::from_secs(2), b_task)
+            .await
+            .expect("b acquires soon after a releases")
+            .expect("join");
+        assert!(acquired);
+        let spec = api
+            .lease("ns", "p-leader")
+            .and_then(|l| l.spec)
+            .expect("lease");
+        assert_eq!(spec.holder_identity.as_deref(), Some("b"));
+        assert_eq!(spec.lease_transitions, Some(1));
+        assert_eq!(spec.lease_duration_seconds, Some(1));
+    }
+
+    #[tokio::test]
+    async fn an_unrenewed_lease_is_taken_over_after_it_expires() {
+        let api = FakeApi::default();
+        let mut a = elector(&api, "a");
+        assert!(a.acquire(&CancellationToken::new()).await);
+        drop(a); // crashed: no renewals, no release
+
+        let started = Instant::now();
+        let mut b = elector(&api, "b");
+        let acquired =
+            tokio::time::timeout(Duration::from_secs(5), b.acquire(&CancellationToken::new()))
+                .await
+                .expect("b acquires once the lease expires");
+        assert!(acquired);
+        assert!(
+            started.elapsed() >= Duration::from_millis(900),
+            "not before expiry: {:?}",
+            started.elapsed()
+        );
+        assert_eq!(holder(&api).as_deref(), Some("b"));
+    }
+
+    #[tokio::test]
+    async fn leadership_is_lost_when_renewals_fail_past_the_deadline() {
+        let api = FakeApi::default();
+        let mut a = elector(&api, "a");
+        assert!(a.acquire(&CancellationToken::new()).await);
+        api.set_failing(true);
+        let held = tokio::time::timeout(Duration::from_secs(3), a.hold(&CancellationToken::new()))
+            .await
+            .expect("hold gives up after the renew deadline");
+        assert!(
+            matches!(held, Err(Error::LeadershipLost { .. })),
+            "{held:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn acquire_returns_false_when_stopped_while_waiting() {
+        let api = FakeApi::default();
+        let mut a = elector(&api, "a");
+        assert!(a.acquire(&CancellationToken::new()).await);
+        let mut b = elector(&api, "b");
+        let stop = CancellationToken::new();
+        let canceller = stop.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            canceller.cancel();
+        });
+        assert!(!b.acquire(&stop).await);
+        assert_eq!(holder(&api).as_deref(), Some("a"));
     }
 
     #[test]

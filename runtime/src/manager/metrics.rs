@@ -16,7 +16,8 @@ use prometheus_client::registry::Registry;
 use super::error::{Error, Result};
 
 /// The content type of [`Metrics::encode`]'s output.
-pub const OPENMETRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+pub const OPENMETRICS_CONTENT_TYPE: &str =
+    "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// controller-runtime's `controller_runtime_reconcile_time_seconds` buckets.
 const RECONCILE_TIME_BUCKETS: [f64; 40] = [
@@ -231,7 +232,8 @@ impl Metrics {
     /// The registry in OpenMetrics text format ([`OPENMETRICS_CONTENT_TYPE`]).
     pub fn encode(&self) -> Result<String> {
         let mut out = String::new();
-        prometheus_client::encoding::text::encode(&mut out, &self.registry()).map_err(Error::Encode)?;
+        prometheus_client::encoding::text::encode(&mut out, &self.registry())
+            .map_err(Error::Encode)?;
         Ok(out)
     }
 }
@@ -266,16 +268,21 @@ mod tests {
     #[test]
     fn encoding_contains_reconcile_metrics_after_a_reconcile() {
         let m = Metrics::new();
-        m.reconcile_started("memcached").finish(ReconcileResult::Success);
+        m.reconcile_started("memcached")
+            .finish(ReconcileResult::Success);
         let err: Result<Action, &str> = Err("boom");
         m.reconcile_started("memcached").finish_with(&err);
         let text = m.encode().expect("encode");
         assert!(
-            text.contains(r#"controller_runtime_reconcile_total{controller="memcached",result="success"} 1"#),
+            text.contains(
+                r#"controller_runtime_reconcile_total{controller="memcached",result="success"} 1"#
+            ),
             "{text}"
         );
         assert!(
-            text.contains(r#"controller_runtime_reconcile_total{controller="memcached",result="error"} 1"#),
+            text.contains(
+                r#"controller_runtime_reconcile_total{controller="memcached",result="error"} 1"#
+            ),
             "{text}"
         );
         assert!(
@@ -283,7 +290,9 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains(r#"controller_runtime_reconcile_time_seconds_count{controller="memcached"} 2"#),
+            text.contains(
+                r#"controller_runtime_reconcile_time_seconds_count{controller="memcached"} 2"#
+            ),
             "{text}"
         );
         assert!(
@@ -307,7 +316,9 @@ mod tests {
     async fn observe_records_and_passes_through() {
         let m = Metrics::new();
         let out = m
-            .observe("c", async { Ok::<_, ()>(Action::requeue(Duration::from_secs(1))) })
+            .observe("c", async {
+                Ok::<_, ()>(Action::requeue(Duration::from_secs(1)))
+            })
             .await;
         assert!(out.is_ok());
         let text = m.encode().expect("encode");
@@ -318,8 +329,13 @@ mod tests {
     fn own_metrics_can_be_registered() {
         let m = Metrics::new();
         let c = Counter::<u64>::default();
-        m.registry().register("memcached_pods_created", "Pods created", c.clone());
+        m.registry()
+            .register("memcached_pods_created", "Pods created", c.clone());
         c.inc();
-        assert!(m.encode().expect("encode").contains("memcached_pods_created_total 1"));
+        assert!(
+            m.encode()
+                .expect("encode")
+                .contains("memcached_pods_created_total 1")
+        );
     }
 }

@@ -126,7 +126,10 @@ impl ManagerOptions {
 
     /// The probe address; `None` when disabled.
     pub fn health_probe_addr(&self) -> Result<Option<SocketAddr>> {
-        parse_bind_address("--health-probe-bind-address", &self.health_probe_bind_address)
+        parse_bind_address(
+            "--health-probe-bind-address",
+            &self.health_probe_bind_address,
+        )
     }
 
     /// The Lease name: `--leader-election-id`, else `<name>-leader`.
@@ -143,7 +146,9 @@ impl ManagerOptions {
         resolve_namespace(
             self.leader_election_namespace.as_deref(),
             std::env::var(POD_NAMESPACE_ENV).ok().as_deref(),
-            std::fs::read_to_string(SERVICE_ACCOUNT_NAMESPACE_FILE).ok().as_deref(),
+            std::fs::read_to_string(SERVICE_ACCOUNT_NAMESPACE_FILE)
+                .ok()
+                .as_deref(),
         )
     }
 
@@ -151,7 +156,9 @@ impl ManagerOptions {
     pub fn validate(&self) -> Result<()> {
         self.metrics_addr()?;
         self.health_probe_addr()?;
-        let retry_jittered = self.leader_election_retry_period.mul_f64(super::leader::JITTER_FACTOR);
+        let retry_jittered = self
+            .leader_election_retry_period
+            .mul_f64(super::leader::JITTER_FACTOR);
         if self.leader_election_lease_duration <= self.leader_election_renew_deadline
             || self.leader_election_renew_deadline <= retry_jittered
         {
@@ -172,11 +179,18 @@ pub fn watch_namespace() -> Option<String> {
 }
 
 pub(crate) fn parse_watch_namespace(value: Option<&str>) -> Option<String> {
-    value.map(str::trim).filter(|v| !v.is_empty()).map(str::to_owned)
+    value
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(str::to_owned)
 }
 
 /// Picks the first non-empty of flag, env and file, else `default`.
-pub(crate) fn resolve_namespace(flag: Option<&str>, env: Option<&str>, file: Option<&str>) -> String {
+pub(crate) fn resolve_namespace(
+    flag: Option<&str>,
+    env: Option<&str>,
+    file: Option<&str>,
+) -> String {
     [flag, env, file]
         .into_iter()
         .flatten()
@@ -266,9 +280,18 @@ mod tests {
     #[test]
     fn bind_addresses() {
         assert_eq!(addr(":8080"), Some("0.0.0.0:8080".parse().expect("addr")));
-        assert_eq!(addr("127.0.0.1:9"), Some("127.0.0.1:9".parse().expect("addr")));
-        assert_eq!(addr("localhost:8443"), Some("127.0.0.1:8443".parse().expect("addr")));
-        assert_eq!(addr("[::1]:8081"), Some("[::1]:8081".parse().expect("addr")));
+        assert_eq!(
+            addr("127.0.0.1:9"),
+            Some("127.0.0.1:9".parse().expect("addr"))
+        );
+        assert_eq!(
+            addr("localhost:8443"),
+            Some("127.0.0.1:8443".parse().expect("addr"))
+        );
+        assert_eq!(
+            addr("[::1]:8081"),
+            Some("[::1]:8081".parse().expect("addr"))
+        );
         assert_eq!(addr("[::]:8081"), Some("[::]:8081".parse().expect("addr")));
         assert_eq!(addr("0"), None);
         assert_eq!(addr(""), None);
@@ -312,7 +335,10 @@ mod tests {
         assert!(cli.manager.leader_elect);
         assert_eq!(cli.manager.metrics_bind_address, ":8443");
         assert_eq!(cli.manager.lease_name("proj"), "abc.example.com");
-        assert_eq!(cli.manager.leader_election_lease_duration, Duration::from_secs(30));
+        assert_eq!(
+            cli.manager.leader_election_lease_duration,
+            Duration::from_secs(30)
+        );
         let cli = Cli::try_parse_from(["bin", "--leader-elect=false"]).expect("parse");
         assert!(!cli.manager.leader_elect);
         let cli = Cli::try_parse_from(["bin", "--leader-elect=true"]).expect("parse");
@@ -321,7 +347,10 @@ mod tests {
 
     #[test]
     fn lease_name_defaults_to_project() {
-        assert_eq!(ManagerOptions::default().lease_name("memcached-operator"), "memcached-operator-leader");
+        assert_eq!(
+            ManagerOptions::default().lease_name("memcached-operator"),
+            "memcached-operator-leader"
+        );
     }
 
     #[test]
@@ -336,7 +365,10 @@ mod tests {
     fn watch_namespace_empty_means_all() {
         assert_eq!(parse_watch_namespace(None), None);
         assert_eq!(parse_watch_namespace(Some(" ")), None);
-        assert_eq!(parse_watch_namespace(Some("team-a")), Some("team-a".to_owned()));
+        assert_eq!(
+            parse_watch_namespace(Some("team-a")),
+            Some("team-a".to_owned())
+        );
     }
 
     #[test]
