@@ -10,6 +10,7 @@ pub mod names;
 pub mod printer;
 pub mod project;
 pub mod scaffold;
+pub mod scan;
 pub mod templates;
 
 pub use error::{Error, Result};

@@ -1,24 +1,171 @@
-//! `operator-gen manifests`: placeholder until the source scan lands; the lead replaces this file.
+//! `operator-gen manifests`: scans the project's sources and writes the CRDs, the RBAC role and
+//! the webhook configurations, all through codegen's emitters.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use operator_gen_codegen::crd::{self, VersionInput};
+use operator_gen_codegen::ir::Marker;
+use operator_gen_codegen::rbac;
+use operator_gen_codegen::schema::{Scope, Settings};
 
 use crate::error::{Error, Result};
 use crate::printer::Printer;
+use crate::scaffold::{IfExists, Scaffold};
+use crate::scan::{self, Diagnostic, ScanScope, Universe};
 
 /// Options of `operator-gen manifests`.
 #[derive(Clone, Debug, Default)]
 pub struct ManifestsOptions {
-    /// Project root (default: the current directory).
+    /// Project root (default: the nearest directory upwards holding `PROJECT`).
     pub root: Option<PathBuf>,
     /// Truncate descriptions longer than this.
     pub max_desc_len: Option<usize>,
-    /// Allow float fields.
+    /// Allow float and unsigned fields.
     pub allow_dangerous_types: bool,
     /// Name of the generated (Cluster)Role.
     pub role_name: String,
 }
 
-/// Generate the project's manifests.
-pub fn run(_opts: &ManifestsOptions, _printer: &Printer) -> Result<()> {
-    Err(Error::msg("manifests is not implemented yet; wait for the source scan to land"))
+/// The files `manifests` writes, relative to the project root, with their contents.
+pub type Outputs = BTreeMap<String, String>;
+
+fn project_root(opts: &ManifestsOptions) -> Result<PathBuf> {
+    let start = match &opts.root {
+        Some(r) => r.clone(),
+        None => std::env::current_dir().map_err(|e| Error::io("read", Path::new("."), e))?,
+    };
+    let mut dir = start.as_path();
+    loop {
+        if dir.join(crate::project::FILE_NAME).is_file() {
+            return Ok(dir.to_path_buf());
+        }
+        match dir.parent() {
+            Some(p) => dir = p,
+            None => {
+                return Err(Error::msg(format!(
+                    "no PROJECT file in {} or above; run `operator-gen manifests` inside a project made by `operator-gen init`",
+                    start.display()
+                )));
+            }
+        }
+    }
+}
+
+fn diagnostics_error(diags: Vec<Diagnostic>) -> Error {
+    let lines: Vec<String> = diags.iter().map(ToString::to_string).collect();
+    Error::msg(lines.join("\n"))
+}
+
+/// Everything `manifests` would write for the crate rooted at `root`, computed in memory.
+pub fn generate(root: &Path, opts: &ManifestsOptions) -> Result<Outputs> {
+    let entries: Vec<PathBuf> = ["src/lib.rs", "src/main.rs"].iter().map(|e| root.join(e)).filter(|p| p.is_file()).collect();
+    if entries.is_empty() {
+        return Err(Error::msg(format!("{} has neither src/main.rs nor src/lib.rs; run manifests at the project root", root.display())));
+    }
+    let universe = scan::scan(root, &entries).map_err(diagnostics_error)?;
+    let settings = Settings { allow_dangerous_types: opts.allow_dangerous_types, max_desc_len: opts.max_desc_len };
+    let role_name = if opts.role_name.is_empty() { "manager-role" } else { opts.role_name.as_str() };
+    outputs(&universe, &settings, role_name).map_err(diagnostics_error)
+}
+
+/// The manifests of a scanned crate.
+pub fn outputs(universe: &Universe, settings: &Settings, role_name: &str) -> std::result::Result<Outputs, Vec<Diagnostic>> {
+    let mut out = Outputs::new();
+    let mut diags = Vec::new();
+    // group versions of one kind: (group, kind) → specs
+    let mut kinds: BTreeMap<(String, String), Vec<(&Vec<String>, &operator_gen_codegen::ir::TypeDef)>> = BTreeMap::new();
+    for (module, def) in universe.resources() {
+        let Some(r) = &def.resource else { continue };
+        if let Some(markers) = universe.module_markers.get(module) {
+            for m in markers {
+                let (given, what) = if m.name == "groupName" { (&r.group, "group") } else { (&r.version, "version") };
+                if m.value.as_str() != Some(given.as_str()) {
+                    let file = universe.modules.get(module).map(|m| m.file.clone()).unwrap_or_default();
+                    diags.push(located(&file, def.loc, format!(
+                        "`{}` says {what} `{given}` but its module says `+{}={}`: make them agree",
+                        def.name, m.name, m.value.as_str().unwrap_or_default()
+                    )));
+                }
+            }
+        }
+        kinds.entry((r.group.clone(), r.kind.clone())).or_default().push((module, def));
+    }
+    for specs in kinds.values() {
+        let scopes: Vec<ScanScope> = specs.iter().map(|(m, d)| ScanScope { universe, module: (*m).clone(), def: d }).collect();
+        let mut inputs = Vec::new();
+        let mut failed = false;
+        for scope in &scopes {
+            let status = match scope.def.resource.as_ref().and_then(|r| r.status.clone()) {
+                Some(s) => match scope.resolve(&s) {
+                    Ok(st) => Some(st),
+                    Err(m) => {
+                        diags.push(located(&file_of(universe, &scope.module), scope.def.loc, m));
+                        failed = true;
+                        None
+                    }
+                },
+                None => None,
+            };
+            inputs.push(VersionInput { spec: scope as &dyn Scope, status });
+        }
+        if failed {
+            continue;
+        }
+        match crd::crd(&inputs, settings) {
+            Ok(Some(c)) => {
+                out.insert(format!("config/crd/bases/{}", crd::file_name(&c)), crd::to_yaml(&c));
+            }
+            Ok(None) => {}
+            Err(e) => {
+                let module = specs.iter().find(|(m, d)| {
+                    d.name == e.in_type || universe.modules.get(*m).is_some_and(|mm| mm.types.contains_key(&e.in_type))
+                });
+                let file = module.map(|(m, _)| file_of(universe, m)).unwrap_or_else(|| find_type_file(universe, &e.in_type));
+                diags.push(located(&file, e.loc, e.message));
+            }
+        }
+    }
+    let rbac_markers: Vec<Marker> = universe.package_markers.iter().filter(|(_, m)| m.name == "kubebuilder:rbac").map(|(_, m)| m.clone()).collect();
+    for (file, m) in universe.package_markers.iter().filter(|(_, m)| m.name == "kubebuilder:rbac") {
+        if let Err(msg) = rbac::check(m) {
+            diags.push(located(file, m.loc, msg));
+        }
+    }
+    let roles = rbac::roles(&rbac_markers, role_name);
+    let role_text = if roles.is_empty() {
+        rbac::to_yaml(&[rbac::RoleObject::Cluster(k8s_openapi::api::rbac::v1::ClusterRole {
+            metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta { name: Some(role_name.to_string()), ..Default::default() },
+            rules: Some(Vec::new()),
+            aggregation_rule: None,
+        })])
+    } else {
+        rbac::to_yaml(&roles)
+    };
+    out.insert("config/rbac/role.yaml".to_string(), role_text);
+    if diags.is_empty() { Ok(out) } else { Err(diags) }
+}
+
+fn file_of(universe: &Universe, module: &[String]) -> PathBuf {
+    universe.modules.get(module).map(|m| m.file.clone()).unwrap_or_default()
+}
+
+fn find_type_file(universe: &Universe, name: &str) -> PathBuf {
+    universe.modules.values().find(|m| m.types.contains_key(name)).map(|m| m.file.clone()).unwrap_or_default()
+}
+
+fn located(file: &Path, loc: Option<operator_gen_codegen::ir::Loc>, message: String) -> Diagnostic {
+    let loc = loc.unwrap_or_default();
+    Diagnostic { file: file.to_path_buf(), line: loc.line, column: loc.column, message }
+}
+
+/// Generate the project's manifests and write the ones that changed.
+pub fn run(opts: &ManifestsOptions, printer: &Printer) -> Result<()> {
+    let root = project_root(opts)?;
+    let outputs = generate(&root, opts)?;
+    let mut scaffold = Scaffold::new(&root);
+    for (rel, text) in outputs {
+        scaffold.file(&rel, text, IfExists::Overwrite)?;
+    }
+    scaffold.commit(printer)
 }
