@@ -1,0 +1,48 @@
+//! A real control plane for tests: etcd and kube-apiserver from `KUBEBUILDER_ASSETS`, started the way envtest starts them.
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), operator_gen_envtest::Error> {
+//! let Some(_assets) = operator_gen_envtest::require_assets() else { return Ok(()) };
+//! let plane = operator_gen_envtest::ControlPlane::start().await?;
+//! let client = plane.client();
+//! # drop(client);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The binaries come from `hack/envtest/build.sh`, which builds them from the Go module proxy
+//! and prints the directory to put in `KUBEBUILDER_ASSETS`.
+//! Dropping a [`ControlPlane`] kills both processes and removes its temp dir, also while a
+//! test panics.
+
+mod assets;
+mod certs;
+mod control_plane;
+mod error;
+mod kubeconfig;
+mod process;
+
+pub use assets::{ASSETS_ENV, assets, require_assets};
+pub use control_plane::{ControlPlane, START_TIMEOUT_ENV, Settings};
+pub use error::Error;
+
+/// Skips the calling test (returns early) when the control-plane binaries are missing, and fails
+/// it instead when `CI=true`; evaluates to the assets directory.
+///
+/// In a test returning `()` write `require_assets!()`; in one returning a value, pass the value
+/// to return, e.g. `require_assets!(Ok(()))`.
+#[macro_export]
+macro_rules! require_assets {
+    () => {
+        match $crate::require_assets() {
+            Some(dir) => dir,
+            None => return,
+        }
+    };
+    ($skip:expr) => {
+        match $crate::require_assets() {
+            Some(dir) => dir,
+            None => return $skip,
+        }
+    };
+}
