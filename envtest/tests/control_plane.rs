@@ -263,3 +263,25 @@ async fn kubeconfig_user_and_service_account_clients_authenticate() {
         "{missing}"
     );
 }
+
+#[tokio::test]
+async fn a_panicking_test_still_tears_the_control_plane_down() {
+    require_assets!();
+    let (sender, receiver) = tokio::sync::oneshot::channel();
+    let task = tokio::spawn(async move {
+        let plane = ControlPlane::start().await.expect("control plane starts");
+        let address = plane.server_url().trim_start_matches("https://").to_owned();
+        sender
+            .send((plane.dir().to_path_buf(), address))
+            .expect("send");
+        panic!("a test failing while the control plane runs");
+    });
+    let error = task.await.expect_err("the task panicked");
+    assert!(error.is_panic());
+    let (dir, address) = receiver.await.expect("the control plane had started");
+    assert!(!dir.exists(), "{} not removed", dir.display());
+    assert!(
+        std::net::TcpStream::connect(&address).is_err(),
+        "kube-apiserver still listening on {address}"
+    );
+}
