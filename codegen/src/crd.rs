@@ -125,9 +125,6 @@ fn version(emitter: &mut Emitter, input: &VersionInput, names: &ResourceNames) -
     let mut subresources = CustomResourceSubresources::default();
     let mut any_sub = false;
     if has_marker(m, "kubebuilder:subresource:status") {
-        if input.status.is_none() {
-            return Err(error(def, format!("{} has `+kubebuilder:subresource:status` but no status: add `status = \"{}Status\"` to #[k8s(...)]", names.kind, names.kind)));
-        }
         subresources.status = Some(CustomResourceSubresourceStatus(serde_json::Value::Object(Default::default())));
         any_sub = true;
     }

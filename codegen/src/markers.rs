@@ -374,7 +374,6 @@ pub fn number(f: f64) -> Value {
 }
 
 fn unquote_whole(raw: &str, whole: bool) -> Result<String, MarkerError> {
-    let mut chars = raw.char_indices().peekable();
     match raw.chars().next() {
         Some(q @ ('"' | '\'' | '`')) => {
             let (s, used) = read_quoted(raw, q)?;
@@ -383,10 +382,7 @@ fn unquote_whole(raw: &str, whole: bool) -> Result<String, MarkerError> {
             }
             Ok(s)
         }
-        _ => {
-            chars.next();
-            Ok(raw.to_string())
-        }
+        _ => Ok(raw.to_string()),
     }
 }
 
@@ -476,7 +472,7 @@ fn parse_args(name: &str, keys: &[(&str, Arg)], raw: &str) -> Result<Value, Mark
         let after = &rest[eq + 1..];
         let (raw_value, used) = take_arg_value(after)?;
         let value = match arg {
-            Arg::Str => Value::String(raw_value),
+            Arg::Str => Value::String(unquote_whole(raw_value.trim(), true)?),
             Arg::List => Value::Array(split_list(&raw_value)?.into_iter().map(Value::String).collect()),
             other => parse_single(name, *other, &raw_value, true)?,
         };
@@ -491,46 +487,27 @@ fn parse_args(name: &str, keys: &[(&str, Arg)], raw: &str) -> Result<Value, Mark
     Ok(Value::Object(map))
 }
 
-/// One argument value: a quoted string, a `{...}` list, or bare text up to the next `,`.
-/// Quoted strings followed by `;` continue a list.
+/// One argument value as written: quoted strings, `{...}` lists and bare text up to the next
+/// `,`, joined by `;` into lists.
 fn take_arg_value(raw: &str) -> Result<(String, usize), MarkerError> {
     let mut used = 0;
-    let mut text = String::new();
     loop {
         let rest = &raw[used..];
         match rest.chars().next() {
-            Some(q @ ('"' | '\'' | '`')) => {
-                let (s, n) = read_quoted(rest, q)?;
-                if text.is_empty() && !rest[n..].starts_with(';') {
-                    return Ok((s, used + n));
-                }
-                text.push_str(&quote_for_list(&s));
-                used += n;
-            }
+            Some(q @ ('"' | '\'' | '`')) => used += read_quoted(rest, q)?.1,
             Some('{') => {
-                let end = matching_brace(rest).ok_or_else(|| MarkerError {
+                used += matching_brace(rest).ok_or_else(|| MarkerError {
                     message: "unbalanced `{` in marker value: close it with `}`".into(),
-                })?;
-                text.push_str(&rest[..=end]);
-                used += end + 1;
+                })? + 1
             }
-            _ => {
-                let end = rest.find([',', ';']).unwrap_or(rest.len());
-                text.push_str(&rest[..end]);
-                used += end;
-            }
+            _ => used += rest.find([',', ';']).unwrap_or(rest.len()),
         }
         if raw[used..].starts_with(';') {
-            text.push(';');
             used += 1;
         } else {
-            return Ok((text, used));
+            return Ok((raw[..used].to_string(), used));
         }
     }
-}
-
-fn quote_for_list(s: &str) -> String {
-    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 fn matching_brace(s: &str) -> Option<usize> {
@@ -837,6 +814,8 @@ mod tests {
         assert_eq!(v["rule"], json!("self.a, self.b"));
         let (_, v) = p("+kubebuilder:metadata:annotations=\"a=b\";\"c=d\"");
         assert_eq!(v["annotations"], json!(["a=b", "c=d"]));
+        let (_, v) = p("+kubebuilder:rbac:groups=\"\",resources=me,verbs=list");
+        assert_eq!(v["groups"], json!([""]));
         assert_eq!(p("+kubebuilder:subresource:status").0, "kubebuilder:subresource:status");
         let (name, v) = p("+kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas");
         assert_eq!(name, "kubebuilder:subresource:scale");

@@ -1,1 +1,72 @@
-//! Shared helpers for operator-gen integration tests.
+//! Shared helpers for operator-gen integration tests: paths, YAML comparison.
+
+use std::path::PathBuf;
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// `../shared/conformance/` beside the checkout.
+pub fn conformance() -> PathBuf {
+    workspace().join("../shared/conformance")
+}
+
+/// The generator annotations, whose values name the tool and its version.
+pub const VERSION_ANNOTATIONS: &[&str] = &["controller-gen.kubebuilder.io/version", "operator-gen.io/version"];
+
+/// Parses a YAML stream into its documents, with generator annotations removed and CRD versions
+/// sorted by name (operator-gen orders them by Kubernetes' version priority, controller-gen by name).
+pub fn normalized_documents(text: &str) -> Vec<serde_json::Value> {
+    let mut docs: Vec<serde_json::Value> = match serde_saphyr::from_multiple(text) {
+        Ok(d) => d,
+        Err(e) => panic!("YAML does not parse: {e}\n{text}"),
+    };
+    for doc in &mut docs {
+        if let Some(ann) = doc.pointer_mut("/metadata/annotations").and_then(|a| a.as_object_mut()) {
+            for key in VERSION_ANNOTATIONS {
+                ann.remove(*key);
+            }
+            if ann.is_empty() {
+                if let Some(md) = doc.pointer_mut("/metadata").and_then(|m| m.as_object_mut()) {
+                    md.remove("annotations");
+                }
+            }
+        }
+        if let Some(versions) = doc.pointer_mut("/spec/versions").and_then(|v| v.as_array_mut()) {
+            versions.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+        }
+    }
+    docs
+}
+
+/// The first differing path between two JSON values, for readable failures.
+pub fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Option<String> {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for key in x.keys().chain(y.keys()) {
+                match (x.get(key), y.get(key)) {
+                    (Some(p), Some(q)) => {
+                        if let Some(d) = first_difference(p, q, &format!("{path}/{key}")) {
+                            return Some(d);
+                        }
+                    }
+                    (p, q) => return Some(format!("{path}/{key}: {p:?} != {q:?}")),
+                }
+            }
+            None
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            if x.len() != y.len() {
+                return Some(format!("{path}: {} items != {} items", x.len(), y.len()));
+            }
+            x.iter().zip(y).enumerate().find_map(|(i, (p, q))| first_difference(p, q, &format!("{path}/{i}")))
+        }
+        (Value::Number(x), Value::Number(y)) if x.as_f64() == y.as_f64() => None,
+        _ if a == b => None,
+        _ => Some(format!("{path}: {a} != {b}")),
+    }
+}
+
+pub mod cli;

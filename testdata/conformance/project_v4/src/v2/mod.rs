@@ -1,0 +1,3 @@
+//! +groupName=crew.testproject.org
+
+pub mod firstmate;
