@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use k8s_openapi::api::authentication::v1::TokenRequest;
 use k8s_openapi::api::core::v1::ServiceAccount;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, PostParams};
 
 use crate::assets::{self, ETCD, KUBE_APISERVER};
@@ -172,6 +173,17 @@ impl ControlPlane {
     /// The etcd log file.
     pub fn etcd_log(&self) -> &Path {
         self.etcd.log()
+    }
+
+    /// Applies `crds` with server-side apply (field manager [`crate::FIELD_MANAGER`], forcing
+    /// conflicts) and waits until each is Established and its served versions are in discovery,
+    /// so custom objects can be created right away.
+    pub async fn install_crds(
+        &self,
+        crds: &[CustomResourceDefinition],
+        timeout: Duration,
+    ) -> Result<()> {
+        crate::crds::install(&self.client, crds, timeout).await
     }
 
     /// A client acting as `user` in `groups` (through impersonation by the admin), subject to RBAC

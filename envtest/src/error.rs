@@ -89,6 +89,17 @@ pub enum Error {
         /// `namespace/name`.
         account: String,
     },
+    /// A CRD to install has no `metadata.name`.
+    #[error("a CRD to install has no metadata.name")]
+    UnnamedCrd,
+    /// An installed CRD did not become usable.
+    #[error("CRD {name} is not usable: {why}")]
+    CrdNotEstablished {
+        /// The CRD's name.
+        name: String,
+        /// What was wrong, with its conditions.
+        why: String,
+    },
     /// The generated kubeconfig could not be loaded by kube.
     #[error("cannot load the generated kubeconfig: {0}")]
     Kubeconfig(#[from] kube::config::KubeconfigError),

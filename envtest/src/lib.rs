@@ -18,12 +18,14 @@
 mod assets;
 mod certs;
 mod control_plane;
+mod crds;
 mod error;
 mod kubeconfig;
 mod process;
 
 pub use assets::{ASSETS_ENV, assets, require_assets};
 pub use control_plane::{ControlPlane, START_TIMEOUT_ENV, Settings};
+pub use crds::FIELD_MANAGER;
 pub use error::Error;
 
 /// Skips the calling test (returns early) when the control-plane binaries are missing, and fails

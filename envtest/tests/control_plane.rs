@@ -7,7 +7,6 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::api::{
     Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
 };
-use kube::runtime::wait::{await_condition, conditions};
 use operator_gen_envtest::{ControlPlane, require_assets};
 use serde_json::json;
 
@@ -78,21 +77,38 @@ async fn crd_is_established_then_validates_and_prunes_custom_objects() {
     let plane = ControlPlane::start().await.expect("control plane starts");
     let client = plane.client();
 
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    crds.patch(
-        CRD_NAME,
-        &PatchParams::apply(MANAGER).force(),
-        &Patch::Apply(&widget_crd()),
-    )
-    .await
-    .expect("server-side apply of the CRD");
-    tokio::time::timeout(
-        Duration::from_secs(30),
-        await_condition(crds.clone(), CRD_NAME, conditions::is_crd_established()),
-    )
-    .await
-    .expect("CRD established within 30s")
-    .expect("watching the CRD");
+    plane
+        .install_crds(&[widget_crd()], Duration::from_secs(30))
+        .await
+        .expect("CRD applied server-side, established and discovered");
+    let crd = Api::<CustomResourceDefinition>::all(client.clone())
+        .get(CRD_NAME)
+        .await
+        .expect("get CRD");
+    let fields = crd.metadata.managed_fields.unwrap_or_default();
+    assert!(
+        fields.iter().any(
+            |f| f.manager.as_deref() == Some(operator_gen_envtest::FIELD_MANAGER)
+                && f.operation.as_deref() == Some("Apply")
+        ),
+        "the CRD was not server-side applied: {fields:?}"
+    );
+
+    // a second CRD claiming the same kind in the group is refused, and install_crds says why
+    let mut clash = widget_crd();
+    clash.metadata.name = Some("gadgets.test.operator-gen.dev".to_owned());
+    clash.spec.names.plural = "gadgets".to_owned();
+    clash.spec.names.singular = Some("gadget".to_owned());
+    let error = plane
+        .install_crds(&[clash], Duration::from_secs(30))
+        .await
+        .expect_err("the kind is taken");
+    let message = error.to_string();
+    assert!(
+        message
+            .starts_with("CRD gadgets.test.operator-gen.dev is not usable: names not accepted: "),
+        "{message}"
+    );
 
     apply_namespace(&client, "widgets").await;
     let gvk = GroupVersionKind::gvk("test.operator-gen.dev", "v1", "Widget");
