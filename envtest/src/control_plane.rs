@@ -30,7 +30,9 @@ pub struct Settings {
     /// How long to wait for `/readyz`; `None` reads `KUBEBUILDER_CONTROLPLANE_START_TIMEOUT`,
     /// else 90 seconds.
     pub start_timeout: Option<Duration>,
-    /// Extra kube-apiserver flags (`--name=value`), passed after the defaults, so they win.
+    /// Extra kube-apiserver flags (`--name=value`), passed after the defaults: a single-value flag
+    /// given again replaces the default, a list flag (such as `--disable-admission-plugins`)
+    /// adds to it.
     pub apiserver_args: Vec<String>,
 }
 
