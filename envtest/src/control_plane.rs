@@ -22,6 +22,9 @@ pub const START_TIMEOUT_ENV: &str = "KUBEBUILDER_CONTROLPLANE_START_TIMEOUT";
 /// generous, because a shared two-core machine takes a while.
 const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(90);
 
+/// How often to start over on new ports when one was taken.
+const PORT_ATTEMPTS: u32 = 3;
+
 /// How a [`ControlPlane`] starts; `Settings::default()` is what [`ControlPlane::start`] uses.
 #[derive(Clone, Debug, Default)]
 pub struct Settings {
@@ -68,7 +71,34 @@ impl ControlPlane {
             Some(timeout) => timeout,
             None => start_timeout_from_env()?,
         };
+        // the free ports are released before the processes bind them, so another process can
+        // take one in between; then start again on new ports
+        let mut attempt = 1;
+        loop {
+            match ControlPlane::launch(
+                &etcd_binary,
+                &apiserver_binary,
+                timeout,
+                &settings.apiserver_args,
+            )
+            .await
+            {
+                Err(Error::Exited { log_tail, .. })
+                    if attempt < PORT_ATTEMPTS && log_tail.contains("address already in use") =>
+                {
+                    attempt += 1;
+                }
+                result => return result,
+            }
+        }
+    }
 
+    async fn launch(
+        etcd_binary: &Path,
+        apiserver_binary: &Path,
+        timeout: Duration,
+        extra_apiserver_args: &[String],
+    ) -> Result<ControlPlane> {
         let dir = tempfile::Builder::new()
             .prefix("operator-gen-envtest-")
             .tempdir()
@@ -91,7 +121,7 @@ impl ControlPlane {
             format!("--listen-peer-urls=http://127.0.0.1:{peer_port}"),
             "--unsafe-no-fsync=true".to_owned(),
         ];
-        let mut etcd = Process::spawn(ETCD, &etcd_binary, &etcd_args, root.join("etcd.log"))?;
+        let mut etcd = Process::spawn(ETCD, etcd_binary, &etcd_args, root.join("etcd.log"))?;
 
         let server = format!("https://127.0.0.1:{secure_port}");
         let mut apiserver_args = vec![
@@ -115,10 +145,10 @@ impl ControlPlane {
                 files.sa_private.display()
             ),
         ];
-        apiserver_args.extend(settings.apiserver_args);
+        apiserver_args.extend(extra_apiserver_args.iter().cloned());
         let mut apiserver = Process::spawn(
             KUBE_APISERVER,
-            &apiserver_binary,
+            apiserver_binary,
             &apiserver_args,
             root.join("kube-apiserver.log"),
         )?;
