@@ -238,9 +238,20 @@ fn set_permissions(_tmp: &Path, _target: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `content` with `fragment` inserted before the first line whose trimmed text is `marker`;
-/// unchanged when the fragment is already present; `None` when there is no marker line.
+/// Single-line fragments with these prefixes join the run of like lines right above the marker
+/// in sorted order, the order rustfmt gives `mod` and `use` items.
+const SORTED_PREFIXES: &[&str] = &["pub mod ", "pub use ", "mod ", "use "];
+
+/// `content` with `fragment` inserted before the first line whose trimmed text is `marker`
+/// (a single `pub mod`/`pub use` line goes to its sorted place in the run of such lines just
+/// above it); unchanged when the fragment is already present; `None` when there is no marker.
 pub fn insert_before_marker(content: &str, marker: &str, fragment: &str) -> Option<String> {
+    let single = fragment.trim();
+    if !single.contains('\n')
+        && let Some(prefix) = SORTED_PREFIXES.iter().find(|p| single.starts_with(*p))
+    {
+        return insert_sorted(content, marker, single, prefix);
+    }
     let mut out = String::with_capacity(content.len() + fragment.len());
     let mut offset = 0;
     for line in content.split_inclusive('\n') {
@@ -263,9 +274,46 @@ pub fn insert_before_marker(content: &str, marker: &str, fragment: &str) -> Opti
     None
 }
 
+fn insert_sorted(content: &str, marker: &str, line: &str, prefix: &str) -> Option<String> {
+    let lines: Vec<&str> = content.split_inclusive('\n').collect();
+    let at = lines.iter().position(|l| l.trim() == marker)?;
+    if lines.iter().any(|l| l.trim() == line) {
+        return Some(content.to_owned());
+    }
+    let indent = &lines[at][..lines[at].len() - lines[at].trim_start().len()];
+    let mut start = at;
+    while start > 0 && lines[start - 1].trim_start().starts_with(prefix) {
+        start -= 1;
+    }
+    let pos = (start..at).find(|&i| lines[i].trim() > line).unwrap_or(at);
+    let mut out = String::with_capacity(content.len() + line.len() + 1);
+    for l in &lines[..pos] {
+        out.push_str(l);
+    }
+    out.push_str(indent);
+    out.push_str(line);
+    out.push('\n');
+    for l in &lines[pos..] {
+        out.push_str(l);
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn module_lines_are_sorted_like_rustfmt() {
+        let text = "//! doc\n\npub mod b;\npub mod d;\n// +m\n";
+        let once = insert_before_marker(text, "// +m", "pub mod c;").expect("marker");
+        assert_eq!(once, "//! doc\n\npub mod b;\npub mod c;\npub mod d;\n// +m\n");
+        let first = insert_before_marker(text, "// +m", "pub mod a;").expect("marker");
+        assert_eq!(first, "//! doc\n\npub mod a;\npub mod b;\npub mod d;\n// +m\n");
+        let last = insert_before_marker(text, "// +m", "pub mod e;").expect("marker");
+        assert!(last.ends_with("pub mod d;\npub mod e;\n// +m\n"));
+        assert_eq!(insert_before_marker(&once, "// +m", "pub mod c;").as_deref(), Some(once.as_str()));
+    }
 
     #[test]
     fn inserts_once_with_indentation() {

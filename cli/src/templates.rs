@@ -109,3 +109,41 @@ fn report(e: &tera::Error) -> String {
     }
     message.replace('\n', " ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn on_disk(dir: &Path, root: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).expect("read templates dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                on_disk(&path, root, out);
+            } else {
+                let rel = path.strip_prefix(root).expect("under root");
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+
+    #[test]
+    fn every_template_on_disk_is_embedded_and_parses() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../templates");
+        let mut disk = Vec::new();
+        on_disk(&root, &root, &mut disk);
+        disk.sort();
+        let embedded: Vec<String> = embedded_files().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(disk, embedded, "templates/ and the embedded tree differ; rebuild the CLI");
+        let engine = match Engine::new() {
+            Ok(e) => e,
+            Err(e) => panic!("{e}"),
+        };
+        for name in &disk {
+            assert!(name.ends_with(SUFFIX), "{name} lacks the {SUFFIX} suffix");
+            assert!(engine.contains(name), "{name} is not loaded");
+        }
+        assert!(!engine.names_under("init/").is_empty());
+        assert!(!engine.names_under("api/").is_empty());
+    }
+}

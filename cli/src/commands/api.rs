@@ -18,6 +18,8 @@ use crate::templates::Engine;
 
 /// Marker in `mod.rs` files where `pub mod` lines go.
 pub const MODULES_MARKER: &str = "// +operator-gen:scaffold:modules";
+/// Marker in a version's `mod.rs` where the kinds are re-exported.
+pub const REEXPORTS_MARKER: &str = "// +operator-gen:scaffold:reexports";
 /// Marker in `src/main.rs` where controllers are registered.
 pub const CONTROLLERS_MARKER: &str = "// +operator-gen:scaffold:controllers";
 /// Marker in `config/crd/kustomization.yaml`.
@@ -108,15 +110,8 @@ pub fn run(args: &ApiArgs, root: &Path, printer: &Printer) -> Result<()> {
             format!("src/api/{version_mod}")
         };
         s.file(&format!("{dir}/mod.rs"), engine.render("api/mod.rs.tera", &ModDoc::version(&ctx))?, IfExists::Skip)?;
-        s.insert(
-            &format!("{dir}/mod.rs"),
-            MODULES_MARKER,
-            &format!(
-                "pub mod {m};\npub use {m}::{{{k}, {k}Spec, {k}Status}};",
-                m = ctx.kind_module,
-                k = ctx.kind
-            ),
-        )?;
+        s.insert(&format!("{dir}/mod.rs"), MODULES_MARKER, &format!("pub mod {};", ctx.kind_module))?;
+        s.insert(&format!("{dir}/mod.rs"), REEXPORTS_MARKER, &format!("pub use {}::*;", ctx.kind_module))?;
         s.file(&format!("{dir}/{}.rs", ctx.kind_module), engine.render("api/types.rs.tera", &ctx)?, policy)?;
 
         let sample = format!("{}_{}_{}.yaml", names::module_name(&plan.group), plan.version, ctx.kind_lower);

@@ -1,0 +1,214 @@
+//! Helpers for the CLI tests: build and run the `operator-gen` binary, snapshot and hash
+//! directory trees, copy case inputs, and detect the external tools (make, kubectl) a test needs.
+
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+/// Set this variable to `1` to rewrite the `out/` goldens of `tests/cases/` from the actual output.
+pub const UPDATE_GOLDENS: &str = "UPDATE_GOLDENS";
+
+/// What goldens hold in place of this checkout's `runtime/` directory.
+pub const RUNTIME_PLACEHOLDER: &str = "@OPERATOR_GEN_RUNTIME@";
+
+/// The year every test run puts in license headers.
+pub const YEAR: &str = "2026";
+
+/// The workspace root (the operator-gen checkout).
+pub fn workspace_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
+}
+
+/// The canonical path of this checkout's runtime crate, as `init` writes it into Cargo.toml.
+pub fn runtime_path() -> String {
+    let path = workspace_root().join("runtime");
+    std::fs::canonicalize(&path).unwrap_or(path).to_string_lossy().into_owned()
+}
+
+/// The `cargo` running the tests.
+pub fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
+}
+
+/// The `operator-gen` binary, built once per test process with `cargo build -p operator-gen`.
+pub fn operator_gen_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let out = Command::new(cargo())
+            .args(["build", "-p", "operator-gen", "--bin", "operator-gen", "--message-format=json"])
+            .current_dir(workspace_root())
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("run cargo build -p operator-gen");
+        assert!(out.status.success(), "cargo build -p operator-gen failed");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["reason"] == "compiler-artifact" && v["target"]["name"] == "operator-gen")
+            .find_map(|v| v["executable"].as_str().map(PathBuf::from))
+            .expect("cargo build reported no operator-gen executable")
+    })
+}
+
+/// The result of one CLI run.
+#[derive(Debug)]
+pub struct Output {
+    /// Exit code (-1 when killed by a signal).
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+/// Run `operator-gen args...` in `dir`, non-interactively, with a fixed license year.
+pub fn run(dir: &Path, args: &[String]) -> Output {
+    let out = Command::new(operator_gen_bin())
+        .args(args)
+        .current_dir(dir)
+        .env("OPERATOR_GEN_YEAR", YEAR)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run operator-gen");
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Split a command line on whitespace, keeping "double-quoted" words together.
+pub fn split_args(line: &str) -> Vec<String> {
+    let mut args = Vec::new();
+    let mut current = String::new();
+    let mut quoted = false;
+    let mut any = false;
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                any = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if any {
+                    args.push(std::mem::take(&mut current));
+                    any = false;
+                }
+            }
+            c => {
+                current.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        args.push(current);
+    }
+    args
+}
+
+/// Every file under `dir` (relative path with `/` → contents), skipping `target/`.
+pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+            if rel == "target" {
+                continue;
+            }
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                out.insert(rel, bytes);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// A hash of every path, directory, permission and content under `dir`.
+pub fn tree_hash(dir: &Path) -> u64 {
+    fn walk(root: &Path, dir: &Path, h: &mut std::collections::hash_map::DefaultHasher) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for path in paths {
+            path.strip_prefix(root).unwrap_or(&path).hash(h);
+            if let Ok(meta) = std::fs::symlink_metadata(&path) {
+                meta.is_dir().hash(h);
+                meta.permissions().readonly().hash(h);
+                #[cfg(unix)]
+                std::os::unix::fs::PermissionsExt::mode(&meta.permissions()).hash(h);
+            }
+            if path.is_dir() {
+                walk(root, &path, h);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                bytes.hash(h);
+            }
+        }
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    walk(dir, dir, &mut h);
+    h.finish()
+}
+
+/// Copy the tree `from` into `to` (created when missing).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create directory");
+    let Ok(entries) = std::fs::read_dir(from) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let target = to.join(entry.file_name());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy file");
+        }
+    }
+}
+
+/// Whether `tool` runs (`tool args...` exits 0). Outside CI a missing tool prints why the
+/// test is skipped and returns false; under `CI=true` a missing tool fails the test.
+pub fn require_tool(tool: &str, args: &[&str]) -> bool {
+    let ok = Command::new(tool)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if ok {
+        return true;
+    }
+    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    assert!(!in_ci, "`{tool}` is required under CI=true but does not run");
+    eprintln!("skipping: `{tool}` is not installed (set CI=true to make this a failure)");
+    false
+}
+
+/// Replace machine-specific text (the runtime path) with its placeholder.
+pub fn normalize(text: &str) -> String {
+    text.replace(&runtime_path(), RUNTIME_PLACEHOLDER)
+}
+
+/// Make a golden's text concrete for this machine.
+pub fn denormalize(text: &str) -> String {
+    text.replace(RUNTIME_PLACEHOLDER, &runtime_path())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_quoted_words() {
+        assert_eq!(split_args(r#"init --owner "The Authors"  --yes"#), ["init", "--owner", "The Authors", "--yes"]);
+        assert_eq!(split_args(r#"a "" b"#), ["a", "", "b"]);
+    }
+}
