@@ -1,0 +1,4 @@
+//! Controllers: one module per kind.
+
+pub mod captain;
+// +operator-gen:scaffold:modules

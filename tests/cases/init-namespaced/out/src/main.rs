@@ -1,0 +1,30 @@
+//! The demo manager: parses its flags, serves health probes and metrics, runs the
+//! controllers behind leader election and shuts down gracefully on SIGTERM.
+
+use clap::Parser;
+use operator_gen_runtime::manager::{Manager, ManagerOptions};
+use tracing_subscriber::EnvFilter;
+
+/// The manager's command line.
+#[derive(Debug, Parser)]
+#[command(name = "manager", version, about = "Runs the demo controllers")]
+struct Cli {
+    #[command(flatten)]
+    manager: ManagerOptions,
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt().with_env_filter(filter).init();
+    let cli = Cli::parse();
+
+    #[allow(unused_mut)] // controllers added at the scaffold marker borrow it mutably
+    let mut mgr = Manager::new(cli.manager, "demo").await?;
+    demo::controller::captain::register(&mut mgr);
+    // +operator-gen:scaffold:controllers
+
+    tracing::info!("starting manager");
+    mgr.run().await?;
+    Ok(())
+}
