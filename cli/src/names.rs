@@ -21,7 +21,7 @@ pub const RESERVED_KINDS: &[&str] = &[
     "Send", "Sized", "Some", "String", "Sync", "ToOwned", "ToString", "Unpin", "Vec", "Debug",
     "Hash",
     // names generated files import
-    "Action", "Api", "Arc", "Client", "Condition", "Context", "Controller", "CustomResource",
+    "Action", "Api", "Arc", "Client", "HashMap", "Manager", "Metrics", "Mutex", "PoisonError", "Condition", "Context", "Controller", "CustomResource",
     "Deserialize", "Duration", "Error", "Event", "EventType", "Future", "ListParams",
     "ObjectMeta", "Patch", "PatchParams", "Recorder", "Reporter", "Resource", "ResourceExt",
     "Schema", "Serialize", "StreamExt", "Time", "Timestamp",

@@ -19,6 +19,8 @@ enum Setup {
     NoMarker,
     /// `init`, then `src/main.rs` deleted.
     NoMain,
+    /// A `Makefile` of the user's own.
+    Makefile,
 }
 
 struct Row {
@@ -49,6 +51,7 @@ fn rows() -> Vec<Row> {
         row(Empty, "init --license mit", "invalid value 'mit'", 2),
         row(Empty, "init --runtime-path /nonexistent/operator-gen", "--runtime-path /nonexistent/operator-gen holds no Cargo.toml", 1),
         row(Empty, "init --runtime-path /tmp --runtime-git x", "cannot be used with", 2),
+        row(Makefile, "init", "init would overwrite Makefile; move it out of the directory", 1),
         // create api: project state
         row(Empty, CAPTAIN, "no PROJECT file", 1),
         row(WithCaptain, CAPTAIN, "API resource already exists", 1),
@@ -59,6 +62,7 @@ fn rows() -> Vec<Row> {
         row(Init, "create api --group crew --version v1 --kind captain", "must start with an uppercase character", 1),
         row(Init, "create api --group crew --version v1 --kind Cap_tain", "invalid kind \"Cap_tain\"", 1),
         row(Init, "create api --group crew --version v1 --kind Option", "shadow a rust prelude", 1),
+        row(Init, "create api --group crew --version v1 --kind Manager", "shadow a rust prelude or generated name", 1),
         row(Init, "create api --group crew --version v1 --kind Type", "module name `type` is a rust keyword", 1),
         row(Init, "create api --group crew --version V1 --kind Captain", "version \"V1\" is invalid", 1),
         row(Init, "create api --group crew --version 1beta1 --kind Captain", "must start with a letter", 1),
@@ -95,6 +99,7 @@ fn set_up(dir: &Path, setup: Setup) {
             let text = text.replace("// +operator-gen:scaffold:controllers", "");
             std::fs::write(&main, text).expect("write main.rs");
         }
+        Setup::Makefile => std::fs::write(dir.join("Makefile"), "all:\n").expect("write Makefile"),
         Setup::NoMain => {
             ok("init");
             std::fs::remove_file(dir.join("src/main.rs")).expect("remove main.rs");

@@ -50,6 +50,8 @@ pub struct InitContext {
     pub k8s_openapi_version: String,
     /// operator-gen version.
     pub cli_version: String,
+    /// operator-gen's repository, for installing the CLI in CI.
+    pub repository: String,
 }
 
 /// Run `init` in `root`.
@@ -69,6 +71,11 @@ pub fn run(args: &InitArgs, root: &Path, printer: &Printer) -> Result<()> {
         let text = engine.render(&name, &ctx)?;
         if text.trim().is_empty() {
             continue;
+        }
+        if scaffold.exists(&rel) {
+            return Err(Error::msg(format!(
+                "init would overwrite {rel}; move it out of the directory and run init again"
+            )));
         }
         scaffold.file(&rel, text, IfExists::Error)?;
     }
@@ -138,6 +145,7 @@ fn context(args: &InitArgs, root: &Path) -> Result<InitContext> {
         kube_version: versions::KUBE.to_owned(),
         k8s_openapi_version: versions::K8S_OPENAPI.to_owned(),
         cli_version: versions::CLI.to_owned(),
+        repository: env!("CARGO_PKG_REPOSITORY").to_owned(),
     })
 }
 
