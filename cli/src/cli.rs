@@ -158,7 +158,11 @@ where
             return code;
         }
     };
-    let printer = Printer::new(if cli.quiet { Verbosity::Quiet } else { Verbosity::Normal });
+    let printer = Printer::new(if cli.quiet {
+        Verbosity::Quiet
+    } else {
+        Verbosity::Normal
+    });
     match dispatch(cli.command, &printer) {
         Ok(()) => 0,
         Err(e) => {
@@ -171,7 +175,9 @@ where
 fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
     match cmd {
         Command::Init(args) => commands::init::run(&args, &current_dir()?, printer),
-        Command::Create(CreateCommand::Api(args)) => commands::api::run(&args, &current_dir()?, printer),
+        Command::Create(CreateCommand::Api(args)) => {
+            commands::api::run(&args, &current_dir()?, printer)
+        }
         Command::Manifests(args) => {
             let opts = crate::manifests::ManifestsOptions {
                 root: args.root,
@@ -195,7 +201,9 @@ fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
 }
 
 fn current_dir() -> Result<PathBuf> {
-    std::env::current_dir().map_err(|e| crate::error::Error::io("read", std::path::Path::new("the current directory"), e))
+    std::env::current_dir().map_err(|e| {
+        crate::error::Error::io("read", std::path::Path::new("the current directory"), e)
+    })
 }
 
 #[cfg(test)]

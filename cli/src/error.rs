@@ -38,7 +38,11 @@ impl Error {
 
     /// An IO error on `path`.
     pub fn io(action: &'static str, path: &Path, source: std::io::Error) -> Error {
-        Error::Io { action, path: path.to_path_buf(), source }
+        Error::Io {
+            action,
+            path: path.to_path_buf(),
+            source,
+        }
     }
 }
 
@@ -72,6 +76,9 @@ mod tests {
     #[test]
     fn io_errors_are_lower_case() {
         let e = Error::io("read", Path::new("x"), std::io::Error::other("Boom"));
-        assert_eq!(e.to_string(), "cannot read x: boom; check the path and its permissions");
+        assert_eq!(
+            e.to_string(),
+            "cannot read x: boom; check the path and its permissions"
+        );
     }
 }

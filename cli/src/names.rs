@@ -16,22 +16,78 @@ pub const RUST_KEYWORDS: &[&str] = &[
 /// controller file brings into scope.
 pub const RESERVED_KINDS: &[&str] = &[
     // std prelude
-    "Box", "Clone", "Copy", "Default", "Drop", "Eq", "Err", "Fn", "FnMut", "FnOnce", "From",
-    "Into", "Iterator", "None", "Ok", "Option", "Ord", "PartialEq", "PartialOrd", "Result",
-    "Send", "Sized", "Some", "String", "Sync", "ToOwned", "ToString", "Unpin", "Vec", "Debug",
+    "Box",
+    "Clone",
+    "Copy",
+    "Default",
+    "Drop",
+    "Eq",
+    "Err",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "From",
+    "Into",
+    "Iterator",
+    "None",
+    "Ok",
+    "Option",
+    "Ord",
+    "PartialEq",
+    "PartialOrd",
+    "Result",
+    "Send",
+    "Sized",
+    "Some",
+    "String",
+    "Sync",
+    "ToOwned",
+    "ToString",
+    "Unpin",
+    "Vec",
+    "Debug",
     "Hash",
     // names generated files import
-    "Action", "Api", "Arc", "Client", "HashMap", "Manager", "Metrics", "Mutex", "PoisonError", "Condition", "Context", "Controller", "CustomResource",
-    "Deserialize", "Duration", "Error", "Event", "EventType", "Future", "ListParams",
-    "ObjectMeta", "Patch", "PatchParams", "Recorder", "Reporter", "Resource", "ResourceExt",
-    "Schema", "Serialize", "StreamExt", "Time", "Timestamp",
+    "Action",
+    "Api",
+    "Arc",
+    "Client",
+    "HashMap",
+    "Manager",
+    "Metrics",
+    "Mutex",
+    "PoisonError",
+    "Condition",
+    "Context",
+    "Controller",
+    "CustomResource",
+    "Deserialize",
+    "Duration",
+    "Error",
+    "Event",
+    "EventType",
+    "Future",
+    "ListParams",
+    "ObjectMeta",
+    "Patch",
+    "PatchParams",
+    "Recorder",
+    "Reporter",
+    "Resource",
+    "ResourceExt",
+    "Schema",
+    "Serialize",
+    "StreamExt",
+    "Time",
+    "Timestamp",
 ];
 
 /// `s` is a DNS-1123 label: at most 63 of `[a-z0-9-]`, starting and ending alphanumeric.
 pub fn is_dns1123_label(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 63
-        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         && !s.starts_with('-')
         && !s.ends_with('-')
 }
@@ -110,11 +166,36 @@ pub fn pluralize(word: &str) -> String {
         ("veto", "vetoes"),
     ];
     const UNCOUNTABLE: &[&str] = &[
-        "sheep", "fish", "deer", "series", "species", "news", "information", "equipment",
-        "money", "rice", "moose", "salmon", "trout", "swine", "bison", "metadata", "data",
-        "media", "people", "men", "women", "children", "feedback", "software", "hardware",
+        "sheep",
+        "fish",
+        "deer",
+        "series",
+        "species",
+        "news",
+        "information",
+        "equipment",
+        "money",
+        "rice",
+        "moose",
+        "salmon",
+        "trout",
+        "swine",
+        "bison",
+        "metadata",
+        "data",
+        "media",
+        "people",
+        "men",
+        "women",
+        "children",
+        "feedback",
+        "software",
+        "hardware",
     ];
-    if UNCOUNTABLE.iter().any(|u| w.ends_with(u) && is_word_suffix(&w, u)) {
+    if UNCOUNTABLE
+        .iter()
+        .any(|u| w.ends_with(u) && is_word_suffix(&w, u))
+    {
         return w;
     }
     for (singular, plural) in IRREGULAR {
@@ -122,7 +203,12 @@ pub fn pluralize(word: &str) -> String {
             return format!("{}{}", &w[..w.len() - singular.len()], plural);
         }
     }
-    if w.ends_with("s") || w.ends_with('x') || w.ends_with('z') || w.ends_with("ch") || w.ends_with("sh") {
+    if w.ends_with("s")
+        || w.ends_with('x')
+        || w.ends_with('z')
+        || w.ends_with("ch")
+        || w.ends_with("sh")
+    {
         return format!("{w}es");
     }
     if let Some(stem) = w.strip_suffix('y')
@@ -140,10 +226,18 @@ fn is_word_suffix(word: &str, suffix: &str) -> bool {
 }
 
 /// The closest of `candidates` to `input`, when close enough to suggest.
-pub fn did_you_mean<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    input: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     candidates
         .into_iter()
-        .map(|c| (strsim::jaro(&input.to_ascii_lowercase(), &c.to_ascii_lowercase()), c))
+        .map(|c| {
+            (
+                strsim::jaro(&input.to_ascii_lowercase(), &c.to_ascii_lowercase()),
+                c,
+            )
+        })
         .filter(|(score, _)| *score > 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)
@@ -213,7 +307,10 @@ mod tests {
 
     #[test]
     fn suggestions() {
-        assert_eq!(did_you_mean("Deploymnet", ["Deployment", "DaemonSet"]), Some("Deployment"));
+        assert_eq!(
+            did_you_mean("Deploymnet", ["Deployment", "DaemonSet"]),
+            Some("Deployment")
+        );
         assert_eq!(did_you_mean("Zebra", ["Deployment"]), None);
     }
 }

@@ -69,7 +69,11 @@ impl Printer {
 
     /// Something the user should know but that does not stop the command.
     pub fn warn(&self, message: &str) {
-        let prefix = if self.color { "\x1b[1;33mwarning\x1b[0m" } else { "warning" };
+        let prefix = if self.color {
+            "\x1b[1;33mwarning\x1b[0m"
+        } else {
+            "warning"
+        };
         let _ = writeln!(std::io::stderr().lock(), "{prefix}: {message}");
     }
 
@@ -83,7 +87,11 @@ impl Printer {
 
     /// The command failed.
     pub fn error(&self, error: &Error) {
-        let prefix = if self.color { "\x1b[1;31merror\x1b[0m" } else { "error" };
+        let prefix = if self.color {
+            "\x1b[1;31merror\x1b[0m"
+        } else {
+            "error"
+        };
         let _ = writeln!(std::io::stderr().lock(), "{prefix}: {error}");
     }
 

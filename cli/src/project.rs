@@ -107,7 +107,9 @@ impl Project {
             Err(e) => return Err(Error::io("read", &path, e)),
         };
         let project: Project = serde_yaml::from_str(&text).map_err(|e| {
-            Error::msg(format!("PROJECT is not a valid project file: {e}; fix or restore it"))
+            Error::msg(format!(
+                "PROJECT is not a valid project file: {e}; fix or restore it"
+            ))
         })?;
         if project.version != "3" {
             return Err(Error::msg(format!(
@@ -129,7 +131,11 @@ impl Project {
 
     /// The full API group of `group`: `<group>.<domain>`, or the domain alone for an empty group.
     pub fn qualified_group(&self, group: &str) -> String {
-        if group.is_empty() { self.domain.clone() } else { format!("{group}.{}", self.domain) }
+        if group.is_empty() {
+            self.domain.clone()
+        } else {
+            format!("{group}.{}", self.domain)
+        }
     }
 }
 
@@ -148,7 +154,10 @@ mod tests {
             namespaced: false,
             project_name: "demo".into(),
             resources: vec![ResourceEntry {
-                api: Some(ApiEntry { crd_version: "v1".into(), namespaced: true }),
+                api: Some(ApiEntry {
+                    crd_version: "v1".into(),
+                    namespaced: true,
+                }),
                 controller: true,
                 core: false,
                 domain: "my.domain".into(),

@@ -37,7 +37,10 @@ pub struct Scaffold {
 impl Scaffold {
     /// An empty change set rooted at `root`.
     pub fn new(root: &Path) -> Scaffold {
-        Scaffold { root: root.to_path_buf(), files: BTreeMap::new() }
+        Scaffold {
+            root: root.to_path_buf(),
+            files: BTreeMap::new(),
+        }
     }
 
     /// The root directory.
@@ -64,7 +67,8 @@ impl Scaffold {
         if !self.files.contains_key(&key) {
             let original = read_disk(&self.root.join(&key))?;
             let content = original.clone().unwrap_or_default();
-            self.files.insert(key.clone(), Pending { original, content });
+            self.files
+                .insert(key.clone(), Pending { original, content });
         }
         self.files
             .get_mut(&key)
@@ -122,7 +126,11 @@ impl Scaffold {
                 match trimmed.strip_prefix('#') {
                     Some(rest) if rest.trim_start().trim_end() == line && !changed => {
                         changed = true;
-                        format!("{indent}{}{}", line, if l.ends_with('\n') { "\n" } else { "" })
+                        format!(
+                            "{indent}{}{}",
+                            line,
+                            if l.ends_with('\n') { "\n" } else { "" }
+                        )
                     }
                     _ => l.to_owned(),
                 }
@@ -159,7 +167,9 @@ impl Scaffold {
 
     /// The pending files (path, new contents, whether new), sorted by path.
     pub fn pending(&self) -> impl Iterator<Item = (&Path, &str, bool)> {
-        self.files.iter().map(|(p, f)| (p.as_path(), f.content.as_str(), f.original.is_none()))
+        self.files
+            .iter()
+            .map(|(p, f)| (p.as_path(), f.content.as_str(), f.original.is_none()))
     }
 
     /// Write every changed file: first all to temporary files next to their targets, then
@@ -196,8 +206,13 @@ impl Scaffold {
             return Err(e);
         }
         for (target, display, is_new, tmp) in staged {
-            tmp.persist(&target).map_err(|e| Error::io("write", &target, e.error))?;
-            if is_new { printer.created(&display) } else { printer.updated(&display) }
+            tmp.persist(&target)
+                .map_err(|e| Error::io("write", &target, e.error))?;
+            if is_new {
+                printer.created(&display)
+            } else {
+                printer.updated(&display)
+            }
         }
         Ok(())
     }
@@ -259,7 +274,13 @@ pub fn insert_before_marker(content: &str, marker: &str, fragment: &str) -> Opti
             let indent = &line[..line.len() - line.trim_start().len()];
             let block: String = fragment
                 .lines()
-                .map(|l| if l.is_empty() { "\n".to_owned() } else { format!("{indent}{l}\n") })
+                .map(|l| {
+                    if l.is_empty() {
+                        "\n".to_owned()
+                    } else {
+                        format!("{indent}{l}\n")
+                    }
+                })
                 .collect();
             if content.contains(&block) {
                 return Some(content.to_owned());
@@ -307,12 +328,21 @@ mod tests {
     fn module_lines_are_sorted_like_rustfmt() {
         let text = "//! doc\n\npub mod b;\npub mod d;\n// +m\n";
         let once = insert_before_marker(text, "// +m", "pub mod c;").expect("marker");
-        assert_eq!(once, "//! doc\n\npub mod b;\npub mod c;\npub mod d;\n// +m\n");
+        assert_eq!(
+            once,
+            "//! doc\n\npub mod b;\npub mod c;\npub mod d;\n// +m\n"
+        );
         let first = insert_before_marker(text, "// +m", "pub mod a;").expect("marker");
-        assert_eq!(first, "//! doc\n\npub mod a;\npub mod b;\npub mod d;\n// +m\n");
+        assert_eq!(
+            first,
+            "//! doc\n\npub mod a;\npub mod b;\npub mod d;\n// +m\n"
+        );
         let last = insert_before_marker(text, "// +m", "pub mod e;").expect("marker");
         assert!(last.ends_with("pub mod d;\npub mod e;\n// +m\n"));
-        assert_eq!(insert_before_marker(&once, "// +m", "pub mod c;").as_deref(), Some(once.as_str()));
+        assert_eq!(
+            insert_before_marker(&once, "// +m", "pub mod c;").as_deref(),
+            Some(once.as_str())
+        );
     }
 
     #[test]
@@ -329,12 +359,21 @@ mod tests {
     fn commit_writes_atomically() {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut s = Scaffold::new(dir.path());
-        s.file("a/b.txt", "hello\n".into(), IfExists::Error).expect("file");
-        s.file("c.txt", "# +m\n".into(), IfExists::Error).expect("file");
+        s.file("a/b.txt", "hello\n".into(), IfExists::Error)
+            .expect("file");
+        s.file("c.txt", "# +m\n".into(), IfExists::Error)
+            .expect("file");
         s.insert("c.txt", "# +m", "x").expect("insert");
-        s.commit(&Printer::new(crate::printer::Verbosity::Quiet)).expect("commit");
-        assert_eq!(std::fs::read_to_string(dir.path().join("a/b.txt")).expect("read"), "hello\n");
-        assert_eq!(std::fs::read_to_string(dir.path().join("c.txt")).expect("read"), "x\n# +m\n");
+        s.commit(&Printer::new(crate::printer::Verbosity::Quiet))
+            .expect("commit");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a/b.txt")).expect("read"),
+            "hello\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("c.txt")).expect("read"),
+            "x\n# +m\n"
+        );
         let mut s = Scaffold::new(dir.path());
         assert!(s.file("c.txt", String::new(), IfExists::Error).is_err());
     }

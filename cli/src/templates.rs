@@ -45,20 +45,24 @@ impl Engine {
         tera.autoescape_on(Vec::<&str>::new());
         let mut sources = Vec::new();
         collect_checked(&TEMPLATES, &mut sources)?;
-        tera.add_raw_templates(sources).map_err(|e| Error::Template {
-            name: "(loading)".into(),
-            message: report(&e),
-        })?;
+        tera.add_raw_templates(sources)
+            .map_err(|e| Error::Template {
+                name: "(loading)".into(),
+                message: report(&e),
+            })?;
         Ok(Engine { tera })
     }
 
     /// Render `name` (a path under `templates/`, with its `.tera` suffix) with `context`.
     pub fn render(&self, name: &str, context: &impl Serialize) -> Result<String> {
-        let ctx = Context::from_serialize(context)
-            .map_err(|e| Error::Template { name: name.into(), message: report(&e) })?;
-        self.tera
-            .render(name, &ctx)
-            .map_err(|e| Error::Template { name: name.into(), message: report(&e) })
+        let ctx = Context::from_serialize(context).map_err(|e| Error::Template {
+            name: name.into(),
+            message: report(&e),
+        })?;
+        self.tera.render(name, &ctx).map_err(|e| Error::Template {
+            name: name.into(),
+            message: report(&e),
+        })
     }
 
     /// The template names under `prefix` (e.g. `init/`), sorted.
@@ -79,7 +83,10 @@ impl Engine {
     }
 }
 
-fn collect_checked(dir: &'static Dir<'static>, out: &mut Vec<(String, &'static str)>) -> Result<()> {
+fn collect_checked(
+    dir: &'static Dir<'static>,
+    out: &mut Vec<(String, &'static str)>,
+) -> Result<()> {
     for file in dir.files() {
         let name = file.path().to_string_lossy().replace('\\', "/");
         if !name.ends_with(SUFFIX) {
@@ -89,7 +96,10 @@ fn collect_checked(dir: &'static Dir<'static>, out: &mut Vec<(String, &'static s
             });
         }
         let Some(text) = file.contents_utf8() else {
-            return Err(Error::Template { name, message: "not UTF-8".into() });
+            return Err(Error::Template {
+                name,
+                message: "not UTF-8".into(),
+            });
         };
         out.push((name, text));
     }
@@ -116,7 +126,10 @@ mod tests {
     use std::path::Path;
 
     fn on_disk(dir: &Path, root: &Path, out: &mut Vec<String>) {
-        for entry in std::fs::read_dir(dir).expect("read templates dir").flatten() {
+        for entry in std::fs::read_dir(dir)
+            .expect("read templates dir")
+            .flatten()
+        {
             let path = entry.path();
             if path.is_dir() {
                 on_disk(&path, root, out);
@@ -134,7 +147,10 @@ mod tests {
         on_disk(&root, &root, &mut disk);
         disk.sort();
         let embedded: Vec<String> = embedded_files().into_iter().map(|(n, _)| n).collect();
-        assert_eq!(disk, embedded, "templates/ and the embedded tree differ; rebuild the CLI");
+        assert_eq!(
+            disk, embedded,
+            "templates/ and the embedded tree differ; rebuild the CLI"
+        );
         let engine = match Engine::new() {
             Ok(e) => e,
             Err(e) => panic!("{e}"),

@@ -25,7 +25,10 @@ pub fn workspace_root() -> PathBuf {
 /// The canonical path of this checkout's runtime crate, as `init` writes it into Cargo.toml.
 pub fn runtime_path() -> String {
     let path = workspace_root().join("runtime");
-    std::fs::canonicalize(&path).unwrap_or(path).to_string_lossy().into_owned()
+    std::fs::canonicalize(&path)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// The `cargo` running the tests.
@@ -38,7 +41,14 @@ pub fn operator_gen_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
         let out = Command::new(cargo())
-            .args(["build", "-p", "operator-gen", "--bin", "operator-gen", "--message-format=json"])
+            .args([
+                "build",
+                "-p",
+                "operator-gen",
+                "--bin",
+                "operator-gen",
+                "--message-format=json",
+            ])
             .current_dir(workspace_root())
             .stderr(Stdio::inherit())
             .output()
@@ -114,10 +124,16 @@ pub fn split_args(line: &str) -> Vec<String> {
 /// Every file under `dir` (relative path with `/` → contents), skipping `target/`.
 pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
         for entry in entries.flatten() {
             let path = entry.path();
-            let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+            let rel = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/");
             if rel == "target" {
                 continue;
             }
@@ -136,7 +152,9 @@ pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 /// A hash of every path, directory, permission and content under `dir`.
 pub fn tree_hash(dir: &Path) -> u64 {
     fn walk(root: &Path, dir: &Path, h: &mut std::collections::hash_map::DefaultHasher) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
         let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
         paths.sort();
         for path in paths {
@@ -162,7 +180,9 @@ pub fn tree_hash(dir: &Path) -> u64 {
 /// Copy the tree `from` into `to` (created when missing).
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create directory");
-    let Ok(entries) = std::fs::read_dir(from) else { return };
+    let Ok(entries) = std::fs::read_dir(from) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         let target = to.join(entry.file_name());
@@ -187,7 +207,10 @@ pub fn require_tool(tool: &str, args: &[&str]) -> bool {
         return true;
     }
     let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(!in_ci, "`{tool}` is required under CI=true but does not run");
+    assert!(
+        !in_ci,
+        "`{tool}` is required under CI=true but does not run"
+    );
     eprintln!("skipping: `{tool}` is not installed (set CI=true to make this a failure)");
     false
 }
@@ -208,7 +231,10 @@ mod tests {
 
     #[test]
     fn splits_quoted_words() {
-        assert_eq!(split_args(r#"init --owner "The Authors"  --yes"#), ["init", "--owner", "The Authors", "--yes"]);
+        assert_eq!(
+            split_args(r#"init --owner "The Authors"  --yes"#),
+            ["init", "--owner", "The Authors", "--yes"]
+        );
         assert_eq!(split_args(r#"a "" b"#), ["a", "", "b"]);
     }
 }

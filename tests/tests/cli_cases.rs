@@ -25,9 +25,19 @@ fn run_case(case: &Path) -> BTreeMap<String, String> {
     }
     let before = cli::snapshot(&project);
     let cmd = std::fs::read_to_string(case.join("cmd")).expect("read cmd");
-    for line in cmd.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+    for line in cmd
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
         let out = cli::run(&project, &cli::split_args(line));
-        assert_eq!(out.code, 0, "case {}: `operator-gen {line}` failed:\n{}", case.display(), out.stderr);
+        assert_eq!(
+            out.code,
+            0,
+            "case {}: `operator-gen {line}` failed:\n{}",
+            case.display(),
+            out.stderr
+        );
         assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
     }
     cli::snapshot(&project)
@@ -59,7 +69,10 @@ fn cli_cases_match_goldens() {
         .filter(|p| p.join("cmd").is_file())
         .collect();
     cases.sort();
-    assert!(cases.len() >= 6, "expected the init and create api cases under tests/cases");
+    assert!(
+        cases.len() >= 6,
+        "expected the init and create api cases under tests/cases"
+    );
     let update = std::env::var(UPDATE_GOLDENS).is_ok_and(|v| v == "1");
     let mut failures = Vec::new();
     for case in &cases {
@@ -78,7 +91,10 @@ fn cli_cases_match_goldens() {
             .into_iter()
             .map(|(p, b)| (p, String::from_utf8_lossy(&b).into_owned()))
             .collect();
-        let name = case.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = case
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         for path in expected.keys().filter(|p| !actual.contains_key(*p)) {
             failures.push(format!("{name}: {path} was not written"));
         }
@@ -86,7 +102,10 @@ fn cli_cases_match_goldens() {
             match expected.get(path) {
                 None => failures.push(format!("{name}: unexpected file {path}")),
                 Some(e) if e != text => {
-                    failures.push(format!("{name}: {path} differs, {}", first_difference(e, text)));
+                    failures.push(format!(
+                        "{name}: {path} differs, {}",
+                        first_difference(e, text)
+                    ));
                 }
                 Some(_) => {}
             }

@@ -21,7 +21,10 @@ fn shell(dir: &Path, program: &str, args: &[&str]) -> String {
     let out = Command::new(program)
         .args(args)
         .current_dir(dir)
-        .env("CARGO_TARGET_DIR", cli::workspace_root().join("target/generated-projects"))
+        .env(
+            "CARGO_TARGET_DIR",
+            cli::workspace_root().join("target/generated-projects"),
+        )
         .output()
         .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
     assert!(
@@ -35,15 +38,18 @@ fn shell(dir: &Path, program: &str, args: &[&str]) -> String {
 }
 
 fn get<'a>(v: &'a Value, path: &str) -> &'a Value {
-    path.split('.').fold(v, |v, key| match key.parse::<usize>() {
-        Ok(i) => &v[i],
-        Err(_) => &v[key],
-    })
+    path.split('.')
+        .fold(v, |v, key| match key.parse::<usize>() {
+            Ok(i) => &v[i],
+            Err(_) => &v[key],
+        })
 }
 
 fn find<'a>(docs: &'a [Value], kind: &str, name: &str) -> &'a Value {
     docs.iter()
-        .find(|d| get(d, "kind").as_str() == Some(kind) && get(d, "metadata.name").as_str() == Some(name))
+        .find(|d| {
+            get(d, "kind").as_str() == Some(kind) && get(d, "metadata.name").as_str() == Some(name)
+        })
         .unwrap_or_else(|| panic!("kustomize output has no {kind} {name}"))
 }
 
@@ -54,18 +60,33 @@ fn init_create_manifests_build_test_kustomize() {
     std::fs::create_dir_all(&dir).expect("mkdir");
     ok(&dir, "init --domain my.domain");
     ok(&dir, "create api --group crew --version v1 --kind Captain");
-    ok(&dir, "create api --group crew --version v1 --kind FirstMate --namespaced=false");
+    ok(
+        &dir,
+        "create api --group crew --version v1 --kind FirstMate --namespaced=false",
+    );
 
     if !cli::require_tool("make", &["--version"]) {
         return;
     }
     let operator_gen = format!("OPERATOR_GEN={}", cli::operator_gen_bin().display());
     shell(&dir, "make", &["manifests", &operator_gen]);
-    for crd in ["crew.my.domain_captains.yaml", "crew.my.domain_firstmates.yaml"] {
-        assert!(dir.join("config/crd/bases").join(crd).is_file(), "make manifests wrote no {crd}");
+    for crd in [
+        "crew.my.domain_captains.yaml",
+        "crew.my.domain_firstmates.yaml",
+    ] {
+        assert!(
+            dir.join("config/crd/bases").join(crd).is_file(),
+            "make manifests wrote no {crd}"
+        );
     }
     let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).expect("role.yaml");
-    for needle in ["kind: ClusterRole", "name: manager-role", "captains/finalizers", "firstmates/status", "events.k8s.io"] {
+    for needle in [
+        "kind: ClusterRole",
+        "name: manager-role",
+        "captains/finalizers",
+        "firstmates/status",
+        "events.k8s.io",
+    ] {
         assert!(role.contains(needle), "role.yaml lacks {needle}:\n{role}");
     }
 
@@ -73,8 +94,14 @@ fn init_create_manifests_build_test_kustomize() {
     shell(&dir, &cargo, &["build", "--all-targets"]);
     // Includes the generated crd_matches_make_manifests tests: derive output == make manifests.
     let tests = shell(&dir, &cargo, &["test"]);
-    for test in ["captain::tests::crd_matches_make_manifests", "first_mate::tests::crd_matches_make_manifests"] {
-        assert!(tests.contains(&format!("{test} ... ok")), "{test} did not pass:\n{tests}");
+    for test in [
+        "captain::tests::crd_matches_make_manifests",
+        "first_mate::tests::crd_matches_make_manifests",
+    ] {
+        assert!(
+            tests.contains(&format!("{test} ... ok")),
+            "{test} did not pass:\n{tests}"
+        );
     }
 
     if !cli::require_tool("kubectl", &["version", "--client"]) {
@@ -86,7 +113,10 @@ fn init_create_manifests_build_test_kustomize() {
         .collect();
 
     let ns = find(&docs, "Namespace", "e2e-system");
-    assert_eq!(ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"].as_str(), Some("restricted"));
+    assert_eq!(
+        ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"].as_str(),
+        Some("restricted")
+    );
     for (kind, name) in [
         ("CustomResourceDefinition", "captains.crew.my.domain"),
         ("CustomResourceDefinition", "firstmates.crew.my.domain"),
@@ -103,23 +133,53 @@ fn init_create_manifests_build_test_kustomize() {
     }
     let captains = find(&docs, "CustomResourceDefinition", "captains.crew.my.domain");
     assert_eq!(get(captains, "spec.scope").as_str(), Some("Namespaced"));
-    let firstmates = find(&docs, "CustomResourceDefinition", "firstmates.crew.my.domain");
+    let firstmates = find(
+        &docs,
+        "CustomResourceDefinition",
+        "firstmates.crew.my.domain",
+    );
     assert_eq!(get(firstmates, "spec.scope").as_str(), Some("Cluster"));
 
     let deploy = find(&docs, "Deployment", "e2e-controller-manager");
-    assert_eq!(get(deploy, "metadata.namespace").as_str(), Some("e2e-system"));
+    assert_eq!(
+        get(deploy, "metadata.namespace").as_str(),
+        Some("e2e-system")
+    );
     let pod = get(deploy, "spec.template.spec");
-    assert_eq!(get(pod, "securityContext.runAsNonRoot").as_bool(), Some(true));
-    assert_eq!(get(pod, "securityContext.seccompProfile.type").as_str(), Some("RuntimeDefault"));
-    assert_eq!(get(pod, "serviceAccountName").as_str(), Some("e2e-controller-manager"));
+    assert_eq!(
+        get(pod, "securityContext.runAsNonRoot").as_bool(),
+        Some(true)
+    );
+    assert_eq!(
+        get(pod, "securityContext.seccompProfile.type").as_str(),
+        Some("RuntimeDefault")
+    );
+    assert_eq!(
+        get(pod, "serviceAccountName").as_str(),
+        Some("e2e-controller-manager")
+    );
     let container = get(pod, "containers.0");
-    assert_eq!(get(container, "securityContext.allowPrivilegeEscalation").as_bool(), Some(false));
-    assert_eq!(get(container, "securityContext.readOnlyRootFilesystem").as_bool(), Some(true));
-    assert_eq!(get(container, "securityContext.capabilities.drop.0").as_str(), Some("ALL"));
+    assert_eq!(
+        get(container, "securityContext.allowPrivilegeEscalation").as_bool(),
+        Some(false)
+    );
+    assert_eq!(
+        get(container, "securityContext.readOnlyRootFilesystem").as_bool(),
+        Some(true)
+    );
+    assert_eq!(
+        get(container, "securityContext.capabilities.drop.0").as_str(),
+        Some("ALL")
+    );
     assert!(get(container, "livenessProbe.httpGet").is_mapping());
     assert!(get(container, "readinessProbe.httpGet").is_mapping());
     assert!(get(container, "resources.limits.memory").is_string());
-    let args: Vec<&str> = get(container, "args").as_sequence().expect("args").iter().filter_map(Value::as_str).collect();
+    let args: Vec<&str> = get(container, "args")
+        .as_sequence()
+        .expect("args")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
     assert!(args.contains(&"--leader-elect"), "{args:?}");
     assert!(args.contains(&"--metrics-bind-address=:8080"), "{args:?}");
     for doc in &docs {
@@ -128,7 +188,11 @@ fn init_create_manifests_build_test_kustomize() {
             Some("Namespace" | "CustomResourceDefinition" | "ClusterRole" | "ClusterRoleBinding")
         );
         if namespaced_kind {
-            assert_eq!(get(doc, "metadata.namespace").as_str(), Some("e2e-system"), "{doc:?}");
+            assert_eq!(
+                get(doc, "metadata.namespace").as_str(),
+                Some("e2e-system"),
+                "{doc:?}"
+            );
         }
     }
 }

@@ -32,7 +32,12 @@ struct Row {
 }
 
 const fn row(setup: Setup, args: &'static str, error: &'static str, code: i32) -> Row {
-    Row { setup, args, error, code }
+    Row {
+        setup,
+        args,
+        error,
+        code,
+    }
 }
 
 const CAPTAIN: &str = "create api --group crew --version v1 --kind Captain";
@@ -41,39 +46,169 @@ fn rows() -> Vec<Row> {
     use Setup::*;
     vec![
         // init
-        row(Init, "init", "target directory is already initialized: PROJECT exists", 1),
-        row(Empty, "init --project-name Bad_Name", "project name \"Bad_Name\" is invalid", 1),
+        row(
+            Init,
+            "init",
+            "target directory is already initialized: PROJECT exists",
+            1,
+        ),
+        row(
+            Empty,
+            "init --project-name Bad_Name",
+            "project name \"Bad_Name\" is invalid",
+            1,
+        ),
         row(Empty, "init --project-name -lead", "", 2),
-        row(Empty, "init --project-name self", "cannot name a rust crate", 1),
-        row(Empty, "init --project-name 9lives", "must start with a letter", 1),
-        row(Empty, "init --domain my..domain", "domain \"my..domain\" is invalid", 1),
-        row(Empty, "init --k8s-version 1.20", "kubernetes version \"1.20\" is not supported", 1),
+        row(
+            Empty,
+            "init --project-name self",
+            "cannot name a rust crate",
+            1,
+        ),
+        row(
+            Empty,
+            "init --project-name 9lives",
+            "must start with a letter",
+            1,
+        ),
+        row(
+            Empty,
+            "init --domain my..domain",
+            "domain \"my..domain\" is invalid",
+            1,
+        ),
+        row(
+            Empty,
+            "init --k8s-version 1.20",
+            "kubernetes version \"1.20\" is not supported",
+            1,
+        ),
         row(Empty, "init --license mit", "invalid value 'mit'", 2),
-        row(Empty, "init --runtime-path /nonexistent/operator-gen", "--runtime-path /nonexistent/operator-gen holds no Cargo.toml", 1),
-        row(Empty, "init --runtime-path /tmp --runtime-git x", "cannot be used with", 2),
-        row(Makefile, "init", "init would overwrite Makefile; move it out of the directory", 1),
+        row(
+            Empty,
+            "init --runtime-path /nonexistent/operator-gen",
+            "--runtime-path /nonexistent/operator-gen holds no Cargo.toml",
+            1,
+        ),
+        row(
+            Empty,
+            "init --runtime-path /tmp --runtime-git x",
+            "cannot be used with",
+            2,
+        ),
+        row(
+            Makefile,
+            "init",
+            "init would overwrite Makefile; move it out of the directory",
+            1,
+        ),
         // create api: project state
         row(Empty, CAPTAIN, "no PROJECT file", 1),
         row(WithCaptain, CAPTAIN, "API resource already exists", 1),
-        row(WithCaptain, "create api --group ship --version v1 --kind Frigate", "--multigroup", 1),
-        row(NoMarker, CAPTAIN, "src/main.rs has no `// +operator-gen:scaffold:controllers` line", 1),
+        row(
+            WithCaptain,
+            "create api --group ship --version v1 --kind Frigate",
+            "--multigroup",
+            1,
+        ),
+        row(
+            NoMarker,
+            CAPTAIN,
+            "src/main.rs has no `// +operator-gen:scaffold:controllers` line",
+            1,
+        ),
         row(NoMain, CAPTAIN, "src/main.rs is missing", 1),
         // create api: names
-        row(Init, "create api --group crew --version v1 --kind captain", "must start with an uppercase character", 1),
-        row(Init, "create api --group crew --version v1 --kind Cap_tain", "invalid kind \"Cap_tain\"", 1),
-        row(Init, "create api --group crew --version v1 --kind Option", "shadow a rust prelude", 1),
-        row(Init, "create api --group crew --version v1 --kind Manager", "shadow a rust prelude or generated name", 1),
-        row(Init, "create api --group crew --version v1 --kind Type", "module name `type` is a rust keyword", 1),
-        row(Init, "create api --group crew --version V1 --kind Captain", "version \"V1\" is invalid", 1),
-        row(Init, "create api --group crew --version 1beta1 --kind Captain", "must start with a letter", 1),
-        row(Init, "create api --group Crew --version v1 --kind Captain", "must be a DNS-1123 subdomain", 1),
-        row(Init, "create api --group crew --version v1 --kind Captain --plural Captains", "plural \"Captains\" is invalid", 1),
-        row(Init, "create api --group crew --version v1 --kind Captain --resource=false --controller=false", "nothing to scaffold", 1),
-        row(Init, "create api --group crew --version v1 --kind Captain --resource=false", "--resource=false needs an existing type", 1),
-        row(Init, "create api --group apps --version v1 --kind Deploymnet --resource=false", "did you mean --kind Deployment", 1),
-        row(Init, "create api --group apps --version v7 --kind Deployment --resource=false", "has no version \"v7\"", 1),
-        row(Init, "create api --version v1 --kind Captain", "--group <GROUP>", 2),
-        row(Init, "create api --group crew --version v1 --kind Captain --namespaced=maybe", "invalid value 'maybe'", 2),
+        row(
+            Init,
+            "create api --group crew --version v1 --kind captain",
+            "must start with an uppercase character",
+            1,
+        ),
+        row(
+            Init,
+            "create api --group crew --version v1 --kind Cap_tain",
+            "invalid kind \"Cap_tain\"",
+            1,
+        ),
+        row(
+            Init,
+            "create api --group crew --version v1 --kind Option",
+            "shadow a rust prelude",
+            1,
+        ),
+        row(
+            Init,
+            "create api --group crew --version v1 --kind Manager",
+            "shadow a rust prelude or generated name",
+            1,
+        ),
+        row(
+            Init,
+            "create api --group crew --version v1 --kind Type",
+            "module name `type` is a rust keyword",
+            1,
+        ),
+        row(
+            Init,
+            "create api --group crew --version V1 --kind Captain",
+            "version \"V1\" is invalid",
+            1,
+        ),
+        row(
+            Init,
+            "create api --group crew --version 1beta1 --kind Captain",
+            "must start with a letter",
+            1,
+        ),
+        row(
+            Init,
+            "create api --group Crew --version v1 --kind Captain",
+            "must be a DNS-1123 subdomain",
+            1,
+        ),
+        row(
+            Init,
+            "create api --group crew --version v1 --kind Captain --plural Captains",
+            "plural \"Captains\" is invalid",
+            1,
+        ),
+        row(
+            Init,
+            "create api --group crew --version v1 --kind Captain --resource=false --controller=false",
+            "nothing to scaffold",
+            1,
+        ),
+        row(
+            Init,
+            "create api --group crew --version v1 --kind Captain --resource=false",
+            "--resource=false needs an existing type",
+            1,
+        ),
+        row(
+            Init,
+            "create api --group apps --version v1 --kind Deploymnet --resource=false",
+            "did you mean --kind Deployment",
+            1,
+        ),
+        row(
+            Init,
+            "create api --group apps --version v7 --kind Deployment --resource=false",
+            "has no version \"v7\"",
+            1,
+        ),
+        row(
+            Init,
+            "create api --version v1 --kind Captain",
+            "--group <GROUP>",
+            2,
+        ),
+        row(
+            Init,
+            "create api --group crew --version v1 --kind Captain --namespaced=maybe",
+            "invalid value 'maybe'",
+            2,
+        ),
         // other commands
         row(Empty, "completion nosh", "invalid value 'nosh'", 2),
         row(Empty, "frobnicate", "unrecognized subcommand", 2),
@@ -120,10 +255,16 @@ fn bad_input_fails_cleanly_and_changes_nothing() {
         let after = cli::tree_hash(&dir);
         let what = format!("`operator-gen {}` ({:?})", row.args, row.setup);
         if out.code != row.code {
-            failures.push(format!("{what}: exit code {} instead of {}; stderr: {}", out.code, row.code, out.stderr));
+            failures.push(format!(
+                "{what}: exit code {} instead of {}; stderr: {}",
+                out.code, row.code, out.stderr
+            ));
         }
         if !out.stderr.contains(row.error) {
-            failures.push(format!("{what}: stderr lacks {:?}: {}", row.error, out.stderr));
+            failures.push(format!(
+                "{what}: stderr lacks {:?}: {}",
+                row.error, out.stderr
+            ));
         }
         if out.stderr.contains("panicked") {
             failures.push(format!("{what}: panicked: {}", out.stderr));
@@ -139,14 +280,19 @@ fn bad_input_fails_cleanly_and_changes_nothing() {
                 Some(line) => {
                     let message = &line["error: ".len()..];
                     if lines.len() != 1 {
-                        failures.push(format!("{what}: more than one line on stderr: {:?}", out.stderr));
+                        failures.push(format!(
+                            "{what}: more than one line on stderr: {:?}",
+                            out.stderr
+                        ));
                     }
                     // Lower case, except for a leading acronym such as kubebuilder's "API resource ...".
                     let mut chars = message.chars();
                     let capitalised = chars.next().is_some_and(char::is_uppercase)
                         && chars.next().is_some_and(char::is_lowercase);
                     if message.ends_with('.') || capitalised {
-                        failures.push(format!("{what}: not lower case without trailing period: {message}"));
+                        failures.push(format!(
+                            "{what}: not lower case without trailing period: {message}"
+                        ));
                     }
                 }
             }

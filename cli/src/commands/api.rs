@@ -90,7 +90,11 @@ pub fn run(args: &ApiArgs, root: &Path, printer: &Printer) -> Result<()> {
     let header = std::fs::read_to_string(root.join(BOILERPLATE)).unwrap_or_default();
     let ctx = context(&plan, &project, header);
     let mut s = Scaffold::new(root);
-    let policy = if args.force { IfExists::Overwrite } else { IfExists::Error };
+    let policy = if args.force {
+        IfExists::Overwrite
+    } else {
+        IfExists::Error
+    };
     if !s.exists("src/main.rs") {
         return Err(Error::msg(
             "src/main.rs is missing, so the controller cannot be registered; restore it from a fresh `operator-gen init`",
@@ -101,43 +105,124 @@ pub fn run(args: &ApiArgs, root: &Path, printer: &Printer) -> Result<()> {
     let version_mod = names::module_name(&plan.version);
     if plan.resource {
         let dir = if project.multigroup {
-            s.file(&format!("src/api/{group_mod}/mod.rs"), engine.render("api/mod.rs.tera", &ModDoc::group(&ctx))?, IfExists::Skip)?;
-            s.insert("src/api/mod.rs", MODULES_MARKER, &format!("pub mod {group_mod};"))?;
-            s.insert(&format!("src/api/{group_mod}/mod.rs"), MODULES_MARKER, &format!("pub mod {version_mod};"))?;
+            s.file(
+                &format!("src/api/{group_mod}/mod.rs"),
+                engine.render("api/mod.rs.tera", &ModDoc::group(&ctx))?,
+                IfExists::Skip,
+            )?;
+            s.insert(
+                "src/api/mod.rs",
+                MODULES_MARKER,
+                &format!("pub mod {group_mod};"),
+            )?;
+            s.insert(
+                &format!("src/api/{group_mod}/mod.rs"),
+                MODULES_MARKER,
+                &format!("pub mod {version_mod};"),
+            )?;
             format!("src/api/{group_mod}/{version_mod}")
         } else {
-            s.insert("src/api/mod.rs", MODULES_MARKER, &format!("pub mod {version_mod};"))?;
+            s.insert(
+                "src/api/mod.rs",
+                MODULES_MARKER,
+                &format!("pub mod {version_mod};"),
+            )?;
             format!("src/api/{version_mod}")
         };
-        s.file(&format!("{dir}/mod.rs"), engine.render("api/mod.rs.tera", &ModDoc::version(&ctx))?, IfExists::Skip)?;
-        s.insert(&format!("{dir}/mod.rs"), MODULES_MARKER, &format!("pub mod {};", ctx.kind_module))?;
-        s.insert(&format!("{dir}/mod.rs"), REEXPORTS_MARKER, &format!("pub use {}::*;", ctx.kind_module))?;
-        s.file(&format!("{dir}/{}.rs", ctx.kind_module), engine.render("api/types.rs.tera", &ctx)?, policy)?;
+        s.file(
+            &format!("{dir}/mod.rs"),
+            engine.render("api/mod.rs.tera", &ModDoc::version(&ctx))?,
+            IfExists::Skip,
+        )?;
+        s.insert(
+            &format!("{dir}/mod.rs"),
+            MODULES_MARKER,
+            &format!("pub mod {};", ctx.kind_module),
+        )?;
+        s.insert(
+            &format!("{dir}/mod.rs"),
+            REEXPORTS_MARKER,
+            &format!("pub use {}::*;", ctx.kind_module),
+        )?;
+        s.file(
+            &format!("{dir}/{}.rs", ctx.kind_module),
+            engine.render("api/types.rs.tera", &ctx)?,
+            policy,
+        )?;
 
-        let sample = format!("{}_{}_{}.yaml", names::module_name(&plan.group), plan.version, ctx.kind_lower);
-        s.file(&format!("config/samples/{sample}"), engine.render("api/sample.yaml.tera", &ctx)?, policy)?;
-        s.insert("config/samples/kustomization.yaml", SAMPLES_MARKER, &format!("- {sample}"))?;
+        let sample = format!(
+            "{}_{}_{}.yaml",
+            names::module_name(&plan.group),
+            plan.version,
+            ctx.kind_lower
+        );
+        s.file(
+            &format!("config/samples/{sample}"),
+            engine.render("api/sample.yaml.tera", &ctx)?,
+            policy,
+        )?;
+        s.insert(
+            "config/samples/kustomization.yaml",
+            SAMPLES_MARKER,
+            &format!("- {sample}"),
+        )?;
         for role in ["admin", "editor", "viewer"] {
             let file = format!("{}_{role}_role.yaml", ctx.config_prefix);
-            s.file(&format!("config/rbac/{file}"), engine.render(&format!("api/{role}_role.yaml.tera"), &ctx)?, policy)?;
-            s.insert("config/rbac/kustomization.yaml", RBAC_MARKER, &format!("- {file}"))?;
+            s.file(
+                &format!("config/rbac/{file}"),
+                engine.render(&format!("api/{role}_role.yaml.tera"), &ctx)?,
+                policy,
+            )?;
+            s.insert(
+                "config/rbac/kustomization.yaml",
+                RBAC_MARKER,
+                &format!("- {file}"),
+            )?;
         }
-        s.insert("config/crd/kustomization.yaml", CRD_MARKER, &format!("- bases/{}", ctx.crd_file))?;
+        s.insert(
+            "config/crd/kustomization.yaml",
+            CRD_MARKER,
+            &format!("- bases/{}", ctx.crd_file),
+        )?;
         s.uncomment("config/default/kustomization.yaml", "- ../crd")?;
     }
     if plan.controller {
         let file = if project.multigroup {
-            s.file(&format!("src/controller/{group_mod}/mod.rs"), engine.render("api/mod.rs.tera", &ModDoc::controllers(&ctx))?, IfExists::Skip)?;
-            s.insert("src/controller/mod.rs", MODULES_MARKER, &format!("pub mod {group_mod};"))?;
-            s.insert(&format!("src/controller/{group_mod}/mod.rs"), MODULES_MARKER, &format!("pub mod {};", ctx.kind_module))?;
+            s.file(
+                &format!("src/controller/{group_mod}/mod.rs"),
+                engine.render("api/mod.rs.tera", &ModDoc::controllers(&ctx))?,
+                IfExists::Skip,
+            )?;
+            s.insert(
+                "src/controller/mod.rs",
+                MODULES_MARKER,
+                &format!("pub mod {group_mod};"),
+            )?;
+            s.insert(
+                &format!("src/controller/{group_mod}/mod.rs"),
+                MODULES_MARKER,
+                &format!("pub mod {};", ctx.kind_module),
+            )?;
             format!("src/controller/{group_mod}/{}.rs", ctx.kind_module)
         } else {
-            s.insert("src/controller/mod.rs", MODULES_MARKER, &format!("pub mod {};", ctx.kind_module))?;
+            s.insert(
+                "src/controller/mod.rs",
+                MODULES_MARKER,
+                &format!("pub mod {};", ctx.kind_module),
+            )?;
             format!("src/controller/{}.rs", ctx.kind_module)
         };
-        let template = if plan.core.is_some() { "api/core_controller.rs.tera" } else { "api/controller.rs.tera" };
+        let template = if plan.core.is_some() {
+            "api/core_controller.rs.tera"
+        } else {
+            "api/controller.rs.tera"
+        };
         s.file(&file, engine.render(template, &ctx)?, policy)?;
-        s.insert("src/main.rs", CONTROLLERS_MARKER, engine.render("api/register.rs.tera", &ctx)?.trim_end())?;
+        s.insert(
+            "src/main.rs",
+            CONTROLLERS_MARKER,
+            engine.render("api/register.rs.tera", &ctx)?.trim_end(),
+        )?;
     }
 
     update_project(&mut project, &plan, &ctx);
@@ -173,15 +258,22 @@ fn plan(args: &ApiArgs, project: &Project, printer: &Printer) -> Result<Plan> {
     let resource = ask(args.resource, interactive, "Create Resource", printer);
     let controller = ask(args.controller, interactive, "Create Controller", printer);
     if !resource && !controller {
-        return Err(Error::msg("nothing to scaffold: --resource=false and --controller=false; drop one of them"));
+        return Err(Error::msg(
+            "nothing to scaffold: --resource=false and --controller=false; drop one of them",
+        ));
     }
 
-    let existing = project.resources.iter().position(|r| {
-        r.group == args.group && r.version == args.version && r.kind == args.kind
-    });
+    let existing = project
+        .resources
+        .iter()
+        .position(|r| r.group == args.group && r.version == args.version && r.kind == args.kind);
     let existing_api = existing.and_then(|i| project.resources[i].api.clone());
 
-    let core = if !resource { find_core(&args.group, &args.version, &args.kind)? } else { None };
+    let core = if !resource {
+        find_core(&args.group, &args.version, &args.kind)?
+    } else {
+        None
+    };
     if !resource && core.is_none() && existing_api.is_none() {
         return Err(Error::msg(format!(
             "--resource=false needs an existing type, but {}/{} {} is not in PROJECT and {:?} is not a built-in group; drop --resource=false or use a built-in group such as apps",
@@ -190,7 +282,10 @@ fn plan(args: &ApiArgs, project: &Project, printer: &Printer) -> Result<Plan> {
     }
     if core.is_none() {
         validate_group(&args.group, project)?;
-        let other_group = project.resources.iter().find(|r| !r.core && r.group != args.group);
+        let other_group = project
+            .resources
+            .iter()
+            .find(|r| !r.core && r.group != args.group);
         if let (false, Some(other)) = (project.multigroup, other_group) {
             return Err(Error::msg(format!(
                 "multiple groups are not allowed in a single-group project (it has group {:?}); use --group {} or start the project with `operator-gen init --multigroup`",
@@ -340,9 +435,14 @@ fn find_core(group: &str, version: &str, kind: &str) -> Result<Option<CoreType>>
         None => {
             let hint = match names::did_you_mean(kind, in_version.iter().map(|c| c.kind)) {
                 Some(k) => format!("did you mean --kind {k}?"),
-                None => format!("see `kubectl api-resources --api-group={}`", in_version[0].group),
+                None => format!(
+                    "see `kubectl api-resources --api-group={}`",
+                    in_version[0].group
+                ),
             };
-            Err(Error::msg(format!("built-in group {group:?} version {version:?} has no kind {kind:?}; {hint}")))
+            Err(Error::msg(format!(
+                "built-in group {group:?} version {version:?} has no kind {kind:?}; {hint}"
+            )))
         }
     }
 }
@@ -355,12 +455,23 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
     let (api_group, rbac_group, type_path) = match plan.core {
         Some(c) => (
             c.group.to_owned(),
-            if c.group.is_empty() { "core".to_owned() } else { c.group.to_owned() },
-            format!("k8s_openapi::api::{}::{}::{}", c.module, version_mod, c.kind),
+            if c.group.is_empty() {
+                "core".to_owned()
+            } else {
+                c.group.to_owned()
+            },
+            format!(
+                "k8s_openapi::api::{}::{}::{}",
+                c.module, version_mod, c.kind
+            ),
         ),
         None => {
             let g = project.qualified_group(&plan.group);
-            let module = if project.multigroup { format!("{group_mod}::{version_mod}") } else { version_mod.clone() };
+            let module = if project.multigroup {
+                format!("{group_mod}::{version_mod}")
+            } else {
+                version_mod.clone()
+            };
             (g.clone(), g, format!("crate::api::{module}::{}", plan.kind))
         }
     };
@@ -377,15 +488,30 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
         manager_namespaced: project.namespaced,
         multigroup: project.multigroup,
         group: plan.group.clone(),
-        finalizer: format!("{}/finalizer", if plan.core.is_some() { project.domain.clone() } else { api_group.clone() }),
+        finalizer: format!(
+            "{}/finalizer",
+            if plan.core.is_some() {
+                project.domain.clone()
+            } else {
+                api_group.clone()
+            }
+        ),
         crd_file: format!("{api_group}_{}.yaml", plan.plural),
-        config_prefix: if project.multigroup { format!("{group_mod}_{kind_lower}") } else { kind_lower.clone() },
+        config_prefix: if project.multigroup {
+            format!("{group_mod}_{kind_lower}")
+        } else {
+            kind_lower.clone()
+        },
         rbac_namespace: if project.namespaced && plan.namespaced {
             format!(",namespace={}-system", project.project_name)
         } else {
             String::new()
         },
-        role_prefix: if project.multigroup { format!("{}-{kind_lower}", plan.group.replace('.', "-")) } else { kind_lower.clone() },
+        role_prefix: if project.multigroup {
+            format!("{}-{kind_lower}", plan.group.replace('.', "-"))
+        } else {
+            kind_lower.clone()
+        },
         api_group,
         rbac_group,
         version: plan.version.clone(),
@@ -404,8 +530,16 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
 
 fn update_project(project: &mut Project, plan: &Plan, ctx: &ApiContext) {
     let path = match plan.core {
-        Some(c) => format!("k8s_openapi::api::{}::{}", c.module, names::module_name(&plan.version)),
-        None => ctx.type_path.rsplit_once("::").map(|(m, _)| m.replacen("crate", &ctx.crate_name, 1)).unwrap_or_default(),
+        Some(c) => format!(
+            "k8s_openapi::api::{}::{}",
+            c.module,
+            names::module_name(&plan.version)
+        ),
+        None => ctx
+            .type_path
+            .rsplit_once("::")
+            .map(|(m, _)| m.replacen("crate", &ctx.crate_name, 1))
+            .unwrap_or_default(),
     };
     let domain = match plan.core {
         Some(c) if c.group.ends_with(".k8s.io") => "k8s.io".to_owned(),
@@ -413,7 +547,10 @@ fn update_project(project: &mut Project, plan: &Plan, ctx: &ApiContext) {
         None => project.domain.clone(),
     };
     let new = ResourceEntry {
-        api: plan.resource.then(|| ApiEntry { crd_version: "v1".to_owned(), namespaced: plan.namespaced }),
+        api: plan.resource.then(|| ApiEntry {
+            crd_version: "v1".to_owned(),
+            namespaced: plan.namespaced,
+        }),
         controller: plan.controller,
         core: plan.core.is_some(),
         domain,
@@ -466,7 +603,14 @@ impl ModDoc {
     fn controllers(ctx: &ApiContext) -> ModDoc {
         ModDoc {
             header: ctx.header.clone(),
-            doc: format!("Controllers for the {} group.", if ctx.api_group.is_empty() { "core" } else { &ctx.api_group }),
+            doc: format!(
+                "Controllers for the {} group.",
+                if ctx.api_group.is_empty() {
+                    "core"
+                } else {
+                    &ctx.api_group
+                }
+            ),
             group_marker: None,
         }
     }

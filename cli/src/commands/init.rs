@@ -21,7 +21,18 @@ pub const BOILERPLATE: &str = "hack/boilerplate.rs.txt";
 const GUARDED: &[&str] = &["PROJECT", "Cargo.toml", "src/main.rs"];
 
 /// Crate names cargo refuses besides keywords.
-const RESERVED_CRATES: &[&str] = &["test", "core", "std", "alloc", "proc-macro", "proc_macro", "build", "deps", "examples", "incremental"];
+const RESERVED_CRATES: &[&str] = &[
+    "test",
+    "core",
+    "std",
+    "alloc",
+    "proc-macro",
+    "proc_macro",
+    "build",
+    "deps",
+    "examples",
+    "incremental",
+];
 
 /// What every `init` template sees.
 #[derive(Debug, Serialize)]
@@ -67,7 +78,10 @@ pub fn run(args: &InitArgs, root: &Path, printer: &Printer) -> Result<()> {
     let engine = Engine::new()?;
     let mut scaffold = Scaffold::new(root);
     for name in engine.names_under("init/") {
-        let rel = name.trim_start_matches("init/").trim_end_matches(SUFFIX).to_owned();
+        let rel = name
+            .trim_start_matches("init/")
+            .trim_end_matches(SUFFIX)
+            .to_owned();
         let text = engine.render(&name, &ctx)?;
         if text.trim().is_empty() {
             continue;
@@ -151,7 +165,11 @@ fn context(args: &InitArgs, root: &Path) -> Result<InitContext> {
 
 fn parse_k8s_version(text: &str) -> Result<u32> {
     let supported = || {
-        versions::K8S_MINORS.iter().map(|m| format!("1.{m}")).collect::<Vec<_>>().join(", ")
+        versions::K8S_MINORS
+            .iter()
+            .map(|m| format!("1.{m}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     let trimmed = text.trim_start_matches('v');
     let minor = trimmed
@@ -176,15 +194,25 @@ fn default_runtime_path() -> PathBuf {
 fn runtime_dependency(args: &InitArgs) -> Result<String> {
     if let Some(url) = &args.runtime_git {
         if url.trim().is_empty() {
-            return Err(Error::msg("--runtime-git is empty; pass the URL of an operator-gen git repository"));
+            return Err(Error::msg(
+                "--runtime-git is empty; pass the URL of an operator-gen git repository",
+            ));
         }
         return Ok(format!("{{ git = {} }}", toml_string(url)));
     }
     let given = args.runtime_path.is_some();
-    let path = args.runtime_path.clone().unwrap_or_else(default_runtime_path);
-    let canonical = std::fs::canonicalize(&path).ok().filter(|p| p.join("Cargo.toml").is_file());
+    let path = args
+        .runtime_path
+        .clone()
+        .unwrap_or_else(default_runtime_path);
+    let canonical = std::fs::canonicalize(&path)
+        .ok()
+        .filter(|p| p.join("Cargo.toml").is_file());
     match canonical {
-        Some(p) => Ok(format!("{{ path = {} }}", toml_string(&p.to_string_lossy()))),
+        Some(p) => Ok(format!(
+            "{{ path = {} }}",
+            toml_string(&p.to_string_lossy())
+        )),
         None if given => Err(Error::msg(format!(
             "--runtime-path {} holds no Cargo.toml; pass the runtime/ directory of an operator-gen checkout",
             path.display()

@@ -46,7 +46,13 @@ pub fn rust_header(license: crate::cli::License, owner: Option<&str>, year: i32)
             .join("\n");
             let mut out: String = text
                 .lines()
-                .map(|l| if l.is_empty() { "//\n".to_owned() } else { format!("// {l}\n") })
+                .map(|l| {
+                    if l.is_empty() {
+                        "//\n".to_owned()
+                    } else {
+                        format!("// {l}\n")
+                    }
+                })
                 .collect();
             out.push('\n');
             out
@@ -56,7 +62,10 @@ pub fn rust_header(license: crate::cli::License, owner: Option<&str>, year: i32)
 
 /// The current year (UTC), or `OPERATOR_GEN_YEAR` when set (reproducible output).
 pub fn current_year() -> i32 {
-    if let Some(y) = std::env::var("OPERATOR_GEN_YEAR").ok().and_then(|y| y.parse().ok()) {
+    if let Some(y) = std::env::var("OPERATOR_GEN_YEAR")
+        .ok()
+        .and_then(|y| y.parse().ok())
+    {
         return y;
     }
     let secs = std::time::SystemTime::now()

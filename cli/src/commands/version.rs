@@ -4,7 +4,10 @@ use super::versions;
 
 /// The text `version` prints.
 pub fn text() -> String {
-    let minors: Vec<String> = versions::K8S_MINORS.iter().map(|m| format!("1.{m}")).collect();
+    let minors: Vec<String> = versions::K8S_MINORS
+        .iter()
+        .map(|m| format!("1.{m}"))
+        .collect();
     format!(
         "operator-gen {cli}\nkube {kube}\nk8s-openapi {openapi} (Kubernetes {first} to {last}, default {default})\n",
         cli = versions::CLI,
