@@ -18,7 +18,11 @@ pub const YEAR: &str = "2026";
 
 /// The workspace root (the operator-gen checkout).
 pub fn workspace_root() -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    // Prefer the variable cargo sets when it runs the test: this library may have been built
+    // from another checkout sharing the target directory.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
     manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
 }
 
@@ -36,20 +40,19 @@ pub fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
 }
 
-/// The `operator-gen` binary, built once per test process with `cargo build -p operator-gen`.
+/// The `operator-gen` binary, built once per test process with `cargo build -p operator-gen`
+/// into its own target directory (`target/cli-under-test`), so a checkout sharing the main
+/// target directory can never hand the tests a binary built from other sources.
 pub fn operator_gen_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
+        let root = workspace_root();
         let out = Command::new(cargo())
-            .args([
-                "build",
-                "-p",
-                "operator-gen",
-                "--bin",
-                "operator-gen",
-                "--message-format=json",
-            ])
-            .current_dir(workspace_root())
+            .args(["build", "-p", "operator-gen", "--bin", "operator-gen"])
+            .arg("--message-format=json")
+            .arg("--target-dir")
+            .arg(root.join("target/cli-under-test"))
+            .current_dir(&root)
             .stderr(Stdio::inherit())
             .output()
             .expect("run cargo build -p operator-gen");

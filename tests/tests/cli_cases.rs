@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use operator_gen_tests::cli::{self, UPDATE_GOLDENS};
 
 fn cases_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases")
+    cli::workspace_root().join("tests/cases")
 }
 
 /// Files the commands created or changed, normalised for goldens.

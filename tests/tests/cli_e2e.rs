@@ -196,3 +196,68 @@ fn init_create_manifests_build_test_kustomize() {
         }
     }
 }
+
+/// A namespace-scoped manager (`init --namespaced`): the controllers' RBAC markers carry
+/// `namespace=`, so `make manifests` writes a Role, bound by a RoleBinding, and the manager
+/// watches `WATCH_NAMESPACE`.
+#[test]
+fn namespaced_manager_gets_role_and_watch_namespace() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("e2e-ns");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    ok(&dir, "init --namespaced");
+    ok(&dir, "create api --group crew --version v1 --kind Captain");
+
+    if !cli::require_tool("make", &["--version"]) {
+        return;
+    }
+    let operator_gen = format!("OPERATOR_GEN={}", cli::operator_gen_bin().display());
+    shell(&dir, "make", &["manifests", &operator_gen]);
+    let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).expect("role.yaml");
+    assert!(role.contains("kind: Role\n"), "{role}");
+    assert!(role.contains("namespace: e2e-ns-system"), "{role}");
+    let cargo = cli::cargo();
+    let tests = shell(&dir, &cargo, &["test"]);
+    assert!(
+        tests.contains("captain::tests::crd_matches_make_manifests ... ok"),
+        "{tests}"
+    );
+
+    if !cli::require_tool("kubectl", &["version", "--client"]) {
+        return;
+    }
+    let yaml = shell(&dir, "kubectl", &["kustomize", "config/default"]);
+    let docs: Vec<Value> = serde_yaml::Deserializer::from_str(&yaml)
+        .map(|d| <Value as serde::Deserialize>::deserialize(d).expect("yaml"))
+        .collect();
+    let role = find(&docs, "Role", "e2e-ns-manager-role");
+    assert_eq!(
+        get(role, "metadata.namespace").as_str(),
+        Some("e2e-ns-system")
+    );
+    let binding = find(&docs, "RoleBinding", "e2e-ns-manager-rolebinding");
+    assert_eq!(get(binding, "roleRef.kind").as_str(), Some("Role"));
+    assert_eq!(
+        get(binding, "roleRef.name").as_str(),
+        Some("e2e-ns-manager-role")
+    );
+    assert!(
+        !docs.iter().any(
+            |d| get(d, "metadata.name").as_str() == Some("e2e-ns-manager-role")
+                && get(d, "kind").as_str() == Some("ClusterRole")
+        ),
+        "a namespaced manager must not get a manager ClusterRole"
+    );
+    let deploy = find(&docs, "Deployment", "e2e-ns-controller-manager");
+    let env = get(deploy, "spec.template.spec.containers.0.env")
+        .as_sequence()
+        .expect("env");
+    let watch = env
+        .iter()
+        .find(|e| get(e, "name").as_str() == Some("WATCH_NAMESPACE"))
+        .expect("WATCH_NAMESPACE env");
+    assert_eq!(
+        get(watch, "valueFrom.fieldRef.fieldPath").as_str(),
+        Some("metadata.namespace")
+    );
+}

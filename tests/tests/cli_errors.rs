@@ -21,6 +21,8 @@ enum Setup {
     NoMain,
     /// A `Makefile` of the user's own.
     Makefile,
+    /// `init --namespaced`.
+    InitNamespaced,
 }
 
 struct Row {
@@ -118,6 +120,24 @@ fn rows() -> Vec<Row> {
             1,
         ),
         row(NoMain, CAPTAIN, "src/main.rs is missing", 1),
+        row(
+            WithCaptain,
+            "create api --group crew --version v2 --kind Captain --force",
+            "the controller module `captain` already belongs to crew/v1 Captain",
+            1,
+        ),
+        row(
+            InitNamespaced,
+            "create api --group crew --version v1 --kind Fleet --namespaced=false",
+            "a namespace-scoped manager",
+            1,
+        ),
+        row(
+            InitNamespaced,
+            "create api --group core --version v1 --kind Node --resource=false",
+            "kind Node is cluster-scoped",
+            1,
+        ),
         // create api: names
         row(
             Init,
@@ -234,6 +254,7 @@ fn set_up(dir: &Path, setup: Setup) {
             let text = text.replace("// +operator-gen:scaffold:controllers", "");
             std::fs::write(&main, text).expect("write main.rs");
         }
+        Setup::InitNamespaced => ok("init --namespaced"),
         Setup::Makefile => std::fs::write(dir.join("Makefile"), "all:\n").expect("write Makefile"),
         Setup::NoMain => {
             ok("init");

@@ -325,6 +325,28 @@ fn plan(args: &ApiArgs, project: &Project, printer: &Printer) -> Result<Plan> {
         (None, None, Some(api)) if !resource => api.namespaced,
         _ => true,
     };
+    if controller {
+        let module = names::kind_module(&args.kind);
+        let group_mod = names::module_name(&args.group);
+        let owner = project.resources.iter().find(|r| {
+            r.controller
+                && names::kind_module(&r.kind) == module
+                && (!project.multigroup || names::module_name(&r.group) == group_mod)
+                && !(r.group == args.group && r.version == args.version && r.kind == args.kind)
+        });
+        if let Some(r) = owner {
+            return Err(Error::msg(format!(
+                "the controller module `{module}` already belongs to {}/{} {}; pass --controller=false to add only the type",
+                r.group, r.version, r.kind
+            )));
+        }
+    }
+    if project.namespaced && !namespaced {
+        return Err(Error::msg(format!(
+            "kind {} is cluster-scoped, but a namespace-scoped manager (init --namespaced) only has a Role in its own namespace; scaffold a namespaced kind or use a project initialised without --namespaced",
+            args.kind
+        )));
+    }
     Ok(Plan {
         group: args.group.clone(),
         version: args.version.clone(),
