@@ -59,29 +59,58 @@ fn diagnostics_error(diags: Vec<Diagnostic>) -> Error {
 
 /// Everything `manifests` would write for the crate rooted at `root`, computed in memory.
 pub fn generate(root: &Path, opts: &ManifestsOptions) -> Result<Outputs> {
-    let entries: Vec<PathBuf> = ["src/lib.rs", "src/main.rs"].iter().map(|e| root.join(e)).filter(|p| p.is_file()).collect();
+    let entries: Vec<PathBuf> = ["src/lib.rs", "src/main.rs"]
+        .iter()
+        .map(|e| root.join(e))
+        .filter(|p| p.is_file())
+        .collect();
     if entries.is_empty() {
-        return Err(Error::msg(format!("{} has neither src/main.rs nor src/lib.rs; run manifests at the project root", root.display())));
+        return Err(Error::msg(format!(
+            "{} has neither src/main.rs nor src/lib.rs; run manifests at the project root",
+            root.display()
+        )));
     }
     let universe = scan::scan(root, &entries).map_err(diagnostics_error)?;
-    let settings = Settings { allow_dangerous_types: opts.allow_dangerous_types, max_desc_len: opts.max_desc_len };
-    let role_name = if opts.role_name.is_empty() { "manager-role" } else { opts.role_name.as_str() };
+    let settings = Settings {
+        allow_dangerous_types: opts.allow_dangerous_types,
+        max_desc_len: opts.max_desc_len,
+    };
+    let role_name = if opts.role_name.is_empty() {
+        "manager-role"
+    } else {
+        opts.role_name.as_str()
+    };
     outputs(&universe, &settings, role_name).map_err(diagnostics_error)
 }
 
 /// The manifests of a scanned crate.
-pub fn outputs(universe: &Universe, settings: &Settings, role_name: &str) -> std::result::Result<Outputs, Vec<Diagnostic>> {
+pub fn outputs(
+    universe: &Universe,
+    settings: &Settings,
+    role_name: &str,
+) -> std::result::Result<Outputs, Vec<Diagnostic>> {
     let mut out = Outputs::new();
     let mut diags = Vec::new();
     // group versions of one kind: (group, kind) → specs
-    let mut kinds: BTreeMap<(String, String), Vec<(&Vec<String>, &operator_gen_codegen::ir::TypeDef)>> = BTreeMap::new();
+    let mut kinds: BTreeMap<
+        (String, String),
+        Vec<(&Vec<String>, &operator_gen_codegen::ir::TypeDef)>,
+    > = BTreeMap::new();
     for (module, def) in universe.resources() {
         let Some(r) = &def.resource else { continue };
         if let Some(markers) = universe.module_markers.get(module) {
             for m in markers {
-                let (given, what) = if m.name == "groupName" { (&r.group, "group") } else { (&r.version, "version") };
+                let (given, what) = if m.name == "groupName" {
+                    (&r.group, "group")
+                } else {
+                    (&r.version, "version")
+                };
                 if m.value.as_str() != Some(given.as_str()) {
-                    let file = universe.modules.get(module).map(|m| m.file.clone()).unwrap_or_default();
+                    let file = universe
+                        .modules
+                        .get(module)
+                        .map(|m| m.file.clone())
+                        .unwrap_or_default();
                     diags.push(located(&file, def.loc, format!(
                         "`{}` says {what} `{given}` but its module says `+{}={}`: make them agree",
                         def.name, m.name, m.value.as_str().unwrap_or_default()
@@ -89,10 +118,20 @@ pub fn outputs(universe: &Universe, settings: &Settings, role_name: &str) -> std
                 }
             }
         }
-        kinds.entry((r.group.clone(), r.kind.clone())).or_default().push((module, def));
+        kinds
+            .entry((r.group.clone(), r.kind.clone()))
+            .or_default()
+            .push((module, def));
     }
     for specs in kinds.values() {
-        let scopes: Vec<ScanScope> = specs.iter().map(|(m, d)| ScanScope { universe, module: (*m).clone(), def: d }).collect();
+        let scopes: Vec<ScanScope> = specs
+            .iter()
+            .map(|(m, d)| ScanScope {
+                universe,
+                module: (*m).clone(),
+                def: d,
+            })
+            .collect();
         let mut inputs = Vec::new();
         let mut failed = false;
         for scope in &scopes {
@@ -107,56 +146,100 @@ pub fn outputs(universe: &Universe, settings: &Settings, role_name: &str) -> std
                 },
                 None => None,
             };
-            inputs.push(VersionInput { spec: scope as &dyn Scope, status });
+            inputs.push(VersionInput {
+                spec: scope as &dyn Scope,
+                status,
+            });
         }
         if failed {
             continue;
         }
         match crd::crd(&inputs, settings) {
             Ok(Some(c)) => {
-                out.insert(format!("config/crd/bases/{}", crd::file_name(&c)), crd::to_yaml(&c));
+                out.insert(
+                    format!("config/crd/bases/{}", crd::file_name(&c)),
+                    crd::to_yaml(&c),
+                );
             }
             Ok(None) => {}
             Err(e) => {
                 let module = specs.iter().find(|(m, d)| {
-                    d.name == e.in_type || universe.modules.get(*m).is_some_and(|mm| mm.types.contains_key(&e.in_type))
+                    d.name == e.in_type
+                        || universe
+                            .modules
+                            .get(*m)
+                            .is_some_and(|mm| mm.types.contains_key(&e.in_type))
                 });
-                let file = module.map(|(m, _)| file_of(universe, m)).unwrap_or_else(|| find_type_file(universe, &e.in_type));
+                let file = module
+                    .map(|(m, _)| file_of(universe, m))
+                    .unwrap_or_else(|| find_type_file(universe, &e.in_type));
                 diags.push(located(&file, e.loc, e.message));
             }
         }
     }
-    let rbac_markers: Vec<Marker> = universe.package_markers.iter().filter(|(_, m)| m.name == "kubebuilder:rbac").map(|(_, m)| m.clone()).collect();
-    for (file, m) in universe.package_markers.iter().filter(|(_, m)| m.name == "kubebuilder:rbac") {
+    let rbac_markers: Vec<Marker> = universe
+        .package_markers
+        .iter()
+        .filter(|(_, m)| m.name == "kubebuilder:rbac")
+        .map(|(_, m)| m.clone())
+        .collect();
+    for (file, m) in universe
+        .package_markers
+        .iter()
+        .filter(|(_, m)| m.name == "kubebuilder:rbac")
+    {
         if let Err(msg) = rbac::check(m) {
             diags.push(located(file, m.loc, msg));
         }
     }
     let roles = rbac::roles(&rbac_markers, role_name);
     let role_text = if roles.is_empty() {
-        rbac::to_yaml(&[rbac::RoleObject::Cluster(k8s_openapi::api::rbac::v1::ClusterRole {
-            metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta { name: Some(role_name.to_string()), ..Default::default() },
-            rules: Some(Vec::new()),
-            aggregation_rule: None,
-        })])
+        rbac::to_yaml(&[rbac::RoleObject::Cluster(
+            k8s_openapi::api::rbac::v1::ClusterRole {
+                metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    name: Some(role_name.to_string()),
+                    ..Default::default()
+                },
+                rules: Some(Vec::new()),
+                aggregation_rule: None,
+            },
+        )])
     } else {
         rbac::to_yaml(&roles)
     };
     out.insert("config/rbac/role.yaml".to_string(), role_text);
-    if diags.is_empty() { Ok(out) } else { Err(diags) }
+    if diags.is_empty() {
+        Ok(out)
+    } else {
+        Err(diags)
+    }
 }
 
 fn file_of(universe: &Universe, module: &[String]) -> PathBuf {
-    universe.modules.get(module).map(|m| m.file.clone()).unwrap_or_default()
+    universe
+        .modules
+        .get(module)
+        .map(|m| m.file.clone())
+        .unwrap_or_default()
 }
 
 fn find_type_file(universe: &Universe, name: &str) -> PathBuf {
-    universe.modules.values().find(|m| m.types.contains_key(name)).map(|m| m.file.clone()).unwrap_or_default()
+    universe
+        .modules
+        .values()
+        .find(|m| m.types.contains_key(name))
+        .map(|m| m.file.clone())
+        .unwrap_or_default()
 }
 
 fn located(file: &Path, loc: Option<operator_gen_codegen::ir::Loc>, message: String) -> Diagnostic {
     let loc = loc.unwrap_or_default();
-    Diagnostic { file: file.to_path_buf(), line: loc.line, column: loc.column, message }
+    Diagnostic {
+        file: file.to_path_buf(),
+        line: loc.line,
+        column: loc.column,
+        message,
+    }
 }
 
 /// Generate the project's manifests and write the ones that changed.

@@ -43,7 +43,14 @@ pub struct Diagnostic {
 
 impl std::fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}:{}: {}", self.file.display(), self.line, self.column + 1, self.message)
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file.display(),
+            self.line,
+            self.column + 1,
+            self.message
+        )
     }
 }
 
@@ -56,29 +63,56 @@ struct Scanner<'a> {
 /// Scans the crate whose entry file is `entry` (e.g. `src/main.rs`); paths are reported relative
 /// to `root`.
 pub fn scan(root: &Path, entries: &[PathBuf]) -> Result<Universe, Vec<Diagnostic>> {
-    let mut s = Scanner { root, universe: Universe::default(), diagnostics: Vec::new() };
+    let mut s = Scanner {
+        root,
+        universe: Universe::default(),
+        diagnostics: Vec::new(),
+    };
     for entry in entries {
-        s.file(entry, Vec::new(), entry.parent().map(Path::to_path_buf).unwrap_or_default());
+        s.file(
+            entry,
+            Vec::new(),
+            entry.parent().map(Path::to_path_buf).unwrap_or_default(),
+        );
     }
-    if s.diagnostics.is_empty() { Ok(s.universe) } else { Err(s.diagnostics) }
+    if s.diagnostics.is_empty() {
+        Ok(s.universe)
+    } else {
+        Err(s.diagnostics)
+    }
 }
 
 /// Scans one source text as the crate root; used by tests and the fuzz target.
 pub fn scan_source(name: &Path, source: &str) -> Result<Universe, Vec<Diagnostic>> {
-    let mut s = Scanner { root: Path::new(""), universe: Universe::default(), diagnostics: Vec::new() };
+    let mut s = Scanner {
+        root: Path::new(""),
+        universe: Universe::default(),
+        diagnostics: Vec::new(),
+    };
     s.parsed(name, source, Vec::new(), None);
-    if s.diagnostics.is_empty() { Ok(s.universe) } else { Err(s.diagnostics) }
+    if s.diagnostics.is_empty() {
+        Ok(s.universe)
+    } else {
+        Err(s.diagnostics)
+    }
 }
 
 impl Scanner<'_> {
     fn rel(&self, file: &Path) -> PathBuf {
-        file.strip_prefix(self.root).map(Path::to_path_buf).unwrap_or_else(|_| file.to_path_buf())
+        file.strip_prefix(self.root)
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|_| file.to_path_buf())
     }
 
     fn diag(&mut self, file: &Path, span: proc_macro2::Span, message: impl Into<String>) {
         let start = span.start();
         let file = self.rel(file);
-        self.diagnostics.push(Diagnostic { file, line: start.line, column: start.column, message: message.into() });
+        self.diagnostics.push(Diagnostic {
+            file,
+            line: start.line,
+            column: start.column,
+            message: message.into(),
+        });
     }
 
     fn file(&mut self, file: &Path, path: Vec<String>, dir: PathBuf) {
@@ -86,7 +120,12 @@ impl Scanner<'_> {
             Ok(s) => s,
             Err(e) => {
                 let rel = self.rel(file);
-                self.diagnostics.push(Diagnostic { file: rel, line: 0, column: 0, message: format!("cannot read: {e}") });
+                self.diagnostics.push(Diagnostic {
+                    file: rel,
+                    line: 0,
+                    column: 0,
+                    message: format!("cannot read: {e}"),
+                });
                 return;
             }
         };
@@ -97,7 +136,11 @@ impl Scanner<'_> {
         let parsed = match syn::parse_file(source) {
             Ok(f) => f,
             Err(e) => {
-                self.diag(file, e.span(), format!("does not parse: {e}; fix the syntax, then run again"));
+                self.diag(
+                    file,
+                    e.span(),
+                    format!("does not parse: {e}; fix the syntax, then run again"),
+                );
                 return;
             }
         };
@@ -106,13 +149,21 @@ impl Scanner<'_> {
     }
 
     fn module_markers(&mut self, file: &Path, attrs: &[syn::Attribute], path: &[String]) {
-        let inner: Vec<syn::Attribute> = attrs.iter().filter(|a| matches!(a.style, syn::AttrStyle::Inner(_))).cloned().collect();
+        let inner: Vec<syn::Attribute> = attrs
+            .iter()
+            .filter(|a| matches!(a.style, syn::AttrStyle::Inner(_)))
+            .cloned()
+            .collect();
         let mut errors = Errors::default();
         let (_, markers) = lower::docs_and_markers(&inner, Target::Package, &mut errors);
         self.errors(file, errors);
         for m in markers {
             if m.name == "groupName" || m.name == "versionName" {
-                self.universe.module_markers.entry(path.to_vec()).or_default().push(m);
+                self.universe
+                    .module_markers
+                    .entry(path.to_vec())
+                    .or_default()
+                    .push(m);
             } else if is_package_level(&m.name) {
                 let rel = self.rel(file);
                 self.universe.package_markers.push((rel, m));
@@ -127,11 +178,19 @@ impl Scanner<'_> {
     }
 
     fn items(&mut self, file: &Path, items: &[syn::Item], path: Vec<String>, dir: Option<PathBuf>) {
-        let mut module = Module { file: self.rel(file), path: path.clone(), ..Default::default() };
+        let mut module = Module {
+            file: self.rel(file),
+            path: path.clone(),
+            ..Default::default()
+        };
         for item in items {
             match item {
-                syn::Item::Struct(s) => self.type_item(file, &mut module, syn::DeriveInput::from(s.clone())),
-                syn::Item::Enum(e) => self.type_item(file, &mut module, syn::DeriveInput::from(e.clone())),
+                syn::Item::Struct(s) => {
+                    self.type_item(file, &mut module, syn::DeriveInput::from(s.clone()))
+                }
+                syn::Item::Enum(e) => {
+                    self.type_item(file, &mut module, syn::DeriveInput::from(e.clone()))
+                }
                 syn::Item::Use(u) => collect_use(&u.tree, Vec::new(), &mut module),
                 syn::Item::Mod(m) => {
                     if is_cfg_test(&m.attrs) {
@@ -151,8 +210,12 @@ impl Scanner<'_> {
                         None => {
                             let Some(dir) = dir.clone() else { continue };
                             let explicit = path_attr(&m.attrs).map(|p| dir.join(p));
-                            let candidates = [dir.join(format!("{name}.rs")), dir.join(&name).join("mod.rs")];
-                            let found = explicit.or_else(|| candidates.iter().find(|c| c.is_file()).cloned());
+                            let candidates = [
+                                dir.join(format!("{name}.rs")),
+                                dir.join(&name).join("mod.rs"),
+                            ];
+                            let found = explicit
+                                .or_else(|| candidates.iter().find(|c| c.is_file()).cloned());
                             match found {
                                 Some(f) => {
                                     let child_dir = if f.file_name().is_some_and(|n| n == "mod.rs") || path_attr(&m.attrs).is_some() {
@@ -180,7 +243,11 @@ impl Scanner<'_> {
 
     /// Outer docs of items that are not schema types may carry package-level markers only.
     fn package_docs(&mut self, file: &Path, attrs: &[syn::Attribute]) {
-        let outer: Vec<syn::Attribute> = attrs.iter().filter(|a| matches!(a.style, syn::AttrStyle::Outer)).cloned().collect();
+        let outer: Vec<syn::Attribute> = attrs
+            .iter()
+            .filter(|a| matches!(a.style, syn::AttrStyle::Outer))
+            .cloned()
+            .collect();
         let mut errors = Errors::default();
         let (_, markers) = lower::docs_and_markers(&outer, Target::Package, &mut errors);
         self.errors(file, errors);
@@ -237,23 +304,35 @@ impl Scanner<'_> {
 }
 
 fn is_package_level(name: &str) -> bool {
-    matches!(name, "kubebuilder:rbac" | "kubebuilder:webhook" | "kubebuilder:webhookconfiguration")
+    matches!(
+        name,
+        "kubebuilder:rbac" | "kubebuilder:webhook" | "kubebuilder:webhookconfiguration"
+    )
 }
 
 fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
-        a.path().is_ident("cfg") && a.meta.require_list().is_ok_and(|l| l.tokens.to_string().trim() == "test")
+        a.path().is_ident("cfg")
+            && a.meta
+                .require_list()
+                .is_ok_and(|l| l.tokens.to_string().trim() == "test")
     })
 }
 
 fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
-    attrs.iter().find(|a| a.path().is_ident("path")).and_then(|a| match &a.meta {
-        syn::Meta::NameValue(nv) => match &nv.value {
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+    attrs
+        .iter()
+        .find(|a| a.path().is_ident("path"))
+        .and_then(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
             _ => None,
-        },
-        _ => None,
-    })
+        })
 }
 
 fn collect_use(tree: &syn::UseTree, prefix: Vec<String>, module: &mut Module) {
@@ -334,7 +413,12 @@ impl Universe {
         self.resolve_depth(from, path, 0)
     }
 
-    fn resolve_depth(&self, from: &[String], path: &str, depth: usize) -> Option<(Vec<String>, &TypeDef)> {
+    fn resolve_depth(
+        &self,
+        from: &[String],
+        path: &str,
+        depth: usize,
+    ) -> Option<(Vec<String>, &TypeDef)> {
         if depth > 16 {
             return None;
         }
@@ -391,8 +475,14 @@ impl Scope for ScanScope<'_> {
     }
     fn resolve(&self, path: &str) -> Result<Box<dyn Scope + '_>, String> {
         match self.universe.resolve(&self.module, path) {
-            Some((module, def)) => Ok(Box::new(ScanScope { universe: self.universe, module, def })),
-            None => Err(format!("`{path}` has no schema: add #[derive(Schema)] to it, or import it with `use`")),
+            Some((module, def)) => Ok(Box::new(ScanScope {
+                universe: self.universe,
+                module,
+                def,
+            })),
+            None => Err(format!(
+                "`{path}` has no schema: add #[derive(Schema)] to it, or import it with `use`"
+            )),
         }
     }
 }
