@@ -34,7 +34,10 @@ fn expand(input: &syn::DeriveInput, custom_resource: bool) -> Tokens {
                 );
             }
             if !matches!(d.body, operator_gen_codegen::ir::Body::Struct(_)) {
-                errors.push(input.ident.span(), "#[derive(CustomResource)] goes on the spec struct, a struct with named fields");
+                errors.push(
+                    input.ident.span(),
+                    "#[derive(CustomResource)] goes on the spec struct, a struct with named fields",
+                );
             }
         }
     } else if let Some(d) = &def {
@@ -55,7 +58,10 @@ fn expand(input: &syn::DeriveInput, custom_resource: bool) -> Tokens {
 
 /// On errors: the errors, plus empty impls so the user sees one error, not a cascade.
 fn fallback(input: &syn::DeriveInput, custom_resource: bool, errors: Errors) -> Tokens {
-    let compile_errors = errors.0.iter().map(|e| syn::Error::new(e.span, &e.message).to_compile_error());
+    let compile_errors = errors
+        .0
+        .iter()
+        .map(|e| syn::Error::new(e.span, &e.message).to_compile_error());
     let ident = &input.ident;
     let mut out = quote! {
         #(#compile_errors)*
@@ -94,7 +100,10 @@ fn kind_from_attrs(input: &syn::DeriveInput) -> Option<syn::Ident> {
 fn schema_impl(ident: &syn::Ident, def: &TypeDef) -> Tokens {
     let ir = match serde_json::to_string(def) {
         Ok(s) => s,
-        Err(e) => return syn::Error::new(ident.span(), format!("cannot record the IR: {e}")).to_compile_error(),
+        Err(e) => {
+            return syn::Error::new(ident.span(), format!("cannot record the IR: {e}"))
+                .to_compile_error();
+        }
     };
     let deps = operator_gen_codegen::schema::named_paths(def).into_iter().filter_map(|p| {
         let path: syn::Path = syn::parse_str(&p).ok()?;
@@ -110,13 +119,22 @@ fn schema_impl(ident: &syn::Ident, def: &TypeDef) -> Tokens {
 }
 
 fn root(input: &syn::DeriveInput, def: &TypeDef) -> Tokens {
-    let Some(r) = &def.resource else { return Tokens::new() };
-    let Some(names) = operator_gen_codegen::crd::names(def) else { return Tokens::new() };
+    let Some(r) = &def.resource else {
+        return Tokens::new();
+    };
+    let Some(names) = operator_gen_codegen::crd::names(def) else {
+        return Tokens::new();
+    };
     let spec = &input.ident;
     let vis = &input.vis;
     let kind = format_ident!("{}", r.kind);
-    let (group, version, kind_str, plural) = (&names.group, &names.version, &names.kind, &names.plural);
-    let api_version = if group.is_empty() { version.clone() } else { format!("{group}/{version}") };
+    let (group, version, kind_str, plural) =
+        (&names.group, &names.version, &names.kind, &names.plural);
+    let api_version = if group.is_empty() {
+        version.clone()
+    } else {
+        format!("{group}/{version}")
+    };
     let scope = if names.namespaced {
         quote!(::operator_gen_runtime::k8s_openapi::NamespaceResourceScope)
     } else {
@@ -128,11 +146,16 @@ fn root(input: &syn::DeriveInput, def: &TypeDef) -> Tokens {
     } else {
         r.doc.join("\n")
     };
-    let spec_default = if def.serde.default { quote!(#[serde(default)]) } else { quote!() };
+    let spec_default = if def.serde.default {
+        quote!(#[serde(default)])
+    } else {
+        quote!()
+    };
     let (status_field, status_ser, status_impl, status_new, status_scope) = match &r.status {
         Some(s) => {
             let Ok(status): Result<syn::Type, _> = syn::parse_str(s) else {
-                return syn::Error::new(spec.span(), format!("`status = \"{s}\"` is not a type")).to_compile_error();
+                return syn::Error::new(spec.span(), format!("`status = \"{s}\"` is not a type"))
+                    .to_compile_error();
             };
             (
                 quote! {
@@ -156,7 +179,13 @@ fn root(input: &syn::DeriveInput, def: &TypeDef) -> Tokens {
                 quote!(::std::option::Option::Some(::std::boxed::Box::new(<#status as #rt::Schema>::definition()))),
             )
         }
-        None => (quote!(), quote!(), quote!(), quote!(), quote!(::std::option::Option::None)),
+        None => (
+            quote!(),
+            quote!(),
+            quote!(),
+            quote!(),
+            quote!(::std::option::Option::None),
+        ),
     };
     let field_count = if r.status.is_some() { 5usize } else { 4 };
     quote! {

@@ -2,12 +2,12 @@
 //! per group and kind, with names, scope, versions, subresources and printer columns.
 
 use crate::ir::*;
-use crate::schema::{Emitter, Scope, SchemaError, Settings};
+use crate::schema::{Emitter, SchemaError, Scope, Settings};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionNames,
     CustomResourceDefinitionSpec, CustomResourceDefinitionVersion, CustomResourceSubresourceScale,
-    CustomResourceSubresourceStatus, CustomResourceSubresources, CustomResourceValidation, JSONSchemaProps as Props,
-    SelectableField,
+    CustomResourceSubresourceStatus, CustomResourceSubresources, CustomResourceValidation,
+    JSONSchemaProps as Props, SelectableField,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::BTreeMap;
@@ -67,7 +67,9 @@ pub fn version_order(a: &str, b: &str) -> std::cmp::Ordering {
             None
         };
         match parse(v) {
-            Some((major, rank, minor)) => (3 - rank, u64::MAX - major, u64::MAX - minor, String::new()),
+            Some((major, rank, minor)) => {
+                (3 - rank, u64::MAX - major, u64::MAX - minor, String::new())
+            }
             None => (9, 0, 0, v.to_string()),
         }
     }
@@ -81,21 +83,49 @@ pub struct VersionInput<'a> {
 }
 
 fn error(def: &TypeDef, message: String) -> SchemaError {
-    SchemaError { message, loc: def.loc, in_type: def.name.clone() }
+    SchemaError {
+        message,
+        loc: def.loc,
+        in_type: def.name.clone(),
+    }
 }
 
-fn root_schema(emitter: &mut Emitter, input: &VersionInput, names: &ResourceNames) -> Result<Props, SchemaError> {
+fn root_schema(
+    emitter: &mut Emitter,
+    input: &VersionInput,
+    names: &ResourceNames,
+) -> Result<Props, SchemaError> {
     let spec_def = input.spec.def();
     let mut properties = BTreeMap::new();
-    let string = |doc: &str| Props { type_: Some("string".into()), description: Some(doc.into()), ..Default::default() };
+    let string = |doc: &str| Props {
+        type_: Some("string".into()),
+        description: Some(doc.into()),
+        ..Default::default()
+    };
     properties.insert("apiVersion".to_string(), string(API_VERSION_DOC));
     properties.insert("kind".to_string(), string(KIND_DOC));
-    properties.insert("metadata".to_string(), Props { type_: Some("object".into()), ..Default::default() });
+    properties.insert(
+        "metadata".to_string(),
+        Props {
+            type_: Some("object".into()),
+            ..Default::default()
+        },
+    );
     let mut spec = emitter.type_schema(input.spec)?;
     if spec.type_.as_deref() != Some("object") {
-        return Err(error(spec_def, format!("the spec of {} must be a struct (an object on the wire)", names.kind)));
+        return Err(error(
+            spec_def,
+            format!(
+                "the spec of {} must be a struct (an object on the wire)",
+                names.kind
+            ),
+        ));
     }
-    if spec_def.markers.iter().any(|m| m.name == "kubebuilder:validation:XIntOrString") {
+    if spec_def
+        .markers
+        .iter()
+        .any(|m| m.name == "kubebuilder:validation:XIntOrString")
+    {
         spec.type_ = None;
     }
     properties.insert("spec".to_string(), spec);
@@ -112,7 +142,11 @@ fn root_schema(emitter: &mut Emitter, input: &VersionInput, names: &ResourceName
     })
 }
 
-fn version(emitter: &mut Emitter, input: &VersionInput, names: &ResourceNames) -> Result<Option<CustomResourceDefinitionVersion>, SchemaError> {
+fn version(
+    emitter: &mut Emitter,
+    input: &VersionInput,
+    names: &ResourceNames,
+) -> Result<Option<CustomResourceDefinitionVersion>, SchemaError> {
     let def = input.spec.def();
     let m = &def.markers;
     if has_marker(m, "kubebuilder:skipversion") {
@@ -125,7 +159,9 @@ fn version(emitter: &mut Emitter, input: &VersionInput, names: &ResourceNames) -
     let mut subresources = CustomResourceSubresources::default();
     let mut any_sub = false;
     if has_marker(m, "kubebuilder:subresource:status") {
-        subresources.status = Some(CustomResourceSubresourceStatus(serde_json::Value::Object(Default::default())));
+        subresources.status = Some(CustomResourceSubresourceStatus(serde_json::Value::Object(
+            Default::default(),
+        )));
         any_sub = true;
     }
     if let Some(scale) = marker(m, "kubebuilder:subresource:scale") {
@@ -148,11 +184,16 @@ fn version(emitter: &mut Emitter, input: &VersionInput, names: &ResourceNames) -
         .collect();
     for c in &columns {
         if c.name.is_empty() || c.type_.is_empty() || c.json_path.is_empty() {
-            return Err(error(def, "`+kubebuilder:printcolumn` needs name, type and JSONPath".into()));
+            return Err(error(
+                def,
+                "`+kubebuilder:printcolumn` needs name, type and JSONPath".into(),
+            ));
         }
     }
     let selectable: Vec<SelectableField> = markers_named(m, "kubebuilder:selectablefield")
-        .map(|s| SelectableField { json_path: s.arg_str("JSONPath").unwrap_or_default().to_string() })
+        .map(|s| SelectableField {
+            json_path: s.arg_str("JSONPath").unwrap_or_default().to_string(),
+        })
         .collect();
     let deprecated = marker(m, "kubebuilder:deprecatedversion");
     Ok(Some(CustomResourceDefinitionVersion {
@@ -160,8 +201,12 @@ fn version(emitter: &mut Emitter, input: &VersionInput, names: &ResourceNames) -
         served: !has_marker(m, "kubebuilder:unservedversion"),
         storage: has_marker(m, "kubebuilder:storageversion"),
         deprecated: deprecated.map(|_| true),
-        deprecation_warning: deprecated.and_then(|d| d.arg_str("warning")).map(str::to_string),
-        schema: Some(CustomResourceValidation { open_api_v3_schema: Some(schema) }),
+        deprecation_warning: deprecated
+            .and_then(|d| d.arg_str("warning"))
+            .map(str::to_string),
+        schema: Some(CustomResourceValidation {
+            open_api_v3_schema: Some(schema),
+        }),
         subresources: (any_sub || !columns.is_empty()).then_some(subresources),
         additional_printer_columns: (!columns.is_empty()).then_some(columns),
         selectable_fields: (!selectable.is_empty()).then_some(selectable),
@@ -169,31 +214,67 @@ fn version(emitter: &mut Emitter, input: &VersionInput, names: &ResourceNames) -
 }
 
 /// The CRD for all versions of one group and kind. `None` when every version is skipped.
-pub fn crd(inputs: &[VersionInput], settings: &Settings) -> Result<Option<CustomResourceDefinition>, SchemaError> {
-    let Some(first) = inputs.first() else { return Ok(None) };
+pub fn crd(
+    inputs: &[VersionInput],
+    settings: &Settings,
+) -> Result<Option<CustomResourceDefinition>, SchemaError> {
+    let Some(first) = inputs.first() else {
+        return Ok(None);
+    };
     let first_def = first.spec.def();
     let Some(names) = names(first_def) else {
-        return Err(error(first_def, format!("`{}` is not a custom resource: add #[k8s(group, version, kind)]", first_def.name)));
+        return Err(error(
+            first_def,
+            format!(
+                "`{}` is not a custom resource: add #[k8s(group, version, kind)]",
+                first_def.name
+            ),
+        ));
     };
     let mut emitter = Emitter::new(settings);
     let mut versions = Vec::new();
     let mut annotations = BTreeMap::new();
     let mut labels = BTreeMap::new();
-    annotations.insert(crate::VERSION_ANNOTATION.to_string(), crate::VERSION.to_string());
+    annotations.insert(
+        crate::VERSION_ANNOTATION.to_string(),
+        crate::VERSION.to_string(),
+    );
     for input in inputs {
         let def = input.spec.def();
         let Some(n) = self::names(def) else { continue };
-        if n.plural != names.plural || n.namespaced != names.namespaced || n.group != names.group || n.kind != names.kind {
-            return Err(error(def, format!("versions of {} disagree on plural, scope or group: give every version the same resource markers", names.kind)));
+        if n.plural != names.plural
+            || n.namespaced != names.namespaced
+            || n.group != names.group
+            || n.kind != names.kind
+        {
+            return Err(error(
+                def,
+                format!(
+                    "versions of {} disagree on plural, scope or group: give every version the same resource markers",
+                    names.kind
+                ),
+            ));
         }
-        if versions.iter().any(|v: &CustomResourceDefinitionVersion| v.name == n.version) {
-            return Err(error(def, format!("{} declares version {} twice: give each version its own module", names.kind, n.version)));
+        if versions
+            .iter()
+            .any(|v: &CustomResourceDefinitionVersion| v.name == n.version)
+        {
+            return Err(error(
+                def,
+                format!(
+                    "{} declares version {} twice: give each version its own module",
+                    names.kind, n.version
+                ),
+            ));
         }
         for md in markers_named(&def.markers, "kubebuilder:metadata") {
             for (list, target) in [("annotations", &mut annotations), ("labels", &mut labels)] {
                 for kv in md.arg_list(list) {
                     let Some((k, v)) = kv.split_once('=') else {
-                        return Err(error(def, format!("metadata {list} entry `{kv}` needs the form key=value")));
+                        return Err(error(
+                            def,
+                            format!("metadata {list} entry `{kv}` needs the form key=value"),
+                        ));
                     };
                     target.insert(k.to_string(), v.to_string());
                 }
@@ -211,11 +292,34 @@ pub fn crd(inputs: &[VersionInput], settings: &Settings) -> Result<Option<Custom
     }
     match versions.iter().filter(|v| v.storage).count() {
         1 => {}
-        0 => return Err(error(first_def, format!("{} has {} versions and none is the storage version: mark one with `+kubebuilder:storageversion`", names.kind, versions.len()))),
-        _ => return Err(error(first_def, format!("{} has more than one storage version: keep `+kubebuilder:storageversion` on exactly one", names.kind))),
+        0 => {
+            return Err(error(
+                first_def,
+                format!(
+                    "{} has {} versions and none is the storage version: mark one with `+kubebuilder:storageversion`",
+                    names.kind,
+                    versions.len()
+                ),
+            ));
+        }
+        _ => {
+            return Err(error(
+                first_def,
+                format!(
+                    "{} has more than one storage version: keep `+kubebuilder:storageversion` on exactly one",
+                    names.kind
+                ),
+            ));
+        }
     }
     if !versions.iter().any(|v| v.served) {
-        return Err(error(first_def, format!("no version of {} is served: drop `+kubebuilder:unservedversion` from one", names.kind)));
+        return Err(error(
+            first_def,
+            format!(
+                "no version of {} is served: drop `+kubebuilder:unservedversion` from one",
+                names.kind
+            ),
+        ));
     }
     versions.sort_by(|a, b| version_order(&a.name, &b.name));
     let sorted_list = |mut v: Vec<String>| {
@@ -239,7 +343,12 @@ pub fn crd(inputs: &[VersionInput], settings: &Settings) -> Result<Option<Custom
                 short_names: sorted_list(names.short_names.clone()),
                 categories: sorted_list(names.categories.clone()),
             },
-            scope: if names.namespaced { "Namespaced" } else { "Cluster" }.to_string(),
+            scope: if names.namespaced {
+                "Namespaced"
+            } else {
+                "Cluster"
+            }
+            .to_string(),
             versions,
             conversion: None,
             preserve_unknown_fields: None,

@@ -161,7 +161,11 @@ pub enum Prim {
 
 impl Marker {
     pub fn new(name: &str, value: serde_json::Value) -> Marker {
-        Marker { name: name.to_string(), value, loc: None }
+        Marker {
+            name: name.to_string(),
+            value,
+            loc: None,
+        }
     }
     /// A named argument of a marker with arguments.
     pub fn arg(&self, key: &str) -> Option<&serde_json::Value> {
@@ -188,12 +192,17 @@ pub fn value_to_string(v: &serde_json::Value) -> String {
 }
 
 /// Markers with a given name, in source order.
-pub fn markers_named<'a>(markers: &'a [Marker], name: &'a str) -> impl Iterator<Item = &'a Marker> + 'a {
+pub fn markers_named<'a>(
+    markers: &'a [Marker],
+    name: &'a str,
+) -> impl Iterator<Item = &'a Marker> + 'a {
     markers.iter().filter(move |m| m.name == name)
 }
 
 pub fn has_marker(markers: &[Marker], name: &str) -> bool {
-    markers.iter().any(|m| m.name == name && m.value != serde_json::Value::Bool(false))
+    markers
+        .iter()
+        .any(|m| m.name == name && m.value != serde_json::Value::Bool(false))
 }
 
 pub fn marker<'a>(markers: &'a [Marker], name: &str) -> Option<&'a Marker> {

@@ -8,8 +8,14 @@ const QUANTITY_PATTERN: &str = "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KM
 fn int_or_string() -> Props {
     Props {
         any_of: Some(vec![
-            Props { type_: Some("integer".into()), ..Default::default() },
-            Props { type_: Some("string".into()), ..Default::default() },
+            Props {
+                type_: Some("integer".into()),
+                ..Default::default()
+            },
+            Props {
+                type_: Some("string".into()),
+                ..Default::default()
+            },
         ]),
         x_kubernetes_int_or_string: Some(true),
         ..Default::default()
@@ -22,12 +28,22 @@ fn from_json(text: &str, name: &str) -> Result<Props, String> {
 
 /// The schema of a known type, by the last segment of its path.
 pub fn schema(name: &str) -> Result<Props, String> {
-    let string_format = |f: &str| Props { type_: Some("string".into()), format: Some(f.into()), ..Default::default() };
+    let string_format = |f: &str| Props {
+        type_: Some("string".into()),
+        format: Some(f.into()),
+        ..Default::default()
+    };
     Ok(match name {
         "Time" | "MicroTime" | "Timestamp" | "DateTime" | "Zoned" => string_format("date-time"),
-        "Quantity" => Props { pattern: Some(QUANTITY_PATTERN.into()), ..int_or_string() },
+        "Quantity" => Props {
+            pattern: Some(QUANTITY_PATTERN.into()),
+            ..int_or_string()
+        },
         "IntOrString" => int_or_string(),
-        "ObjectMeta" => Props { type_: Some("object".into()), ..Default::default() },
+        "ObjectMeta" => Props {
+            type_: Some("object".into()),
+            ..Default::default()
+        },
         "RawExtension" => Props {
             type_: Some("object".into()),
             x_kubernetes_preserve_unknown_fields: Some(true),

@@ -4,9 +4,9 @@
 pub mod crd;
 pub mod ir;
 mod known;
-pub mod names;
 pub mod lower;
 pub mod markers;
+pub mod names;
 pub mod rbac;
 pub mod schema;
 pub mod yaml;

@@ -16,7 +16,10 @@ pub struct Error {
 
 impl Error {
     pub fn new(span: Span, message: impl Into<String>) -> Error {
-        Error { message: message.into(), span }
+        Error {
+            message: message.into(),
+            span,
+        }
     }
 }
 
@@ -35,7 +38,10 @@ impl Errors {
 
 pub fn loc(span: Span) -> Option<Loc> {
     let start = span.start();
-    (start.line > 0).then_some(Loc { line: start.line, column: start.column })
+    (start.line > 0).then_some(Loc {
+        line: start.line,
+        column: start.column,
+    })
 }
 
 /// Which derives an item carries, as far as operator-gen cares.
@@ -49,7 +55,13 @@ pub fn derives(attrs: &[syn::Attribute]) -> Derives {
     let mut d = Derives::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("derive")) {
         let _ = attr.parse_nested_meta(|meta| {
-            match meta.path.segments.last().map(|s| s.ident.to_string()).as_deref() {
+            match meta
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .as_deref()
+            {
                 Some("CustomResource") => d.custom_resource = true,
                 Some("Schema") => d.schema = true,
                 _ => {}
@@ -61,22 +73,38 @@ pub fn derives(attrs: &[syn::Attribute]) -> Derives {
 }
 
 /// Doc text and markers of an item's attributes (outer or inner doc comments).
-pub fn docs_and_markers(attrs: &[syn::Attribute], target: Target, errors: &mut Errors) -> (Vec<String>, Vec<Marker>) {
+pub fn docs_and_markers(
+    attrs: &[syn::Attribute],
+    target: Target,
+    errors: &mut Errors,
+) -> (Vec<String>, Vec<Marker>) {
     let mut doc = Vec::new();
     let mut found = Vec::new();
     for attr in attrs {
         if !attr.path().is_ident("doc") {
             continue;
         }
-        let syn::Meta::NameValue(nv) = &attr.meta else { continue };
-        let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value else { continue };
+        let syn::Meta::NameValue(nv) = &attr.meta else {
+            continue;
+        };
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) = &nv.value
+        else {
+            continue;
+        };
         for line in s.value().split('\n') {
             let line = line.strip_prefix(' ').unwrap_or(line);
             if line.trim_start().starts_with('+') {
                 match markers::parse_line(line) {
                     Ok(Some((name, value))) => {
                         check_target(&name, target, attr.span(), errors);
-                        found.push(Marker { name, value, loc: loc(attr.span()) });
+                        found.push(Marker {
+                            name,
+                            value,
+                            loc: loc(attr.span()),
+                        });
                     }
                     Ok(None) => {}
                     Err(e) => errors.push(attr.span(), e.message),
@@ -105,7 +133,13 @@ fn check_target(name: &str, target: Target, span: Span, errors: &mut Errors) {
                     Target::Field => "a field",
                 })
                 .collect();
-            errors.push(span, format!("marker `+{name}` cannot stand on {place}: put it on {}", want.join(" or ")));
+            errors.push(
+                span,
+                format!(
+                    "marker `+{name}` cannot stand on {place}: put it on {}",
+                    want.join(" or ")
+                ),
+            );
         }
     }
 }
@@ -120,9 +154,18 @@ fn k8s_attrs(
     let mut out = Vec::new();
     for attr in attrs.iter().filter(|a| a.path().is_ident("k8s")) {
         let result = attr.parse_nested_meta(|meta| {
-            let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+            let key = meta
+                .path
+                .get_ident()
+                .map(|i| i.to_string())
+                .unwrap_or_default();
             let span = meta.path.span();
-            if target == Target::Type && matches!(key.as_str(), "group" | "version" | "kind" | "status" | "doc") {
+            if target == Target::Type
+                && matches!(
+                    key.as_str(),
+                    "group" | "version" | "kind" | "status" | "doc"
+                )
+            {
                 let lit: syn::LitStr = meta.value()?.parse()?;
                 let r = resource.get_or_insert_with(ResourceAttrs::default);
                 match key.as_str() {
@@ -144,7 +187,11 @@ fn k8s_attrs(
             } else if meta.input.peek(syn::token::Paren) {
                 let mut map = serde_json::Map::new();
                 meta.parse_nested_meta(|inner| {
-                    let k = inner.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                    let k = inner
+                        .path
+                        .get_ident()
+                        .map(|i| i.to_string())
+                        .unwrap_or_default();
                     let k = k.trim_end_matches('_').to_string();
                     let expr: syn::Expr = inner.value()?.parse()?;
                     map.insert(markers::attribute_arg_name(&name, &k), expr_value(&expr)?);
@@ -157,7 +204,11 @@ fn k8s_attrs(
             match markers::check_value(&name, value) {
                 Ok(value) => {
                     check_target(&name, target, span, errors);
-                    out.push(Marker { name, value, loc: loc(span) });
+                    out.push(Marker {
+                        name,
+                        value,
+                        loc: loc(span),
+                    });
                 }
                 Err(e) => errors.push(span, format!("#[k8s({key})]: {}", e.message)),
             }
@@ -172,14 +223,58 @@ fn k8s_attrs(
 
 fn attribute_suggestion(key: &str) -> String {
     const KEYS: &[&str] = &[
-        "group", "version", "kind", "status", "doc", "minimum", "maximum", "exclusive_minimum",
-        "exclusive_maximum", "multiple_of", "min_length", "max_length", "pattern", "enum_values",
-        "format", "min_items", "max_items", "unique_items", "min_properties", "max_properties", "type",
-        "x_validation", "optional", "required", "nullable", "default", "example", "title", "list_type",
-        "list_map_key", "map_type", "struct_type", "immutable", "preserve_unknown_fields", "schemaless",
-        "embedded_resource", "resource", "subresource_status", "scale", "printcolumn", "storage_version",
-        "deprecated_version", "skip_version", "unserved_version", "selectable_field", "metadata",
-        "external_docs", "at_most_one_of", "exactly_one_of", "at_least_one_of", "rbac", "genclient",
+        "group",
+        "version",
+        "kind",
+        "status",
+        "doc",
+        "minimum",
+        "maximum",
+        "exclusive_minimum",
+        "exclusive_maximum",
+        "multiple_of",
+        "min_length",
+        "max_length",
+        "pattern",
+        "enum_values",
+        "format",
+        "min_items",
+        "max_items",
+        "unique_items",
+        "min_properties",
+        "max_properties",
+        "type",
+        "x_validation",
+        "optional",
+        "required",
+        "nullable",
+        "default",
+        "example",
+        "title",
+        "list_type",
+        "list_map_key",
+        "map_type",
+        "struct_type",
+        "immutable",
+        "preserve_unknown_fields",
+        "schemaless",
+        "embedded_resource",
+        "resource",
+        "subresource_status",
+        "scale",
+        "printcolumn",
+        "storage_version",
+        "deprecated_version",
+        "skip_version",
+        "unserved_version",
+        "selectable_field",
+        "metadata",
+        "external_docs",
+        "at_most_one_of",
+        "exactly_one_of",
+        "at_least_one_of",
+        "rbac",
+        "genclient",
     ];
     KEYS.iter()
         .map(|k| (strsim::jaro_winkler(k, key), *k))
@@ -197,15 +292,26 @@ fn expr_value(expr: &syn::Expr) -> syn::Result<Value> {
             syn::Lit::Bool(b) => Ok(Value::Bool(b.value)),
             syn::Lit::Int(i) => Ok(Value::from(i.base10_parse::<i64>()?)),
             syn::Lit::Float(f) => Ok(markers::number(f.base10_parse::<f64>()?)),
-            other => Err(syn::Error::new(other.span(), "expected a string, number or bool literal")),
+            other => Err(syn::Error::new(
+                other.span(),
+                "expected a string, number or bool literal",
+            )),
         },
         syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match expr_value(&u.expr)? {
             Value::Number(n) => Ok(markers::number(-n.as_f64().unwrap_or_default())),
             _ => Err(syn::Error::new(u.span(), "only numbers can be negated")),
         },
-        syn::Expr::Array(a) => a.elems.iter().map(expr_value).collect::<syn::Result<Vec<_>>>().map(Value::Array),
+        syn::Expr::Array(a) => a
+            .elems
+            .iter()
+            .map(expr_value)
+            .collect::<syn::Result<Vec<_>>>()
+            .map(Value::Array),
         syn::Expr::Group(g) => expr_value(&g.expr),
-        other => Err(syn::Error::new(other.span(), "expected a literal or a list of literals `[...]`")),
+        other => Err(syn::Error::new(
+            other.span(),
+            "expected a literal or a list of literals `[...]`",
+        )),
     }
 }
 
@@ -218,7 +324,11 @@ fn container_serde(attrs: &[syn::Attribute], errors: &mut Errors) -> ContainerSe
     let mut s = ContainerSerde::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
         let r = attr.parse_nested_meta(|meta| {
-            let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+            let key = meta
+                .path
+                .get_ident()
+                .map(|i| i.to_string())
+                .unwrap_or_default();
             match key.as_str() {
                 "rename_all" => {
                     if meta.input.peek(syn::Token![=]) {
@@ -256,7 +366,11 @@ fn field_serde(attrs: &[syn::Attribute], errors: &mut Errors) -> FieldSerde {
     let mut s = FieldSerde::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
         let r = attr.parse_nested_meta(|meta| {
-            let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+            let key = meta
+                .path
+                .get_ident()
+                .map(|i| i.to_string())
+                .unwrap_or_default();
             match key.as_str() {
                 "rename" => {
                     if meta.input.peek(syn::Token![=]) {
@@ -305,7 +419,9 @@ fn skip_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
 /// Lowers a struct or enum. `None` for unions and for items lowering refused (errors recorded).
 pub fn type_def(input: &syn::DeriveInput, errors: &mut Errors) -> Option<TypeDef> {
     let before = errors.0.len();
-    if input.generics.type_params().next().is_some() || input.generics.const_params().next().is_some() {
+    if input.generics.type_params().next().is_some()
+        || input.generics.const_params().next().is_some()
+    {
         errors.push(
             input.generics.span(),
             format!("`{}` has type parameters: a schema needs concrete types, so write a struct without generics", input.ident),
@@ -316,20 +432,28 @@ pub fn type_def(input: &syn::DeriveInput, errors: &mut Errors) -> Option<TypeDef
     found.extend(k8s_attrs(&input.attrs, Target::Type, &mut resource, errors));
     let serde = container_serde(&input.attrs, errors);
     let body = match &input.data {
-        syn::Data::Struct(s) => match &s.fields {
-            syn::Fields::Named(named) => Body::Struct(named.named.iter().filter_map(|f| field(f, errors)).collect()),
-            syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
-                let f = &u.unnamed[0];
-                let (_, fm) = docs_and_markers(&f.attrs, Target::Field, errors);
-                found.extend(fm);
-                Body::Newtype(type_expr(&f.ty, errors))
+        syn::Data::Struct(s) => {
+            match &s.fields {
+                syn::Fields::Named(named) => Body::Struct(
+                    named
+                        .named
+                        .iter()
+                        .filter_map(|f| field(f, errors))
+                        .collect(),
+                ),
+                syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+                    let f = &u.unnamed[0];
+                    let (_, fm) = docs_and_markers(&f.attrs, Target::Field, errors);
+                    found.extend(fm);
+                    Body::Newtype(type_expr(&f.ty, errors))
+                }
+                syn::Fields::Unnamed(u) => {
+                    errors.push(u.span(), "tuple structs with more than one field have no object schema: name the fields");
+                    Body::Unit
+                }
+                syn::Fields::Unit => Body::Unit,
             }
-            syn::Fields::Unnamed(u) => {
-                errors.push(u.span(), "tuple structs with more than one field have no object schema: name the fields");
-                Body::Unit
-            }
-            syn::Fields::Unit => Body::Unit,
-        },
+        }
         syn::Data::Enum(e) => Body::Enum(e.variants.iter().map(|v| variant(v, errors)).collect()),
         syn::Data::Union(u) => {
             errors.push(u.union_token.span(), "unions have no schema: use an enum");
@@ -337,9 +461,16 @@ pub fn type_def(input: &syn::DeriveInput, errors: &mut Errors) -> Option<TypeDef
         }
     };
     if let Some(r) = &resource {
-        for (key, value) in [("group", &r.group), ("version", &r.version), ("kind", &r.kind)] {
+        for (key, value) in [
+            ("group", &r.group),
+            ("version", &r.version),
+            ("kind", &r.kind),
+        ] {
             if value.is_empty() && key != "group" {
-                errors.push(input.ident.span(), format!("#[k8s(...)] on `{}` needs `{key} = \"...\"`", input.ident));
+                errors.push(
+                    input.ident.span(),
+                    format!("#[k8s(...)] on `{}` needs `{key} = \"...\"`", input.ident),
+                );
             }
         }
     }
@@ -373,20 +504,57 @@ fn variant(v: &syn::Variant, errors: &mut Errors) -> Variant {
     let (doc, markers) = docs_and_markers(&v.attrs, Target::Field, errors);
     let fields = match &v.fields {
         syn::Fields::Unit => VariantFields::Unit,
-        syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => VariantFields::Newtype(type_expr(&u.unnamed[0].ty, errors)),
+        syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+            VariantFields::Newtype(type_expr(&u.unnamed[0].ty, errors))
+        }
         syn::Fields::Unnamed(u) => VariantFields::Tuple(u.unnamed.len()),
-        syn::Fields::Named(n) => VariantFields::Struct(n.named.iter().filter_map(|f| field(f, errors)).collect()),
+        syn::Fields::Named(n) => {
+            VariantFields::Struct(n.named.iter().filter_map(|f| field(f, errors)).collect())
+        }
     };
-    Variant { ident: v.ident.to_string(), doc, markers, serde: field_serde(&v.attrs, errors), fields }
+    Variant {
+        ident: v.ident.to_string(),
+        doc,
+        markers,
+        serde: field_serde(&v.attrs, errors),
+        fields,
+    }
 }
 
 /// Names of types whose schema the generator knows, by last path segment.
 pub const KNOWN_TYPES: &[&str] = &[
-    "Time", "MicroTime", "Quantity", "IntOrString", "ObjectMeta", "RawExtension", "Timestamp", "DateTime",
-    "Zoned", "Condition", "LabelSelector", "ObjectReference", "LocalObjectReference", "ResourceRequirements",
-    "PodTemplateSpec", "JobTemplateSpec", "JobSpec", "PodSpec", "Container", "EnvVar", "Toleration",
-    "Affinity", "SecretKeySelector", "ConfigMapKeySelector", "TypedLocalObjectReference", "Volume",
-    "VolumeMount", "ContainerPort", "ServicePort", "SecurityContext", "PodSecurityContext", "Probe",
+    "Time",
+    "MicroTime",
+    "Quantity",
+    "IntOrString",
+    "ObjectMeta",
+    "RawExtension",
+    "Timestamp",
+    "DateTime",
+    "Zoned",
+    "Condition",
+    "LabelSelector",
+    "ObjectReference",
+    "LocalObjectReference",
+    "ResourceRequirements",
+    "PodTemplateSpec",
+    "JobTemplateSpec",
+    "JobSpec",
+    "PodSpec",
+    "Container",
+    "EnvVar",
+    "Toleration",
+    "Affinity",
+    "SecretKeySelector",
+    "ConfigMapKeySelector",
+    "TypedLocalObjectReference",
+    "Volume",
+    "VolumeMount",
+    "ContainerPort",
+    "ServicePort",
+    "SecurityContext",
+    "PodSecurityContext",
+    "Probe",
 ];
 
 pub fn type_expr(ty: &syn::Type, errors: &mut Errors) -> TypeExpr {
@@ -417,7 +585,9 @@ fn generic_args(seg: &syn::PathSegment) -> Vec<&syn::Type> {
 }
 
 fn path_type(path: &syn::Path, errors: &mut Errors) -> TypeExpr {
-    let Some(seg) = path.segments.last() else { return TypeExpr::Value };
+    let Some(seg) = path.segments.last() else {
+        return TypeExpr::Value;
+    };
     let name = seg.ident.to_string();
     let args = generic_args(seg);
     let one = |errors: &mut Errors| match args.first() {
@@ -455,7 +625,10 @@ fn path_type(path: &syn::Path, errors: &mut Errors) -> TypeExpr {
             }
             match type_expr(args[0], errors) {
                 TypeExpr::Prim(Prim::String) => {}
-                _ => errors.push(args[0].span(), "map keys must be strings: JSON objects have string keys, so use String"),
+                _ => errors.push(
+                    args[0].span(),
+                    "map keys must be strings: JSON objects have string keys, so use String",
+                ),
             }
             TypeExpr::Map(Box::new(type_expr(args[1], errors)))
         }
@@ -463,7 +636,10 @@ fn path_type(path: &syn::Path, errors: &mut Errors) -> TypeExpr {
         known if KNOWN_TYPES.contains(&known) => TypeExpr::Known(known.to_string()),
         _ => {
             if !args.is_empty() {
-                errors.push(seg.span(), format!("`{name}<...>` is generic: a schema needs a concrete named type"));
+                errors.push(
+                    seg.span(),
+                    format!("`{name}<...>` is generic: a schema needs a concrete named type"),
+                );
             }
             let written: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
             TypeExpr::Named(written.join("::"))

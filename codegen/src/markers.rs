@@ -112,7 +112,11 @@ pub const VALIDATIONS: &[(&str, Arg)] = &[
 
 macro_rules! spec {
     ($name:expr, $targets:expr, $arg:expr) => {
-        Spec { name: $name, targets: $targets, arg: $arg }
+        Spec {
+            name: $name,
+            targets: $targets,
+            arg: $arg,
+        }
     };
 }
 
@@ -150,7 +154,11 @@ pub const CATALOG: &[Spec] = &[
     spec!(
         "kubebuilder:subresource:scale",
         T,
-        Arg::Args(&[("specpath", Arg::Str), ("statuspath", Arg::Str), ("selectorpath", Arg::Str)])
+        Arg::Args(&[
+            ("specpath", Arg::Str),
+            ("statuspath", Arg::Str),
+            ("selectorpath", Arg::Str)
+        ])
     ),
     spec!(
         "kubebuilder:printcolumn",
@@ -165,10 +173,18 @@ pub const CATALOG: &[Spec] = &[
         ])
     ),
     spec!("kubebuilder:storageversion", T, Arg::Flag),
-    spec!("kubebuilder:deprecatedversion", T, Arg::Args(&[("warning", Arg::Str)])),
+    spec!(
+        "kubebuilder:deprecatedversion",
+        T,
+        Arg::Args(&[("warning", Arg::Str)])
+    ),
     spec!("kubebuilder:skipversion", T, Arg::Flag),
     spec!("kubebuilder:unservedversion", T, Arg::Flag),
-    spec!("kubebuilder:selectablefield", T, Arg::Args(&[("JSONPath", Arg::Str)])),
+    spec!(
+        "kubebuilder:selectablefield",
+        T,
+        Arg::Args(&[("JSONPath", Arg::Str)])
+    ),
     spec!(
         "kubebuilder:metadata",
         T,
@@ -220,7 +236,10 @@ pub fn lookup(name: &str) -> Option<(Arg, &'static [Target])> {
     }
     let rest = name.strip_prefix("kubebuilder:validation:")?;
     let rest = rest.strip_prefix("items:").unwrap_or(rest);
-    VALIDATIONS.iter().find(|(n, _)| *n == rest).map(|(_, a)| (*a, TF))
+    VALIDATIONS
+        .iter()
+        .find(|(n, _)| *n == rest)
+        .map(|(_, a)| (*a, TF))
 }
 
 /// Scaffold markers of kubebuilder and operator-gen: accepted anywhere, no effect.
@@ -251,7 +270,10 @@ pub fn suggest(name: &str) -> Option<String> {
     }
     // a bare last segment (`validation:nullable` for `nullable`) is also a likely slip
     if let Some(last) = lower.rsplit(':').next() {
-        if let Some(c) = all_names().into_iter().find(|c| c.eq_ignore_ascii_case(last)) {
+        if let Some(c) = all_names()
+            .into_iter()
+            .find(|c| c.eq_ignore_ascii_case(last))
+        {
             return Some(c);
         }
     }
@@ -265,7 +287,9 @@ pub struct MarkerError {
 }
 
 fn err<T>(message: impl Into<String>) -> Result<T, MarkerError> {
-    Err(MarkerError { message: message.into() })
+    Err(MarkerError {
+        message: message.into(),
+    })
 }
 
 /// Parses one doc-comment line that starts with `+` (the `+` included). `Ok(None)` means a
@@ -281,7 +305,10 @@ pub fn parse_line(line: &str) -> Result<Option<(String, Value)>, MarkerError> {
     // the name is the longest known prefix that ends at a `:` or `=` before the first `=`
     let head_end = body.find('=').unwrap_or(body.len());
     let mut found: Option<(String, Arg)> = None;
-    for (i, c) in body[..head_end].char_indices().chain(std::iter::once((head_end, '='))) {
+    for (i, c) in body[..head_end]
+        .char_indices()
+        .chain(std::iter::once((head_end, '=')))
+    {
         if c == ':' || i == head_end {
             if let Some((arg, _)) = lookup(&body[..i]) {
                 found = Some((body[..i].to_string(), arg));
@@ -292,7 +319,9 @@ pub fn parse_line(line: &str) -> Result<Option<(String, Value)>, MarkerError> {
         let shown = &body[..head_end];
         return match suggest(shown) {
             Some(s) => err(format!("unknown marker `+{shown}`: did you mean `+{s}`?")),
-            None => err(format!("unknown marker `+{shown}`: see the marker reference in the operator-gen README")),
+            None => err(format!(
+                "unknown marker `+{shown}`: see the marker reference in the operator-gen README"
+            )),
         };
     };
     let rest = &body[name.len()..];
@@ -324,9 +353,12 @@ fn parse_value(name: &str, arg: Arg, rest: &str) -> Result<Value, MarkerError> {
             parse_args(name, keys, rest)
         }
         single => {
-            let v = rest.strip_prefix(":=").or_else(|| rest.strip_prefix('=')).ok_or_else(|| {
-                MarkerError { message: format!("marker `+{name}` needs a value: write `+{name}=<value>`") }
-            })?;
+            let v = rest
+                .strip_prefix(":=")
+                .or_else(|| rest.strip_prefix('='))
+                .ok_or_else(|| MarkerError {
+                    message: format!("marker `+{name}` needs a value: write `+{name}=<value>`"),
+                })?;
             parse_single(name, single, v, true)
         }
     }
@@ -369,7 +401,9 @@ pub fn number(f: f64) -> Value {
     if f.fract() == 0.0 && f.abs() < 9.0e15 {
         Value::from(f as i64)
     } else {
-        serde_json::Number::from_f64(f).map(Value::Number).unwrap_or(Value::Null)
+        serde_json::Number::from_f64(f)
+            .map(Value::Number)
+            .unwrap_or(Value::Null)
     }
 }
 
@@ -378,7 +412,10 @@ fn unquote_whole(raw: &str, whole: bool) -> Result<String, MarkerError> {
         Some(q @ ('"' | '\'' | '`')) => {
             let (s, used) = read_quoted(raw, q)?;
             if whole && raw[used..].trim() != "" {
-                return err(format!("unexpected text after quoted string: `{}`", &raw[used..]));
+                return err(format!(
+                    "unexpected text after quoted string: `{}`",
+                    &raw[used..]
+                ));
             }
             Ok(s)
         }
@@ -405,7 +442,9 @@ fn read_quoted(raw: &str, q: char) -> Result<(String, usize), MarkerError> {
             out.push(c);
         }
     }
-    err(format!("unterminated string starting with {q}: close it with {q}"))
+    err(format!(
+        "unterminated string starting with {q}: close it with {q}"
+    ))
 }
 
 /// Splits `a;b;c` or `{a,b,c}` into items, honouring quotes.
@@ -432,7 +471,11 @@ fn split_list(raw: &str) -> Result<Vec<String>, MarkerError> {
         match rest.strip_prefix(sep) {
             Some(r) => rest = r.trim_start(),
             None if rest.is_empty() => break,
-            None => return err(format!("expected `{sep}` between list items, found `{rest}`")),
+            None => {
+                return err(format!(
+                    "expected `{sep}` between list items, found `{rest}`"
+                ));
+            }
         }
     }
     Ok(items)
@@ -450,20 +493,40 @@ fn parse_args(name: &str, keys: &[(&str, Arg)], raw: &str) -> Result<Value, Mark
             let known: Vec<&str> = keys.iter().map(|(k, _)| *k).collect();
             let close = known
                 .iter()
-                .map(|k| (strsim::jaro_winkler(&k.to_ascii_lowercase(), &key.to_ascii_lowercase()), *k))
-                .fold(None::<(f64, &str)>, |b, c| if b.is_none_or(|b| c.0 > b.0) { Some(c) } else { b });
+                .map(|k| {
+                    (
+                        strsim::jaro_winkler(&k.to_ascii_lowercase(), &key.to_ascii_lowercase()),
+                        *k,
+                    )
+                })
+                .fold(None::<(f64, &str)>, |b, c| {
+                    if b.is_none_or(|b| c.0 > b.0) {
+                        Some(c)
+                    } else {
+                        b
+                    }
+                });
             return match close {
-                Some((s, k)) if s >= 0.8 => err(format!("marker `+{name}` has no argument `{key}`: did you mean `{k}`?")),
-                _ => err(format!("marker `+{name}` has no argument `{key}`: it takes {}", known.join(", "))),
+                Some((s, k)) if s >= 0.8 => err(format!(
+                    "marker `+{name}` has no argument `{key}`: did you mean `{k}`?"
+                )),
+                _ => err(format!(
+                    "marker `+{name}` has no argument `{key}`: it takes {}",
+                    known.join(", ")
+                )),
             };
         };
         if map.contains_key(key) {
-            return err(format!("marker `+{name}` repeats argument `{key}`: give it once"));
+            return err(format!(
+                "marker `+{name}` repeats argument `{key}`: give it once"
+            ));
         }
         if eq >= comma {
             // a bare key: a flag
             if !matches!(arg, Arg::Bool | Arg::Flag) {
-                return err(format!("argument `{key}` of `+{name}` needs a value: write `{key}=<value>`"));
+                return err(format!(
+                    "argument `{key}` of `+{name}` needs a value: write `{key}=<value>`"
+                ));
             }
             map.insert(key.to_string(), Value::Bool(true));
             rest = rest[comma..].trim_start_matches(',').trim_start();
@@ -473,7 +536,12 @@ fn parse_args(name: &str, keys: &[(&str, Arg)], raw: &str) -> Result<Value, Mark
         let (raw_value, used) = take_arg_value(after)?;
         let value = match arg {
             Arg::Str => Value::String(unquote_whole(raw_value.trim(), true)?),
-            Arg::List => Value::Array(split_list(&raw_value)?.into_iter().map(Value::String).collect()),
+            Arg::List => Value::Array(
+                split_list(&raw_value)?
+                    .into_iter()
+                    .map(Value::String)
+                    .collect(),
+            ),
             other => parse_single(name, *other, &raw_value, true)?,
         };
         map.insert(key.to_string(), value);
@@ -481,7 +549,9 @@ fn parse_args(name: &str, keys: &[(&str, Arg)], raw: &str) -> Result<Value, Mark
         if let Some(r) = rest.strip_prefix(',') {
             rest = r.trim_start();
         } else if !rest.is_empty() {
-            return err(format!("expected `,` between arguments of `+{name}`, found `{rest}`"));
+            return err(format!(
+                "expected `,` between arguments of `+{name}`, found `{rest}`"
+            ));
         }
     }
     Ok(Value::Object(map))
@@ -549,7 +619,11 @@ pub fn parse_any(raw: &str) -> Result<Value, MarkerError> {
             }
             return Ok(Value::Object(map));
         }
-        return parts.iter().map(|p| parse_any(p)).collect::<Result<Vec<_>, _>>().map(Value::Array);
+        return parts
+            .iter()
+            .map(|p| parse_any(p))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::Array);
     }
     if let Some(q @ ('"' | '\'' | '`')) = raw.chars().next() {
         let (s, used) = read_quoted(raw, q)?;
@@ -558,7 +632,8 @@ pub fn parse_any(raw: &str) -> Result<Value, MarkerError> {
         }
     }
     if raw.contains(';') {
-        return split_list(raw).map(|items| Value::Array(items.into_iter().map(|i| scalar(&i)).collect()));
+        return split_list(raw)
+            .map(|items| Value::Array(items.into_iter().map(|i| scalar(&i)).collect()));
     }
     Ok(scalar(raw))
 }
@@ -571,7 +646,10 @@ fn scalar(raw: &str) -> Value {
             if let Ok(i) = raw.parse::<i64>() {
                 Value::from(i)
             } else if let Ok(f) = raw.parse::<f64>() {
-                if raw.chars().all(|c| c.is_ascii_digit() || "+-.eE".contains(c)) {
+                if raw
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || "+-.eE".contains(c))
+                {
                     number(f)
                 } else {
                     Value::String(raw.to_string())
@@ -692,18 +770,23 @@ pub fn attribute_name(key: &str) -> Option<String> {
         "IntOrString" => "XIntOrString".to_string(),
         other => other.to_string(),
     };
-    VALIDATIONS.iter().find(|(n, _)| *n == pascal).map(|(n, _)| {
-        if items {
-            format!("kubebuilder:validation:items:{n}")
-        } else {
-            format!("kubebuilder:validation:{n}")
-        }
-    })
+    VALIDATIONS
+        .iter()
+        .find(|(n, _)| *n == pascal)
+        .map(|(n, _)| {
+            if items {
+                format!("kubebuilder:validation:items:{n}")
+            } else {
+                format!("kubebuilder:validation:{n}")
+            }
+        })
 }
 
 /// Argument names of the attribute form are snake_case; marker arguments are controller-gen's.
 pub fn attribute_arg_name(marker: &str, key: &str) -> String {
-    let Some((Arg::Args(keys), _)) = lookup(marker) else { return key.to_string() };
+    let Some((Arg::Args(keys), _)) = lookup(marker) else {
+        return key.to_string();
+    };
     let flat = key.replace('_', "").to_ascii_lowercase();
     keys.iter()
         .find(|(k, _)| k.to_ascii_lowercase() == flat)
@@ -713,7 +796,9 @@ pub fn attribute_arg_name(marker: &str, key: &str) -> String {
 
 /// Checks an attribute-form value against the marker's shape and normalises it.
 pub fn check_value(name: &str, value: Value) -> Result<Value, MarkerError> {
-    let Some((arg, _)) = lookup(name) else { return err(format!("unknown marker `{name}`")) };
+    let Some((arg, _)) = lookup(name) else {
+        return err(format!("unknown marker `{name}`"));
+    };
     let ok = match (arg, &value) {
         (Arg::Flag | Arg::Bool, Value::Bool(_)) => true,
         (Arg::Int, Value::Number(n)) => n.is_i64(),
@@ -752,7 +837,14 @@ fn check_value_shape(arg: Arg, v: &Value, name: &str, key: &str) -> Result<(), M
             | (Arg::List, Value::Array(_))
             | (Arg::List, Value::String(_))
     );
-    if ok { Ok(()) } else { err(format!("argument `{key}` of `{name}` expects {}", describe(arg))) }
+    if ok {
+        Ok(())
+    } else {
+        err(format!(
+            "argument `{key}` of `{name}` expects {}",
+            describe(arg)
+        ))
+    }
 }
 
 fn describe(arg: Arg) -> &'static str {
@@ -779,13 +871,25 @@ mod tests {
 
     #[test]
     fn single_values() {
-        assert_eq!(p("+kubebuilder:validation:Minimum=1"), ("kubebuilder:validation:Minimum".into(), json!(1)));
+        assert_eq!(
+            p("+kubebuilder:validation:Minimum=1"),
+            ("kubebuilder:validation:Minimum".into(), json!(1))
+        );
         assert_eq!(p("+kubebuilder:validation:MultipleOf=0.5").1, json!(0.5));
         assert_eq!(p("+listType=map"), ("listType".into(), json!("map")));
-        assert_eq!(p("+kubebuilder:validation:Enum=Allow;Forbid;Replace").1, json!(["Allow", "Forbid", "Replace"]));
-        assert_eq!(p("+kubebuilder:validation:items:MaxLength=3").0, "kubebuilder:validation:items:MaxLength");
+        assert_eq!(
+            p("+kubebuilder:validation:Enum=Allow;Forbid;Replace").1,
+            json!(["Allow", "Forbid", "Replace"])
+        );
+        assert_eq!(
+            p("+kubebuilder:validation:items:MaxLength=3").0,
+            "kubebuilder:validation:items:MaxLength"
+        );
         assert_eq!(p("+optional"), ("optional".into(), json!(true)));
-        assert_eq!(p("+kubebuilder:validation:Pattern=`^a,b$`").1, json!("^a,b$"));
+        assert_eq!(
+            p("+kubebuilder:validation:Pattern=`^a,b$`").1,
+            json!("^a,b$")
+        );
         assert_eq!(p("+groupName=").1, json!(""));
     }
 
@@ -804,20 +908,31 @@ mod tests {
 
     #[test]
     fn named_arguments() {
-        let (name, v) = p("+kubebuilder:rbac:groups=apps;\"\",resources=deployments,verbs=get;list;watch");
+        let (name, v) =
+            p("+kubebuilder:rbac:groups=apps;\"\",resources=deployments,verbs=get;list;watch");
         assert_eq!(name, "kubebuilder:rbac");
-        assert_eq!(v, json!({"groups": ["apps", ""], "resources": ["deployments"], "verbs": ["get", "list", "watch"]}));
-        let (_, v) = p("+kubebuilder:printcolumn:name=\"Age\",type=\"date\",JSONPath=\".metadata.creationTimestamp\",priority=1");
+        assert_eq!(
+            v,
+            json!({"groups": ["apps", ""], "resources": ["deployments"], "verbs": ["get", "list", "watch"]})
+        );
+        let (_, v) = p(
+            "+kubebuilder:printcolumn:name=\"Age\",type=\"date\",JSONPath=\".metadata.creationTimestamp\",priority=1",
+        );
         assert_eq!(v["JSONPath"], json!(".metadata.creationTimestamp"));
         assert_eq!(v["priority"], json!(1));
-        let (_, v) = p("+kubebuilder:validation:XValidation:rule=\"self.a, self.b\",message=\"no\"");
+        let (_, v) =
+            p("+kubebuilder:validation:XValidation:rule=\"self.a, self.b\",message=\"no\"");
         assert_eq!(v["rule"], json!("self.a, self.b"));
         let (_, v) = p("+kubebuilder:metadata:annotations=\"a=b\";\"c=d\"");
         assert_eq!(v["annotations"], json!(["a=b", "c=d"]));
         let (_, v) = p("+kubebuilder:rbac:groups=\"\",resources=me,verbs=list");
         assert_eq!(v["groups"], json!([""]));
-        assert_eq!(p("+kubebuilder:subresource:status").0, "kubebuilder:subresource:status");
-        let (name, v) = p("+kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas");
+        assert_eq!(
+            p("+kubebuilder:subresource:status").0,
+            "kubebuilder:subresource:status"
+        );
+        let (name, v) =
+            p("+kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas");
         assert_eq!(name, "kubebuilder:subresource:scale");
         assert_eq!(v["specpath"], json!(".spec.replicas"));
     }
@@ -825,25 +940,52 @@ mod tests {
     #[test]
     fn errors_name_the_problem() {
         let e = parse_line("+kubebuilder:validation:Minimun=1").expect_err("typo");
-        assert!(e.message.contains("did you mean `+kubebuilder:validation:Minimum`"), "{}", e.message);
+        assert!(
+            e.message
+                .contains("did you mean `+kubebuilder:validation:Minimum`"),
+            "{}",
+            e.message
+        );
         let e = parse_line("+kubebuilder:validation:nullable").expect_err("lowercase");
-        assert!(e.message.contains("did you mean `+nullable`"), "{}", e.message);
+        assert!(
+            e.message.contains("did you mean `+nullable`"),
+            "{}",
+            e.message
+        );
         let e = parse_line("+kubebuilder:validation:Minimum=abc").expect_err("bad number");
         assert!(e.message.contains("expects a number"), "{}", e.message);
         let e = parse_line("+kubebuilder:rbac:group=apps,verbs=get").expect_err("bad arg");
         assert!(e.message.contains("did you mean `groups`"), "{}", e.message);
         assert!(parse_line("+kubebuilder:validation:Pattern=\"abc").is_err());
-        assert_eq!(parse_line("+kubebuilder:scaffold:imports").expect("ok"), None);
-        assert_eq!(parse_line("+kubebuilder:object:generate=true").expect("ok"), None);
+        assert_eq!(
+            parse_line("+kubebuilder:scaffold:imports").expect("ok"),
+            None
+        );
+        assert_eq!(
+            parse_line("+kubebuilder:object:generate=true").expect("ok"),
+            None
+        );
     }
 
     #[test]
     fn attribute_names_map_to_markers() {
-        assert_eq!(attribute_name("min_length").as_deref(), Some("kubebuilder:validation:MinLength"));
-        assert_eq!(attribute_name("items_minimum").as_deref(), Some("kubebuilder:validation:items:Minimum"));
-        assert_eq!(attribute_name("x_validation").as_deref(), Some("kubebuilder:validation:XValidation"));
+        assert_eq!(
+            attribute_name("min_length").as_deref(),
+            Some("kubebuilder:validation:MinLength")
+        );
+        assert_eq!(
+            attribute_name("items_minimum").as_deref(),
+            Some("kubebuilder:validation:items:Minimum")
+        );
+        assert_eq!(
+            attribute_name("x_validation").as_deref(),
+            Some("kubebuilder:validation:XValidation")
+        );
         assert_eq!(attribute_name("list_type").as_deref(), Some("listType"));
         assert_eq!(attribute_name("bogus"), None);
-        assert_eq!(attribute_arg_name("kubebuilder:printcolumn", "json_path"), "JSONPath");
+        assert_eq!(
+            attribute_arg_name("kubebuilder:printcolumn", "json_path"),
+            "JSONPath"
+        );
     }
 }

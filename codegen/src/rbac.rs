@@ -30,7 +30,12 @@ fn norm(mut v: Vec<String>) -> Vec<String> {
 
 impl Rule {
     fn normalised(mut self) -> Rule {
-        self.groups = norm(self.groups.into_iter().map(|g| if g == "core" { String::new() } else { g }).collect());
+        self.groups = norm(
+            self.groups
+                .into_iter()
+                .map(|g| if g == "core" { String::new() } else { g })
+                .collect(),
+        );
         self.resources = norm(self.resources);
         self.names = norm(self.names);
         self.urls = norm(self.urls);
@@ -38,7 +43,13 @@ impl Rule {
         self
     }
     fn sort_key(&self) -> String {
-        format!("{} + {} + {} + {}", self.groups.join("&"), self.resources.join("&"), self.names.join("&"), self.urls.join("&"))
+        format!(
+            "{} + {} + {} + {}",
+            self.groups.join("&"),
+            self.resources.join("&"),
+            self.names.join("&"),
+            self.urls.join("&")
+        )
     }
 }
 
@@ -77,11 +88,20 @@ fn normalise_rules(markers: &[&Marker]) -> Vec<Rule> {
         let exploded: Vec<Rule> = if resources.is_empty() {
             vec![base.clone()]
         } else {
-            resources.into_iter().map(|r| Rule { resources: vec![r], ..base.clone() }).collect()
+            resources
+                .into_iter()
+                .map(|r| Rule {
+                    resources: vec![r],
+                    ..base.clone()
+                })
+                .collect()
         };
         for rule in exploded {
             let rule = rule.normalised();
-            let key = format!("{:?}|{:?}|{:?}|{:?}", rule.groups, rule.resources, rule.names, rule.urls);
+            let key = format!(
+                "{:?}|{:?}|{:?}|{:?}",
+                rule.groups, rule.resources, rule.names, rule.urls
+            );
             match by_key.get_mut(&key) {
                 Some(existing) => {
                     existing.verbs.extend(rule.verbs);
@@ -94,7 +114,10 @@ fn normalise_rules(markers: &[&Marker]) -> Vec<Rule> {
             }
         }
     }
-    let rules: Vec<Rule> = order.into_iter().filter_map(|k| by_key.remove(&k)).collect();
+    let rules: Vec<Rule> = order
+        .into_iter()
+        .filter_map(|k| by_key.remove(&k))
+        .collect();
     let rules = merge_by(rules, |r| &mut r.resources);
     let rules = merge_by(rules, |r| &mut r.groups);
     let mut rules = merge_by(rules, |r| &mut r.urls);
@@ -134,7 +157,10 @@ pub fn roles(markers: &[Marker], default_role_name: &str) -> Vec<RoleObject> {
     let mut buckets: BTreeMap<(String, String), Vec<&Marker>> = BTreeMap::new();
     for m in markers.iter().filter(|m| m.name == "kubebuilder:rbac") {
         let ns = m.arg_str("namespace").unwrap_or_default().to_string();
-        let name = m.arg_str("roleName").unwrap_or(default_role_name).to_string();
+        let name = m
+            .arg_str("roleName")
+            .unwrap_or(default_role_name)
+            .to_string();
         buckets.entry((ns, name)).or_default().push(m);
     }
     let mut out = Vec::new();
@@ -145,13 +171,20 @@ pub fn roles(markers: &[Marker], default_role_name: &str) -> Vec<RoleObject> {
         }
         if ns.is_empty() {
             out.push(RoleObject::Cluster(ClusterRole {
-                metadata: ObjectMeta { name: Some(name), ..Default::default() },
+                metadata: ObjectMeta {
+                    name: Some(name),
+                    ..Default::default()
+                },
                 rules: Some(rules),
                 aggregation_rule: None,
             }));
         } else {
             out.push(RoleObject::Namespaced(Role {
-                metadata: ObjectMeta { name: Some(name), namespace: Some(ns), ..Default::default() },
+                metadata: ObjectMeta {
+                    name: Some(name),
+                    namespace: Some(ns),
+                    ..Default::default()
+                },
                 rules: Some(rules),
             }));
         }

@@ -4,7 +4,8 @@
 use crate::ir::*;
 use crate::known;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
-    ExternalDocumentation, JSONSchemaProps as Props, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool, ValidationRule, JSON,
+    ExternalDocumentation, JSON, JSONSchemaProps as Props, JSONSchemaPropsOrArray,
+    JSONSchemaPropsOrBool, ValidationRule,
 };
 use serde_json::Value;
 
@@ -46,7 +47,11 @@ impl<'s> Emitter<'s> {
     }
 
     fn err(&self, scope: &dyn Scope, loc: Option<Loc>, message: impl Into<String>) -> SchemaError {
-        SchemaError { message: message.into(), loc: loc.or(scope.def().loc), in_type: scope.def().name.clone() }
+        SchemaError {
+            message: message.into(),
+            loc: loc.or(scope.def().loc),
+            in_type: scope.def().name.clone(),
+        }
     }
 
     /// The schema of the definition `scope` stands for, with its type-level markers applied.
@@ -65,7 +70,10 @@ impl<'s> Emitter<'s> {
         let mut props = match &def.body {
             Body::Struct(fields) => self.struct_schema(scope, fields, &def.serde)?,
             Body::Newtype(ty) => self.expr_schema(scope, ty, def.loc)?,
-            Body::Unit => Props { type_: Some("object".into()), ..Default::default() },
+            Body::Unit => Props {
+                type_: Some("object".into()),
+                ..Default::default()
+            },
             Body::Enum(variants) => self.enum_schema(scope, variants)?,
         };
         let description = description(&def.doc);
@@ -76,8 +84,16 @@ impl<'s> Emitter<'s> {
         Ok(props)
     }
 
-    fn struct_schema(&mut self, scope: &dyn Scope, fields: &[Field], serde: &ContainerSerde) -> Result<Props> {
-        let mut props = Props { type_: Some("object".into()), ..Default::default() };
+    fn struct_schema(
+        &mut self,
+        scope: &dyn Scope,
+        fields: &[Field],
+        serde: &ContainerSerde,
+    ) -> Result<Props> {
+        let mut props = Props {
+            type_: Some("object".into()),
+            ..Default::default()
+        };
         let mut properties = std::collections::BTreeMap::new();
         let mut required = Vec::new();
         let mut parent_rules = Vec::new();
@@ -91,12 +107,18 @@ impl<'s> Emitter<'s> {
                     properties.extend(p);
                 }
                 required.extend(inner.required.unwrap_or_default());
-                if inner.additional_properties.is_some() || inner.x_kubernetes_preserve_unknown_fields == Some(true) {
+                if inner.additional_properties.is_some()
+                    || inner.x_kubernetes_preserve_unknown_fields == Some(true)
+                {
                     props.x_kubernetes_preserve_unknown_fields = Some(true);
                 }
                 continue;
             }
-            let name = wire_name(&field.ident, field.serde.rename.as_deref(), serde.rename_all.as_deref());
+            let name = wire_name(
+                &field.ident,
+                field.serde.rename.as_deref(),
+                serde.rename_all.as_deref(),
+            );
             let schema = self.field_schema(scope, field)?;
             let is_required = field_required(field, serde);
             if has_marker(&field.markers, "k8s:immutable") && !is_required {
@@ -136,18 +158,33 @@ impl<'s> Emitter<'s> {
         }
         apply_markers(&mut props, &field.markers).map_err(|m| self.err(scope, field.loc, m))?;
         if has_marker(&field.markers, "k8s:immutable") {
-            push_rule(&mut props, ValidationRule {
-                rule: "self == oldSelf".into(),
-                message: Some("field is immutable".into()),
-                ..Default::default()
-            });
+            push_rule(
+                &mut props,
+                ValidationRule {
+                    rule: "self == oldSelf".into(),
+                    message: Some("field is immutable".into()),
+                    ..Default::default()
+                },
+            );
         }
         Ok(props)
     }
 
-    pub fn expr_schema(&mut self, scope: &dyn Scope, ty: &TypeExpr, loc: Option<Loc>) -> Result<Props> {
-        let s = |t: &str| Props { type_: Some(t.into()), ..Default::default() };
-        let f = |t: &str, fmt: &str| Props { type_: Some(t.into()), format: Some(fmt.into()), ..Default::default() };
+    pub fn expr_schema(
+        &mut self,
+        scope: &dyn Scope,
+        ty: &TypeExpr,
+        loc: Option<Loc>,
+    ) -> Result<Props> {
+        let s = |t: &str| Props {
+            type_: Some(t.into()),
+            ..Default::default()
+        };
+        let f = |t: &str, fmt: &str| Props {
+            type_: Some(t.into()),
+            format: Some(fmt.into()),
+            ..Default::default()
+        };
         let dangerous = |e: &Self, what: &str| -> Result<()> {
             if e.settings.allow_dangerous_types {
                 Ok(())
@@ -182,16 +219,23 @@ impl<'s> Emitter<'s> {
             },
             TypeExpr::Vec(inner) => Props {
                 type_: Some("array".into()),
-                items: Some(JSONSchemaPropsOrArray::Schema(Box::new(self.expr_schema(scope, inner, loc)?))),
+                items: Some(JSONSchemaPropsOrArray::Schema(Box::new(
+                    self.expr_schema(scope, inner, loc)?,
+                ))),
                 ..Default::default()
             },
             TypeExpr::Map(inner) => Props {
                 type_: Some("object".into()),
-                additional_properties: Some(JSONSchemaPropsOrBool::Schema(Box::new(self.expr_schema(scope, inner, loc)?))),
+                additional_properties: Some(JSONSchemaPropsOrBool::Schema(Box::new(
+                    self.expr_schema(scope, inner, loc)?,
+                ))),
                 ..Default::default()
             },
             TypeExpr::Option(inner) => self.expr_schema(scope, inner, loc)?,
-            TypeExpr::Value => Props { x_kubernetes_preserve_unknown_fields: Some(true), ..Default::default() },
+            TypeExpr::Value => Props {
+                x_kubernetes_preserve_unknown_fields: Some(true),
+                ..Default::default()
+            },
             TypeExpr::Known(name) => known::schema(name).map_err(|m| self.err(scope, loc, m))?,
             TypeExpr::Named(path) => {
                 let inner = scope.resolve(path).map_err(|m| self.err(scope, loc, m))?;
@@ -204,7 +248,13 @@ impl<'s> Emitter<'s> {
         let def = scope.def();
         let serde = &def.serde;
         let live: Vec<&Variant> = variants.iter().filter(|v| !v.serde.skip).collect();
-        let name_of = |v: &Variant| wire_name(&v.ident, v.serde.rename.as_deref(), serde.rename_all.as_deref());
+        let name_of = |v: &Variant| {
+            wire_name(
+                &v.ident,
+                v.serde.rename.as_deref(),
+                serde.rename_all.as_deref(),
+            )
+        };
         let all_unit = live.iter().all(|v| matches!(v.fields, VariantFields::Unit));
         if serde.untagged {
             return Err(self.err(scope, def.loc, format!(
@@ -215,11 +265,18 @@ impl<'s> Emitter<'s> {
         if all_unit && serde.tag.is_none() {
             return Ok(Props {
                 type_: Some("string".into()),
-                enum_: Some(live.iter().map(|v| JSON(Value::String(name_of(v)))).collect()),
+                enum_: Some(
+                    live.iter()
+                        .map(|v| JSON(Value::String(name_of(v))))
+                        .collect(),
+                ),
                 ..Default::default()
             });
         }
-        if let Some(v) = live.iter().find(|v| matches!(v.fields, VariantFields::Tuple(_))) {
+        if let Some(v) = live
+            .iter()
+            .find(|v| matches!(v.fields, VariantFields::Tuple(_)))
+        {
             return Err(self.err(scope, def.loc, format!(
                 "variant `{}` of `{}` is a tuple of several values, which has no structural schema: give its fields names",
                 v.ident, def.name
@@ -229,16 +286,25 @@ impl<'s> Emitter<'s> {
             (Some(tag), content) => {
                 // internally or adjacently tagged: one object with the tag as a string enum
                 let mut properties = std::collections::BTreeMap::new();
-                properties.insert(tag.clone(), Props {
-                    type_: Some("string".into()),
-                    enum_: Some(live.iter().map(|v| JSON(Value::String(name_of(v)))).collect()),
-                    ..Default::default()
-                });
+                properties.insert(
+                    tag.clone(),
+                    Props {
+                        type_: Some("string".into()),
+                        enum_: Some(
+                            live.iter()
+                                .map(|v| JSON(Value::String(name_of(v))))
+                                .collect(),
+                        ),
+                        ..Default::default()
+                    },
+                );
                 for v in &live {
                     let body = match &v.fields {
                         VariantFields::Unit => continue,
                         VariantFields::Newtype(ty) => self.expr_schema(scope, ty, def.loc)?,
-                        VariantFields::Struct(fields) => self.struct_schema(scope, fields, &ContainerSerde::default())?,
+                        VariantFields::Struct(fields) => {
+                            self.struct_schema(scope, fields, &ContainerSerde::default())?
+                        }
                         VariantFields::Tuple(_) => continue,
                     };
                     match content {
@@ -247,7 +313,12 @@ impl<'s> Emitter<'s> {
                                 x_kubernetes_preserve_unknown_fields: Some(true),
                                 ..Default::default()
                             });
-                            if live.iter().filter(|v| !matches!(v.fields, VariantFields::Unit)).count() == 1 {
+                            if live
+                                .iter()
+                                .filter(|v| !matches!(v.fields, VariantFields::Unit))
+                                .count()
+                                == 1
+                            {
                                 *slot = body;
                             }
                         }
@@ -284,7 +355,9 @@ impl<'s> Emitter<'s> {
                             )));
                         }
                         VariantFields::Newtype(ty) => self.expr_schema(scope, ty, def.loc)?,
-                        VariantFields::Struct(fields) => self.struct_schema(scope, fields, &ContainerSerde::default())?,
+                        VariantFields::Struct(fields) => {
+                            self.struct_schema(scope, fields, &ContainerSerde::default())?
+                        }
                         VariantFields::Tuple(_) => continue,
                     };
                     let mut body = body;
@@ -292,7 +365,10 @@ impl<'s> Emitter<'s> {
                         body.description = Some(d);
                     }
                     let n = name_of(v);
-                    one_of.push(Props { required: Some(vec![n.clone()]), ..Default::default() });
+                    one_of.push(Props {
+                        required: Some(vec![n.clone()]),
+                        ..Default::default()
+                    });
                     properties.insert(n, body);
                 }
                 Ok(Props {
@@ -380,12 +456,19 @@ pub fn description(doc: &[String]) -> Option<String> {
 }
 
 fn push_rule(props: &mut Props, rule: ValidationRule) {
-    props.x_kubernetes_validations.get_or_insert_with(Vec::new).push(rule);
+    props
+        .x_kubernetes_validations
+        .get_or_insert_with(Vec::new)
+        .push(rule);
 }
 
 fn priority(name: &str) -> u8 {
     match name {
-        "kubebuilder:validation:Type" | "kubebuilder:validation:XIntOrString" | "listType" | "k8s:listType" | "default" => 9,
+        "kubebuilder:validation:Type"
+        | "kubebuilder:validation:XIntOrString"
+        | "listType"
+        | "k8s:listType"
+        | "default" => 9,
         "kubebuilder:validation:AtMostOneOf" => 11,
         "kubebuilder:validation:ExactlyOneOf" => 12,
         "kubebuilder:validation:AtLeastOneOf" => 13,
@@ -401,7 +484,10 @@ pub fn apply_markers(props: &mut Props, markers: &[Marker]) -> std::result::Resu
     for m in ordered {
         if let Some(item) = m.name.strip_prefix("kubebuilder:validation:items:") {
             let Some(JSONSchemaPropsOrArray::Schema(items)) = props.items.as_mut() else {
-                return Err(format!("marker `+{}` applies to list items, but this is not a list: drop `items:`", m.name));
+                return Err(format!(
+                    "marker `+{}` applies to list items, but this is not a list: drop `items:`",
+                    m.name
+                ));
             };
             let inner = Marker::new(&format!("kubebuilder:validation:{item}"), m.value.clone());
             apply_one(items, &inner)?;
@@ -413,7 +499,8 @@ pub fn apply_markers(props: &mut Props, markers: &[Marker]) -> std::result::Resu
 }
 
 fn type_is(props: &Props, types: &[&str]) -> bool {
-    props.type_.as_deref().is_none_or(|t| types.contains(&t)) || props.x_kubernetes_int_or_string == Some(true)
+    props.type_.as_deref().is_none_or(|t| types.contains(&t))
+        || props.x_kubernetes_int_or_string == Some(true)
 }
 
 fn need(props: &Props, types: &[&str], m: &Marker) -> std::result::Result<(), String> {
@@ -432,9 +519,19 @@ fn need(props: &Props, types: &[&str], m: &Marker) -> std::result::Result<(), St
 fn apply_one(props: &mut Props, m: &Marker) -> std::result::Result<(), String> {
     let v = &m.value;
     let on = v != &Value::Bool(false);
-    let int = || v.as_i64().ok_or_else(|| format!("marker `+{}` expects an integer", m.name));
-    let float = || v.as_f64().ok_or_else(|| format!("marker `+{}` expects a number", m.name));
-    let string = || v.as_str().map(str::to_string).ok_or_else(|| format!("marker `+{}` expects a string", m.name));
+    let int = || {
+        v.as_i64()
+            .ok_or_else(|| format!("marker `+{}` expects an integer", m.name))
+    };
+    let float = || {
+        v.as_f64()
+            .ok_or_else(|| format!("marker `+{}` expects a number", m.name))
+    };
+    let string = || {
+        v.as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("marker `+{}` expects a string", m.name))
+    };
     let Some(short) = m.name.strip_prefix("kubebuilder:validation:") else {
         match m.name.as_str() {
             "kubebuilder:default" => {
@@ -452,7 +549,9 @@ fn apply_one(props: &mut Props, m: &Marker) -> std::result::Result<(), String> {
             "kubebuilder:example" => props.example = Some(JSON(v.clone())),
             "kubebuilder:title" => props.title = Some(crate::ir::value_to_string(v)),
             "nullable" if on => props.nullable = Some(true),
-            "kubebuilder:pruning:PreserveUnknownFields" if on => props.x_kubernetes_preserve_unknown_fields = Some(true),
+            "kubebuilder:pruning:PreserveUnknownFields" if on => {
+                props.x_kubernetes_preserve_unknown_fields = Some(true)
+            }
             "listType" | "k8s:listType" => {
                 need(props, &["array"], m)?;
                 let t = string()?;
@@ -463,7 +562,9 @@ fn apply_one(props: &mut Props, m: &Marker) -> std::result::Result<(), String> {
             }
             "listMapKey" | "k8s:listMapKey" => {
                 need(props, &["array"], m)?;
-                let keys = props.x_kubernetes_list_map_keys.get_or_insert_with(Vec::new);
+                let keys = props
+                    .x_kubernetes_list_map_keys
+                    .get_or_insert_with(Vec::new);
                 let k = string()?;
                 if !keys.contains(&k) {
                     keys.push(k);
@@ -547,21 +648,33 @@ fn apply_one(props: &mut Props, m: &Marker) -> std::result::Result<(), String> {
         "XValidation" => {
             let reason = m.arg_str("reason").map(str::to_string);
             if let Some(r) = &reason {
-                if !["FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"].contains(&r.as_str()) {
-                    return Err(format!("XValidation reason `{r}` is not one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate"));
+                if ![
+                    "FieldValueInvalid",
+                    "FieldValueForbidden",
+                    "FieldValueRequired",
+                    "FieldValueDuplicate",
+                ]
+                .contains(&r.as_str())
+                {
+                    return Err(format!(
+                        "XValidation reason `{r}` is not one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate"
+                    ));
                 }
             }
             let Some(rule) = m.arg_str("rule") else {
                 return Err("XValidation needs `rule=\"<CEL expression>\"`".into());
             };
-            push_rule(props, ValidationRule {
-                rule: rule.to_string(),
-                message: m.arg_str("message").map(str::to_string),
-                message_expression: m.arg_str("messageExpression").map(str::to_string),
-                reason,
-                field_path: m.arg_str("fieldPath").map(str::to_string),
-                optional_old_self: m.arg("optionalOldSelf").and_then(Value::as_bool),
-            });
+            push_rule(
+                props,
+                ValidationRule {
+                    rule: rule.to_string(),
+                    message: m.arg_str("message").map(str::to_string),
+                    message_expression: m.arg_str("messageExpression").map(str::to_string),
+                    reason,
+                    field_path: m.arg_str("fieldPath").map(str::to_string),
+                    optional_old_self: m.arg("optionalOldSelf").and_then(Value::as_bool),
+                },
+            );
         }
         "XEmbeddedResource" | "EmbeddedResource" if on => {
             props.x_kubernetes_embedded_resource = Some(true);
@@ -572,28 +685,59 @@ fn apply_one(props: &mut Props, m: &Marker) -> std::result::Result<(), String> {
             props.x_kubernetes_int_or_string = Some(true);
             props.type_ = None;
             props.any_of = Some(vec![
-                Props { type_: Some("integer".into()), ..Default::default() },
-                Props { type_: Some("string".into()), ..Default::default() },
+                Props {
+                    type_: Some("integer".into()),
+                    ..Default::default()
+                },
+                Props {
+                    type_: Some("string".into()),
+                    ..Default::default()
+                },
             ]);
         }
         "XPreserveUnknownFields" if on => props.x_kubernetes_preserve_unknown_fields = Some(true),
         "Nullable" if on => props.nullable = Some(true),
         "AtMostOneOf" | "ExactlyOneOf" | "AtLeastOneOf" => {
-            let fields: Vec<String> = v.as_array().map(|a| a.iter().map(value_to_string).collect()).unwrap_or_default();
+            let fields: Vec<String> = v
+                .as_array()
+                .map(|a| a.iter().map(value_to_string).collect())
+                .unwrap_or_default();
             if let Some(f) = fields.iter().find(|f| f.contains('.')) {
-                return Err(format!("{short} lists `{f}`: name direct fields only, without dots"));
+                return Err(format!(
+                    "{short} lists `{f}`: name direct fields only, without dots"
+                ));
             }
-            let counts: Vec<String> = fields.iter().map(|f| format!("(has(self.{f})?1:0)")).collect();
+            let counts: Vec<String> = fields
+                .iter()
+                .map(|f| format!("(has(self.{f})?1:0)"))
+                .collect();
             let list = fields.join(" ");
             let (rule, message) = match short {
-                "AtMostOneOf" => (format!("{} <= 1", counts.join(" + ")), format!("at most one of the fields in [{list}] may be set")),
-                "ExactlyOneOf" => (format!("{} == 1", counts.join(" + ")), format!("exactly one of the fields in [{list}] must be set")),
+                "AtMostOneOf" => (
+                    format!("{} <= 1", counts.join(" + ")),
+                    format!("at most one of the fields in [{list}] may be set"),
+                ),
+                "ExactlyOneOf" => (
+                    format!("{} == 1", counts.join(" + ")),
+                    format!("exactly one of the fields in [{list}] must be set"),
+                ),
                 _ => (
-                    fields.iter().map(|f| format!("has(self.{f})")).collect::<Vec<_>>().join(" || "),
+                    fields
+                        .iter()
+                        .map(|f| format!("has(self.{f})"))
+                        .collect::<Vec<_>>()
+                        .join(" || "),
                     format!("at least one of the fields in [{list}] must be set"),
                 ),
             };
-            push_rule(props, ValidationRule { rule, message: Some(message), ..Default::default() });
+            push_rule(
+                props,
+                ValidationRule {
+                    rule,
+                    message: Some(message),
+                    ..Default::default()
+                },
+            );
         }
         _ => {}
     }
@@ -629,7 +773,10 @@ pub fn truncate_descriptions(props: &mut Props, max: usize) {
     if let Some(JSONSchemaPropsOrBool::Schema(a)) = props.additional_properties.as_mut() {
         truncate_descriptions(a, max);
     }
-    for list in [&mut props.all_of, &mut props.any_of, &mut props.one_of].into_iter().flatten() {
+    for list in [&mut props.all_of, &mut props.any_of, &mut props.one_of]
+        .into_iter()
+        .flatten()
+    {
         for p in list {
             truncate_descriptions(p, max);
         }
@@ -666,7 +813,9 @@ impl Definition {
     pub fn from_ir(ir: &str, deps: Vec<(&'static str, fn() -> Definition)>) -> Definition {
         match serde_json::from_str(ir) {
             Ok(def) => Definition { def, deps },
-            Err(e) => panic!("operator-gen: the IR a derive recorded does not parse ({e}): rebuild with the same operator-gen version"),
+            Err(e) => panic!(
+                "operator-gen: the IR a derive recorded does not parse ({e}): rebuild with the same operator-gen version"
+            ),
         }
     }
 }
@@ -699,7 +848,10 @@ pub fn named_paths(def: &TypeDef) -> Vec<String> {
     }
     let mut out = Vec::new();
     match &def.body {
-        Body::Struct(fields) => fields.iter().filter(|f| !f.serde.skip).for_each(|f| walk(&f.ty, &mut out)),
+        Body::Struct(fields) => fields
+            .iter()
+            .filter(|f| !f.serde.skip)
+            .for_each(|f| walk(&f.ty, &mut out)),
         Body::Newtype(t) => walk(t, &mut out),
         Body::Unit => {}
         Body::Enum(vs) => {

@@ -42,7 +42,11 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
         if ca != cb {
             let (la, lb) = (ca.is_alphabetic(), cb.is_alphabetic());
             if la != lb {
-                return if la { Ordering::Greater } else { Ordering::Less };
+                return if la {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                };
             }
             return ca.cmp(&cb);
         }
@@ -147,7 +151,11 @@ fn emit_item(out: &mut String, value: &Value, indent: usize) {
 }
 
 fn literal(out: &mut String, s: &str, indent: usize) {
-    let chomp = if s.ends_with('\n') { if s.ends_with("\n\n") { "+" } else { "" } } else { "-" };
+    let chomp = if s.ends_with('\n') {
+        if s.ends_with("\n\n") { "+" } else { "" }
+    } else {
+        "-"
+    };
     let lead = if s.starts_with(' ') { "2" } else { "" };
     let _ = writeln!(out, "|{lead}{chomp}");
     let body = s.strip_suffix('\n').unwrap_or(s);
@@ -179,7 +187,11 @@ fn number(n: &serde_json::Number) -> String {
         return u.to_string();
     }
     let f = n.as_f64().unwrap_or_default();
-    if f.fract() == 0.0 && f.abs() < 1e15 { format!("{}", f as i64) } else { format!("{f}") }
+    if f.fract() == 0.0 && f.abs() < 1e15 {
+        format!("{}", f as i64)
+    } else {
+        format!("{f}")
+    }
 }
 
 /// A string as a plain scalar when YAML reads it back as the same string, quoted otherwise.
@@ -211,7 +223,12 @@ fn fold_or_quote(s: &str, indent: usize, column: usize) -> String {
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
-        if c == ' ' && col > WIDTH && i > 0 && chars[i - 1] != ' ' && chars.get(i + 1).is_some_and(|n| *n != ' ') {
+        if c == ' '
+            && col > WIDTH
+            && i > 0
+            && chars[i - 1] != ' '
+            && chars.get(i + 1).is_some_and(|n| *n != ' ')
+        {
             out.push('\n');
             out.extend(std::iter::repeat_n(' ', indent));
             col = indent;
@@ -244,9 +261,9 @@ fn double_quoted(s: &str) -> String {
 
 fn looks_like_other_type(s: &str) -> bool {
     const WORDS: &[&str] = &[
-        "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
-        "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL", "~", ".inf", ".Inf", ".INF", "-.inf",
-        "-.Inf", "-.INF", "+.inf", ".nan", ".NaN", ".NAN",
+        "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false",
+        "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL", "~",
+        ".inf", ".Inf", ".INF", "-.inf", "-.Inf", "-.INF", "+.inf", ".nan", ".NaN", ".NAN",
     ];
     if WORDS.contains(&s) {
         return true;
@@ -265,7 +282,9 @@ fn looks_like_other_type(s: &str) -> bool {
     if let Some(bin) = unsigned.strip_prefix("0b") {
         return !bin.is_empty() && bin.chars().all(|c| c == '0' || c == '1');
     }
-    let float_chars = unsigned.chars().all(|c| c.is_ascii_digit() || ".eE+-".contains(c));
+    let float_chars = unsigned
+        .chars()
+        .all(|c| c.is_ascii_digit() || ".eE+-".contains(c));
     float_chars && unsigned.chars().any(|c| c.is_ascii_digit()) && unsigned.parse::<f64>().is_ok()
 }
 
@@ -313,7 +332,10 @@ mod tests {
         assert_eq!(natural_cmp("v2", "v10"), Ordering::Less);
         assert_eq!(natural_cmp("Z", "a"), Ordering::Less);
         assert_eq!(natural_cmp("a-b", "ab"), Ordering::Less);
-        assert_eq!(natural_cmp("x-kubernetes-map-type", "xValidation"), Ordering::Less);
+        assert_eq!(
+            natural_cmp("x-kubernetes-map-type", "xValidation"),
+            Ordering::Less
+        );
     }
 
     #[test]

@@ -33,18 +33,29 @@ pub mod prelude {
 pub fn crd_of(
     spec: schema::Definition,
     status: Option<Box<schema::Definition>>,
-) -> Result<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition, String> {
+) -> Result<
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+    String,
+> {
     use operator_gen_codegen::{crd, schema::Scope};
     let status = status.map(|s| s as Box<dyn Scope>);
-    let input = crd::VersionInput { spec: &spec, status };
+    let input = crd::VersionInput {
+        spec: &spec,
+        status,
+    };
     match crd::crd(&[input], &operator_gen_codegen::schema::Settings::default()) {
         Ok(Some(c)) => Ok(c),
-        Ok(None) => Err(format!("{} is marked `+kubebuilder:skipversion`: it has no CRD", spec.def.name)),
+        Ok(None) => Err(format!(
+            "{} is marked `+kubebuilder:skipversion`: it has no CRD",
+            spec.def.name
+        )),
         Err(e) => Err(format!("{}: {}", e.in_type, e.message)),
     }
 }
 
 /// The text of a CRD file, byte for byte what `operator-gen manifests` writes.
-pub fn crd_yaml(crd: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition) -> String {
+pub fn crd_yaml(
+    crd: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+) -> String {
     operator_gen_codegen::crd::to_yaml(crd)
 }

@@ -13,7 +13,10 @@ pub fn conformance() -> PathBuf {
 }
 
 /// The generator annotations, whose values name the tool and its version.
-pub const VERSION_ANNOTATIONS: &[&str] = &["controller-gen.kubebuilder.io/version", "operator-gen.io/version"];
+pub const VERSION_ANNOTATIONS: &[&str] = &[
+    "controller-gen.kubebuilder.io/version",
+    "operator-gen.io/version",
+];
 
 /// Parses a YAML stream into its documents, with generator annotations removed and CRD versions
 /// sorted by name (operator-gen orders them by Kubernetes' version priority, controller-gen by name).
@@ -23,7 +26,10 @@ pub fn normalized_documents(text: &str) -> Vec<serde_json::Value> {
         Err(e) => panic!("YAML does not parse: {e}\n{text}"),
     };
     for doc in &mut docs {
-        if let Some(ann) = doc.pointer_mut("/metadata/annotations").and_then(|a| a.as_object_mut()) {
+        if let Some(ann) = doc
+            .pointer_mut("/metadata/annotations")
+            .and_then(|a| a.as_object_mut())
+        {
             for key in VERSION_ANNOTATIONS {
                 ann.remove(*key);
             }
@@ -33,7 +39,10 @@ pub fn normalized_documents(text: &str) -> Vec<serde_json::Value> {
                 }
             }
         }
-        if let Some(versions) = doc.pointer_mut("/spec/versions").and_then(|v| v.as_array_mut()) {
+        if let Some(versions) = doc
+            .pointer_mut("/spec/versions")
+            .and_then(|v| v.as_array_mut())
+        {
             versions.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
         }
     }
@@ -41,7 +50,11 @@ pub fn normalized_documents(text: &str) -> Vec<serde_json::Value> {
 }
 
 /// The first differing path between two JSON values, for readable failures.
-pub fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Option<String> {
+pub fn first_difference(
+    a: &serde_json::Value,
+    b: &serde_json::Value,
+    path: &str,
+) -> Option<String> {
     use serde_json::Value;
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
@@ -61,7 +74,10 @@ pub fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str
             if x.len() != y.len() {
                 return Some(format!("{path}: {} items != {} items", x.len(), y.len()));
             }
-            x.iter().zip(y).enumerate().find_map(|(i, (p, q))| first_difference(p, q, &format!("{path}/{i}")))
+            x.iter()
+                .zip(y)
+                .enumerate()
+                .find_map(|(i, (p, q))| first_difference(p, q, &format!("{path}/{i}")))
         }
         (Value::Number(x), Value::Number(y)) if x.as_f64() == y.as_f64() => None,
         _ if a == b => None,

@@ -7,45 +7,112 @@ use operator_gen_tests::{conformance, first_difference, normalized_documents, wo
 use std::path::Path;
 
 /// (testdata case, options, [(our output file, golden file)])
-fn cases() -> Vec<(&'static str, ManifestsOptions, Vec<(&'static str, &'static str)>)> {
+fn cases() -> Vec<(
+    &'static str,
+    ManifestsOptions,
+    Vec<(&'static str, &'static str)>,
+)> {
     let crd = "controller-tools/pkg/crd/testdata";
     let kb = "kubebuilder-project-v4/config";
     let plain = ManifestsOptions::default();
     vec![
-        ("foos", plain.clone(), vec![("config/crd/bases/bar.example.com_foos.yaml", leak(format!("{crd}/gen/bar.example.com_foos.yaml")))]),
+        (
+            "foos",
+            plain.clone(),
+            vec![(
+                "config/crd/bases/bar.example.com_foos.yaml",
+                leak(format!("{crd}/gen/bar.example.com_foos.yaml")),
+            )],
+        ),
         (
             "foos_maxdesclen",
-            ManifestsOptions { max_desc_len: Some(50), ..plain.clone() },
-            vec![("config/crd/bases/bar.example.com_foos.yaml", leak(format!("{crd}/gen/bar.example.com_foos_maxdesclen.yaml")))],
+            ManifestsOptions {
+                max_desc_len: Some(50),
+                ..plain.clone()
+            },
+            vec![(
+                "config/crd/bases/bar.example.com_foos.yaml",
+                leak(format!("{crd}/gen/bar.example.com_foos_maxdesclen.yaml")),
+            )],
         ),
-        ("jobs", plain.clone(), vec![("config/crd/bases/testdata.kubebuilder.io_jobs.yaml", leak(format!("{crd}/testdata.kubebuilder.io_jobs.yaml")))]),
-        ("enums", plain.clone(), vec![("config/crd/bases/testdata.kubebuilder.io_enums.yaml", leak(format!("{crd}/testdata.kubebuilder.io_enums.yaml")))]),
+        (
+            "jobs",
+            plain.clone(),
+            vec![(
+                "config/crd/bases/testdata.kubebuilder.io_jobs.yaml",
+                leak(format!("{crd}/testdata.kubebuilder.io_jobs.yaml")),
+            )],
+        ),
+        (
+            "enums",
+            plain.clone(),
+            vec![(
+                "config/crd/bases/testdata.kubebuilder.io_enums.yaml",
+                leak(format!("{crd}/testdata.kubebuilder.io_enums.yaml")),
+            )],
+        ),
         (
             "externaldocs",
             plain.clone(),
-            vec![("config/crd/bases/testdata.kubebuilder.io_externaldocs.yaml", leak(format!("{crd}/testdata.kubebuilder.io_externaldocs.yaml")))],
+            vec![(
+                "config/crd/bases/testdata.kubebuilder.io_externaldocs.yaml",
+                leak(format!("{crd}/testdata.kubebuilder.io_externaldocs.yaml")),
+            )],
         ),
         (
             "multiple_versions",
             plain.clone(),
             vec![(
                 "config/crd/bases/testdata.kubebuilder.io_versionedresources.yaml",
-                leak(format!("{crd}/multiple_versions/testdata.kubebuilder.io_versionedresources.yaml")),
+                leak(format!(
+                    "{crd}/multiple_versions/testdata.kubebuilder.io_versionedresources.yaml"
+                )),
             )],
         ),
         (
             "project_v4",
             plain.clone(),
             vec![
-                ("config/crd/bases/crew.testproject.org_captains.yaml", leak(format!("{kb}/crd/bases/crew.testproject.org_captains.yaml"))),
-                ("config/crd/bases/crew.testproject.org_admirales.yaml", leak(format!("{kb}/crd/bases/crew.testproject.org_admirales.yaml"))),
-                ("config/crd/bases/crew.testproject.org_firstmates.yaml", leak(format!("{kb}/crd/bases/crew.testproject.org_firstmates.yaml"))),
-                ("config/crd/bases/crew.testproject.org_navigators.yaml", leak(format!("{kb}/crd/bases/crew.testproject.org_navigators.yaml"))),
-                ("config/crd/bases/crew.testproject.org_sailors.yaml", leak(format!("{kb}/crd/bases/crew.testproject.org_sailors.yaml"))),
-                ("config/rbac/role.yaml", leak(format!("{kb}/rbac/role.yaml"))),
+                (
+                    "config/crd/bases/crew.testproject.org_captains.yaml",
+                    leak(format!("{kb}/crd/bases/crew.testproject.org_captains.yaml")),
+                ),
+                (
+                    "config/crd/bases/crew.testproject.org_admirales.yaml",
+                    leak(format!(
+                        "{kb}/crd/bases/crew.testproject.org_admirales.yaml"
+                    )),
+                ),
+                (
+                    "config/crd/bases/crew.testproject.org_firstmates.yaml",
+                    leak(format!(
+                        "{kb}/crd/bases/crew.testproject.org_firstmates.yaml"
+                    )),
+                ),
+                (
+                    "config/crd/bases/crew.testproject.org_navigators.yaml",
+                    leak(format!(
+                        "{kb}/crd/bases/crew.testproject.org_navigators.yaml"
+                    )),
+                ),
+                (
+                    "config/crd/bases/crew.testproject.org_sailors.yaml",
+                    leak(format!("{kb}/crd/bases/crew.testproject.org_sailors.yaml")),
+                ),
+                (
+                    "config/rbac/role.yaml",
+                    leak(format!("{kb}/rbac/role.yaml")),
+                ),
             ],
         ),
-        ("rbac", plain, vec![("config/rbac/role.yaml", "controller-tools/pkg/rbac/testdata/role.yaml")]),
+        (
+            "rbac",
+            plain,
+            vec![(
+                "config/rbac/role.yaml",
+                "controller-tools/pkg/rbac/testdata/role.yaml",
+            )],
+        ),
     ]
 }
 
@@ -71,37 +138,61 @@ fn outputs_match_goldens() {
         };
         for (ours, golden) in files {
             let Some(text) = outputs.get(ours) else {
-                failures.push(format!("{name}: no {ours} among {:?}", outputs.keys().collect::<Vec<_>>()));
+                failures.push(format!(
+                    "{name}: no {ours} among {:?}",
+                    outputs.keys().collect::<Vec<_>>()
+                ));
                 continue;
             };
             let golden_path = conformance().join(golden);
             let golden_text = std::fs::read_to_string(&golden_path)
                 .unwrap_or_else(|e| panic!("cannot read {}: {e}", golden_path.display()));
-            let (a, b) = (normalized_documents(text), normalized_documents(&golden_text));
-            match first_difference(&serde_json::Value::Array(a), &serde_json::Value::Array(b), "") {
+            let (a, b) = (
+                normalized_documents(text),
+                normalized_documents(&golden_text),
+            );
+            match first_difference(
+                &serde_json::Value::Array(a),
+                &serde_json::Value::Array(b),
+                "",
+            ) {
                 None => matched += 1,
                 Some(d) => failures.push(format!("{name}: {golden}: first difference at {d}")),
             }
         }
     }
     println!("conformance: {matched} goldens match");
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// Upstream compares the `gen` fixture byte for byte; so do we, up to the generator annotation.
 #[test]
 fn gen_fixture_is_byte_identical() {
     for (case, opts, golden) in [
-        ("foos", ManifestsOptions::default(), "controller-tools/pkg/crd/testdata/gen/bar.example.com_foos.yaml"),
+        (
+            "foos",
+            ManifestsOptions::default(),
+            "controller-tools/pkg/crd/testdata/gen/bar.example.com_foos.yaml",
+        ),
         (
             "foos_maxdesclen",
-            ManifestsOptions { max_desc_len: Some(50), ..Default::default() },
+            ManifestsOptions {
+                max_desc_len: Some(50),
+                ..Default::default()
+            },
             "controller-tools/pkg/crd/testdata/gen/bar.example.com_foos_maxdesclen.yaml",
         ),
     ] {
         let outputs = manifests::generate(&case_root(case), &opts).expect("manifests");
-        let ours = outputs["config/crd/bases/bar.example.com_foos.yaml"]
-            .replace(&format!("operator-gen.io/version: {}", operator_gen_codegen::VERSION), "controller-gen.kubebuilder.io/version: (devel)");
+        let ours = outputs["config/crd/bases/bar.example.com_foos.yaml"].replace(
+            &format!("operator-gen.io/version: {}", operator_gen_codegen::VERSION),
+            "controller-gen.kubebuilder.io/version: (devel)",
+        );
         let want = std::fs::read_to_string(conformance().join(golden)).expect("golden");
         assert_eq!(ours, want, "{case}");
     }

@@ -1,14 +1,14 @@
 //! Derive end to end: the testdata inputs compiled with the real derives; `crd_yaml()` must be
 //! byte-identical to what `operator-gen manifests` writes for the same source.
 
-#[path = "../../testdata/conformance/foos/src/lib.rs"]
-mod foos;
-#[path = "../../testdata/conformance/jobs/src/lib.rs"]
-mod jobs;
 #[path = "../../testdata/conformance/enums/src/lib.rs"]
 mod enums;
 #[path = "../../testdata/conformance/externaldocs/src/lib.rs"]
 mod externaldocs;
+#[path = "../../testdata/conformance/foos/src/lib.rs"]
+mod foos;
+#[path = "../../testdata/conformance/jobs/src/lib.rs"]
+mod jobs;
 #[path = "../../testdata/conformance/project_v4/src/lib.rs"]
 mod project_v4;
 
@@ -19,20 +19,55 @@ use operator_gen_tests::workspace;
 fn scanned(case: &str, file: &str) -> String {
     let root = workspace().join("testdata/conformance").join(case);
     let outputs = manifests::generate(&root, &ManifestsOptions::default()).expect("manifests");
-    outputs.get(file).cloned().unwrap_or_else(|| panic!("{case} has no {file}"))
+    outputs
+        .get(file)
+        .cloned()
+        .unwrap_or_else(|| panic!("{case} has no {file}"))
 }
 
 #[test]
 fn scan_and_derive_agree_byte_for_byte() {
     let cases: Vec<(&str, &str, String)> = vec![
-        ("foos", "config/crd/bases/bar.example.com_foos.yaml", foos::Foo::crd_yaml()),
-        ("jobs", "config/crd/bases/testdata.kubebuilder.io_jobs.yaml", jobs::Job::crd_yaml()),
-        ("enums", "config/crd/bases/testdata.kubebuilder.io_enums.yaml", enums::Enum::crd_yaml()),
-        ("externaldocs", "config/crd/bases/testdata.kubebuilder.io_externaldocs.yaml", externaldocs::ExternalDoc::crd_yaml()),
-        ("project_v4", "config/crd/bases/crew.testproject.org_captains.yaml", project_v4::v1::captain::Captain::crd_yaml()),
-        ("project_v4", "config/crd/bases/crew.testproject.org_admirales.yaml", project_v4::v1::admiral::Admiral::crd_yaml()),
-        ("project_v4", "config/crd/bases/crew.testproject.org_navigators.yaml", project_v4::v1::navigator::Navigator::crd_yaml()),
-        ("project_v4", "config/crd/bases/crew.testproject.org_sailors.yaml", project_v4::v1::sailor::Sailor::crd_yaml()),
+        (
+            "foos",
+            "config/crd/bases/bar.example.com_foos.yaml",
+            foos::Foo::crd_yaml(),
+        ),
+        (
+            "jobs",
+            "config/crd/bases/testdata.kubebuilder.io_jobs.yaml",
+            jobs::Job::crd_yaml(),
+        ),
+        (
+            "enums",
+            "config/crd/bases/testdata.kubebuilder.io_enums.yaml",
+            enums::Enum::crd_yaml(),
+        ),
+        (
+            "externaldocs",
+            "config/crd/bases/testdata.kubebuilder.io_externaldocs.yaml",
+            externaldocs::ExternalDoc::crd_yaml(),
+        ),
+        (
+            "project_v4",
+            "config/crd/bases/crew.testproject.org_captains.yaml",
+            project_v4::v1::captain::Captain::crd_yaml(),
+        ),
+        (
+            "project_v4",
+            "config/crd/bases/crew.testproject.org_admirales.yaml",
+            project_v4::v1::admiral::Admiral::crd_yaml(),
+        ),
+        (
+            "project_v4",
+            "config/crd/bases/crew.testproject.org_navigators.yaml",
+            project_v4::v1::navigator::Navigator::crd_yaml(),
+        ),
+        (
+            "project_v4",
+            "config/crd/bases/crew.testproject.org_sailors.yaml",
+            project_v4::v1::sailor::Sailor::crd_yaml(),
+        ),
     ];
     for (case, file, derived) in cases {
         assert_eq!(derived, scanned(case, file), "{case}: {file}");
@@ -42,11 +77,19 @@ fn scan_and_derive_agree_byte_for_byte() {
 #[test]
 fn root_type_behaves_like_a_kube_resource() {
     use project_v4::v1::admiral::{Admiral, AdmiralSpec};
-    let mut a = Admiral::new("nelson", AdmiralSpec { foo: Some("bar".into()) });
+    let mut a = Admiral::new(
+        "nelson",
+        AdmiralSpec {
+            foo: Some("bar".into()),
+        },
+    );
     assert_eq!(Admiral::kind(&()), "Admiral");
     assert_eq!(Admiral::api_version(&()), "crew.testproject.org/v1");
     assert_eq!(Admiral::plural(&()), "admirales");
-    assert_eq!(Admiral::url_path(&(), None), "/apis/crew.testproject.org/v1/admirales");
+    assert_eq!(
+        Admiral::url_path(&(), None),
+        "/apis/crew.testproject.org/v1/admirales"
+    );
     assert_eq!(a.meta().name.as_deref(), Some("nelson"));
     a.status = Some(Default::default());
     let json = serde_json::to_value(&a).expect("serialises");
@@ -57,7 +100,10 @@ fn root_type_behaves_like_a_kube_resource() {
     assert_eq!(back.spec.foo.as_deref(), Some("bar"));
     let crd = Admiral::crd();
     assert_eq!(crd.spec.scope, "Cluster");
-    assert_eq!(crd.metadata.name.as_deref(), Some("admirales.crew.testproject.org"));
+    assert_eq!(
+        crd.metadata.name.as_deref(),
+        Some("admirales.crew.testproject.org")
+    );
     // each version module's derive describes its own version
     for (crd, version) in [
         (project_v4::v1::firstmate::FirstMate::crd(), "v1"),
@@ -66,7 +112,14 @@ fn root_type_behaves_like_a_kube_resource() {
         assert_eq!(crd.spec.versions.len(), 1);
         assert_eq!(crd.spec.versions[0].name, version);
     }
-    let mate = project_v4::v2::firstmate::FirstMate::new("x", project_v4::v2::firstmate::FirstMateSpec::default());
+    let mate = project_v4::v2::firstmate::FirstMate::new(
+        "x",
+        project_v4::v2::firstmate::FirstMateSpec::default(),
+    );
     assert!(mate.status.is_none());
-    assert!(project_v4::v1::firstmate::FirstMateStatus::default().conditions.is_empty());
+    assert!(
+        project_v4::v1::firstmate::FirstMateStatus::default()
+            .conditions
+            .is_empty()
+    );
 }

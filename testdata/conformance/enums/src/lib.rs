@@ -5,7 +5,12 @@ use serde::{Deserialize, Serialize};
 
 /// EnumSpec defines the desired state of Enum
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default)]
-#[k8s(group = "testdata.kubebuilder.io", version = "v1", kind = "Enum", doc = "Enum is a test CRD that contains an enum.")]
+#[k8s(
+    group = "testdata.kubebuilder.io",
+    version = "v1",
+    kind = "Enum",
+    doc = "Enum is a test CRD that contains an enum."
+)]
 #[serde(default)]
 pub struct EnumSpec {
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -5,7 +5,12 @@ use serde::{Deserialize, Serialize};
 
 /// ExternalDocSpec defines the desired state of ExternalDoc
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default)]
-#[k8s(group = "testdata.kubebuilder.io", version = "v1", kind = "ExternalDoc", doc = "ExternalDoc is the Schema for the external docs API")]
+#[k8s(
+    group = "testdata.kubebuilder.io",
+    version = "v1",
+    kind = "ExternalDoc",
+    doc = "ExternalDoc is the Schema for the external docs API"
+)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ExternalDocSpec {
     /// This tests that external documentation can be attached to a field with url and description.

@@ -6,7 +6,12 @@ use serde::{Deserialize, Serialize};
 
 /// Spec comments SHOULD appear in the CRD spec
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default)]
-#[k8s(group = "bar.example.com", version = "foo", kind = "Foo", status = "FooStatus")]
+#[k8s(
+    group = "bar.example.com",
+    version = "foo",
+    kind = "Foo",
+    status = "FooStatus"
+)]
 #[serde(default, rename_all = "camelCase")]
 pub struct FooSpec {
     /// This tests that defaulted fields are stripped for v1beta1,

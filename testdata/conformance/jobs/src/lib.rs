@@ -5,7 +5,12 @@ use serde::{Deserialize, Serialize};
 
 /// JobSpec is the spec for the jobs API.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
-#[k8s(group = "testdata.kubebuilder.io", version = "v1beta1", kind = "Job", doc = "Job is the Schema for the jobs API")]
+#[k8s(
+    group = "testdata.kubebuilder.io",
+    version = "v1beta1",
+    kind = "Job",
+    doc = "Job is the Schema for the jobs API"
+)]
 #[serde(rename_all = "camelCase")]
 pub struct JobSpec {
     /// FriendlyName is the friendly name for the job.

@@ -1,9 +1,9 @@
 //! Reconcilers.
 
+pub mod admiral;
 pub mod captain;
 pub mod captain_backup;
-pub mod firstmate;
-pub mod sailor;
-pub mod admiral;
-pub mod navigator;
 pub mod certificate;
+pub mod firstmate;
+pub mod navigator;
+pub mod sailor;

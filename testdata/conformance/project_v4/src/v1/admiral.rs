@@ -8,10 +8,15 @@ use serde::{Deserialize, Serialize};
 /// +kubebuilder:resource:path=admirales,scope=Cluster
 /// +kubebuilder:subresource:status
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default)]
-#[k8s(group = "crew.testproject.org", version = "v1", kind = "Admiral", status = "AdmiralStatus", doc = "Admiral is the Schema for the admirales API")]
+#[k8s(
+    group = "crew.testproject.org",
+    version = "v1",
+    kind = "Admiral",
+    status = "AdmiralStatus",
+    doc = "Admiral is the Schema for the admirales API"
+)]
 pub struct AdmiralSpec {
     // INSERT ADDITIONAL SPEC FIELDS - desired state of cluster
-
     /// foo is an example field of Admiral. Edit admiral_types.go to remove/update
     /// +optional
     #[serde(default, skip_serializing_if = "Option::is_none")]

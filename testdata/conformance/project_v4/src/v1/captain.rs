@@ -7,10 +7,15 @@ use serde::{Deserialize, Serialize};
 ///
 /// +kubebuilder:subresource:status
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default)]
-#[k8s(group = "crew.testproject.org", version = "v1", kind = "Captain", status = "CaptainStatus", doc = "Captain is the Schema for the captains API")]
+#[k8s(
+    group = "crew.testproject.org",
+    version = "v1",
+    kind = "Captain",
+    status = "CaptainStatus",
+    doc = "Captain is the Schema for the captains API"
+)]
 pub struct CaptainSpec {
     // INSERT ADDITIONAL SPEC FIELDS - desired state of cluster
-
     /// foo is an example field of Captain. Edit captain_types.go to remove/update
     /// +optional
     #[serde(default, skip_serializing_if = "Option::is_none")]

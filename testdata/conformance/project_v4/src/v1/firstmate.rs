@@ -8,10 +8,15 @@ use serde::{Deserialize, Serialize};
 /// +kubebuilder:storageversion
 /// +kubebuilder:subresource:status
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default)]
-#[k8s(group = "crew.testproject.org", version = "v1", kind = "FirstMate", status = "FirstMateStatus", doc = "FirstMate is the Schema for the firstmates API")]
+#[k8s(
+    group = "crew.testproject.org",
+    version = "v1",
+    kind = "FirstMate",
+    status = "FirstMateStatus",
+    doc = "FirstMate is the Schema for the firstmates API"
+)]
 pub struct FirstMateSpec {
     // INSERT ADDITIONAL SPEC FIELDS - desired state of cluster
-
     /// foo is an example field of FirstMate. Edit firstmate_types.go to remove/update
     /// +optional
     #[serde(default, skip_serializing_if = "Option::is_none")]

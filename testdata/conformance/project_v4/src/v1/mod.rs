@@ -1,7 +1,7 @@
 //! +groupName=crew.testproject.org
 
-pub mod captain;
 pub mod admiral;
+pub mod captain;
 pub mod firstmate;
 pub mod navigator;
 pub mod sailor;

@@ -9,10 +9,15 @@ use serde::{Deserialize, Serialize};
 /// +genclient
 /// +kubebuilder:subresource:status
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default)]
-#[k8s(group = "crew.testproject.org", version = "v1", kind = "Navigator", status = "NavigatorStatus", doc = "Navigator is the Schema for the navigators API")]
+#[k8s(
+    group = "crew.testproject.org",
+    version = "v1",
+    kind = "Navigator",
+    status = "NavigatorStatus",
+    doc = "Navigator is the Schema for the navigators API"
+)]
 pub struct NavigatorSpec {
     // INSERT ADDITIONAL SPEC FIELDS - desired state of cluster
-
     /// foo is an example field of Navigator. Edit navigator_types.go to remove/update
     /// +optional
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -7,10 +7,15 @@ use serde::{Deserialize, Serialize};
 ///
 /// +kubebuilder:subresource:status
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default)]
-#[k8s(group = "crew.testproject.org", version = "v1", kind = "Sailor", status = "SailorStatus", doc = "Sailor is the Schema for the sailors API")]
+#[k8s(
+    group = "crew.testproject.org",
+    version = "v1",
+    kind = "Sailor",
+    status = "SailorStatus",
+    doc = "Sailor is the Schema for the sailors API"
+)]
 pub struct SailorSpec {
     // INSERT ADDITIONAL SPEC FIELDS - desired state of cluster
-
     /// foo is an example field of Sailor. Edit sailor_types.go to remove/update
     /// +optional
     #[serde(default, skip_serializing_if = "Option::is_none")]
