@@ -9,6 +9,7 @@ pub mod markers;
 pub mod names;
 pub mod rbac;
 pub mod schema;
+pub mod webhook;
 pub mod yaml;
 
 /// The annotation every generated manifest carries, recording the generator and its version.
