@@ -52,7 +52,8 @@ pub fn schema(name: &str) -> Result<Props, String> {
         "Condition" => from_json(include_str!("known/condition.json"), name)?,
         other if k8s_table()?.contains_key(other) => {
             let expanded = expand(&serde_json::json!({ "$known": other }))?;
-            serde_json::from_value(expanded).map_err(|e| format!("built-in schema of {other} does not fit: {e}"))?
+            serde_json::from_value(expanded)
+                .map_err(|e| format!("built-in schema of {other} does not fit: {e}"))?
         }
         other => {
             return Err(format!(
@@ -69,7 +70,8 @@ fn k8s_table() -> Result<&'static serde_json::Map<String, serde_json::Value>, St
         std::sync::OnceLock::new();
     TABLE
         .get_or_init(|| {
-            serde_json::from_str(include_str!("known/k8s.json")).map_err(|e| format!("built-in Kubernetes schemas do not parse: {e}"))
+            serde_json::from_str(include_str!("known/k8s.json"))
+                .map_err(|e| format!("built-in Kubernetes schemas do not parse: {e}"))
         })
         .as_ref()
         .map_err(Clone::clone)
@@ -81,14 +83,20 @@ fn expand(node: &serde_json::Value) -> Result<serde_json::Value, String> {
     Ok(match node {
         Value::Object(map) => {
             if let Some(Value::String(name)) = map.get("$known") {
-                let target = k8s_table()?.get(name).ok_or_else(|| format!("built-in schema {name} is missing"))?;
+                let target = k8s_table()?
+                    .get(name)
+                    .ok_or_else(|| format!("built-in schema {name} is missing"))?;
                 let mut expanded = expand(target)?;
                 if let (Some(d), Some(o)) = (map.get("description"), expanded.as_object_mut()) {
                     o.insert("description".into(), d.clone());
                 }
                 expanded
             } else {
-                Value::Object(map.iter().map(|(k, v)| Ok((k.clone(), expand(v)?))).collect::<Result<_, String>>()?)
+                Value::Object(
+                    map.iter()
+                        .map(|(k, v)| Ok((k.clone(), expand(v)?)))
+                        .collect::<Result<_, String>>()?,
+                )
             }
         }
         Value::Array(items) => Value::Array(items.iter().map(expand).collect::<Result<_, _>>()?),
@@ -97,8 +105,11 @@ fn expand(node: &serde_json::Value) -> Result<serde_json::Value, String> {
 }
 
 /// Names of the Kubernetes types with a built-in schema.
+#[cfg(test)]
 pub fn k8s_type_names() -> Vec<String> {
-    k8s_table().map(|t| t.keys().cloned().collect()).unwrap_or_default()
+    k8s_table()
+        .map(|t| t.keys().cloned().collect())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -127,10 +138,16 @@ mod table_tests {
     #[test]
     fn lowering_and_table_agree() {
         for name in crate::lower::KNOWN_TYPES {
-            assert!(super::schema(name).is_ok(), "{name} is known to lowering but has no schema");
+            assert!(
+                super::schema(name).is_ok(),
+                "{name} is known to lowering but has no schema"
+            );
         }
         for name in super::k8s_type_names() {
-            assert!(crate::lower::KNOWN_TYPES.contains(&name.as_str()), "{name} is unreachable");
+            assert!(
+                crate::lower::KNOWN_TYPES.contains(&name.as_str()),
+                "{name} is unreachable"
+            );
         }
     }
 }

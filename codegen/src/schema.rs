@@ -714,11 +714,11 @@ fn apply_one(props: &mut Props, m: &Marker) -> std::result::Result<(), String> {
             let list = fields.join(" ");
             let (rule, message) = match short {
                 "AtMostOneOf" => (
-                    format!("{} <= 1", counts.join(" + ")),
+                    format!("{} <= 1", counts.join("+")),
                     format!("at most one of the fields in [{list}] may be set"),
                 ),
                 "ExactlyOneOf" => (
-                    format!("{} == 1", counts.join(" + ")),
+                    format!("{} == 1", counts.join("+")),
                     format!("exactly one of the fields in [{list}] must be set"),
                 ),
                 _ => (
@@ -726,7 +726,7 @@ fn apply_one(props: &mut Props, m: &Marker) -> std::result::Result<(), String> {
                         .iter()
                         .map(|f| format!("has(self.{f})"))
                         .collect::<Vec<_>>()
-                        .join(" || "),
+                        .join("||"),
                     format!("at least one of the fields in [{list}] must be set"),
                 ),
             };

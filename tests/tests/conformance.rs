@@ -106,6 +106,22 @@ fn cases() -> Vec<(
             ],
         ),
         (
+            "oneofs",
+            plain.clone(),
+            vec![(
+                "config/crd/bases/testdata.kubebuilder.io_oneofs.yaml",
+                leak(format!("{crd}/testdata.kubebuilder.io_oneofs.yaml")),
+            )],
+        ),
+        (
+            "immutabletypes",
+            plain.clone(),
+            vec![(
+                "config/crd/bases/testdata.kubebuilder.io_immutabletypes.yaml",
+                leak(format!("{crd}/testdata.kubebuilder.io_immutabletypes.yaml")),
+            )],
+        ),
+        (
             "rbac",
             plain,
             vec![(

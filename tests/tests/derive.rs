@@ -7,8 +7,12 @@ mod enums;
 mod externaldocs;
 #[path = "../../testdata/conformance/foos/src/lib.rs"]
 mod foos;
+#[path = "../../testdata/conformance/immutabletypes/src/lib.rs"]
+mod immutabletypes;
 #[path = "../../testdata/conformance/jobs/src/lib.rs"]
 mod jobs;
+#[path = "../../testdata/conformance/oneofs/src/lib.rs"]
+mod oneofs;
 #[path = "../../testdata/conformance/project_v4/src/lib.rs"]
 mod project_v4;
 
@@ -69,6 +73,18 @@ fn scan_and_derive_agree_byte_for_byte() {
             project_v4::v1::sailor::Sailor::crd_yaml(),
         ),
     ];
+    let cases = cases.into_iter().chain([
+        (
+            "oneofs",
+            "config/crd/bases/testdata.kubebuilder.io_oneofs.yaml",
+            oneofs::Oneof::crd_yaml(),
+        ),
+        (
+            "immutabletypes",
+            "config/crd/bases/testdata.kubebuilder.io_immutabletypes.yaml",
+            immutabletypes::ImmutableType::crd_yaml(),
+        ),
+    ]);
     for (case, file, derived) in cases {
         assert_eq!(derived, scanned(case, file), "{case}: {file}");
     }
