@@ -8,6 +8,7 @@ use operator_gen_codegen::crd::{self, VersionInput};
 use operator_gen_codegen::ir::Marker;
 use operator_gen_codegen::rbac;
 use operator_gen_codegen::schema::{Scope, Settings};
+use operator_gen_codegen::webhook;
 
 use crate::error::{Error, Result};
 use crate::printer::Printer;
@@ -208,6 +209,26 @@ pub fn outputs(
         rbac::to_yaml(&roles)
     };
     out.insert("config/rbac/role.yaml".to_string(), role_text);
+    let webhook_markers: Vec<&(PathBuf, Marker)> = universe
+        .package_markers
+        .iter()
+        .filter(|(_, m)| webhook::is_webhook_marker(&m.name))
+        .collect();
+    if !webhook_markers.is_empty() {
+        let markers: Vec<Marker> = webhook_markers.iter().map(|(_, m)| m.clone()).collect();
+        match webhook::configurations(&markers) {
+            Ok(objects) => {
+                out.insert(
+                    "config/webhook/manifests.yaml".to_string(),
+                    webhook::to_yaml(&objects),
+                );
+            }
+            Err(errors) => diags.extend(errors.into_iter().map(|e| {
+                let (file, m) = webhook_markers[e.marker];
+                located(file, m.loc, e.message)
+            })),
+        }
+    }
     if diags.is_empty() {
         Ok(out)
     } else {

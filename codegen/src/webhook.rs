@@ -515,7 +515,7 @@ mod tests {
     use crate::markers::parse_line;
 
     fn marker(line: &str) -> Marker {
-        let (name, value) = parse_line(line).unwrap().unwrap();
+        let (name, value) = parse_line(line).expect("parses").expect("has effect");
         Marker::new(&name, value)
     }
 
@@ -538,11 +538,11 @@ mod tests {
 
     fn value(markers: &[Marker]) -> Vec<Value> {
         configurations(markers)
-            .unwrap()
+            .expect("valid markers")
             .iter()
             .map(|o| match o {
-                WebhookObject::Mutating(c) => serde_json::to_value(c).unwrap(),
-                WebhookObject::Validating(c) => serde_json::to_value(c).unwrap(),
+                WebhookObject::Mutating(c) => serde_json::to_value(c).expect("serializes"),
+                WebhookObject::Validating(c) => serde_json::to_value(c).expect("serializes"),
             })
             .collect()
     }
@@ -576,9 +576,9 @@ mod tests {
         assert_eq!(docs[1]["kind"], "ValidatingWebhookConfiguration");
         let names: Vec<&str> = docs[1]["webhooks"]
             .as_array()
-            .unwrap()
+            .expect("webhooks")
             .iter()
-            .map(|w| w["name"].as_str().unwrap())
+            .map(|w| w["name"].as_str().unwrap_or_default())
             .collect();
         assert_eq!(names, ["a.kb.io", "b.kb.io"]);
         assert!(docs[1]["webhooks"][0].get("reinvocationPolicy").is_none());
@@ -785,7 +785,7 @@ mod tests {
             webhook("mutating=true,path=/m,name=m.kb.io"),
             webhook("mutating=false,path=/v,name=v.kb.io"),
         ])
-        .unwrap();
+        .expect("valid markers");
         let text = to_yaml(&objects);
         assert_eq!(text.matches("---\n").count(), 2);
         assert!(text.starts_with("---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\n"), "{text}");

@@ -3,3 +3,4 @@
 pub mod controller;
 pub mod v1;
 pub mod v2;
+pub mod webhook;

@@ -1,0 +1,6 @@
+//! Rust twin of controller-tools' webhook fixture `valid-custom-service`: custom service name,
+//! namespace and port (the group is spelled `testdata.kubebuiler.io` upstream, kept as is).
+//!
+//! +kubebuilder:webhook:webhookVersions=v1,path=/validate-testdata-kubebuilder-io-v1-cronjob,mutating=false,failurePolicy=fail,matchPolicy=Equivalent,resources=cronjobs,versions=v1,verbs=create;update,admissionReviewVersions=v1;v1beta1,groups=testdata.kubebuiler.io,name=validation.cronjob.testdata.kubebuilder.io,sideEffects=None,timeoutSeconds=10,serviceName=DEAD,serviceNamespace=BEEF,servicePort=1234
+//! +kubebuilder:webhook:path=/validate-testdata-kubebuilder-io-v1-cronjob,mutating=false,failurePolicy=fail,matchPolicy=Equivalent,resources=cronjobs,versions=v1,verbs=create;update,admissionReviewVersions=v1;v1beta1,groups=testdata.kubebuiler.io,name=validation.cronjob.testdata.kubebuilder.io,sideEffects=NoneOnDryRun,timeoutSeconds=10
+//! +kubebuilder:webhook:path=/mutate-testdata-kubebuilder-io-v1-cronjob,mutating=true,failurePolicy=fail,matchPolicy=Equivalent,resources=cronjobs,versions=v1,verbs=create;update,admissionReviewVersions=v1;v1beta1,groups=testdata.kubebuiler.io,name=default.cronjob.testdata.kubebuilder.io,sideEffects=None,timeoutSeconds=10,reinvocationPolicy=IfNeeded,serviceName=FOO

@@ -1,0 +1,6 @@
+//! Rust twin of controller-tools' webhook fixture `valid-ordered`: validating webhooks declared
+//! out of order come out sorted by name; reinvocationPolicy has no place on validating webhooks.
+//!
+//! +kubebuilder:webhook:path=/validate-testdata-kubebuilder-io-v1-deployments,mutating=false,failurePolicy=fail,matchPolicy=Equivalent,versions=v1,verbs=create;update,admissionReviewVersions=v1;v1beta1,sideEffects=None,reinvocationPolicy=Never,groups=testdata.kubebuilder.io,resources=deployments,name=deployment.testdata.kubebuilder.io
+//! +kubebuilder:webhook:path=/validate-testdata-kubebuilder-io-v1-cronjoblist,mutating=false,failurePolicy=fail,matchPolicy=Equivalent,versions=v1,verbs=create;update,admissionReviewVersions=v1;v1beta1,sideEffects=None,reinvocationPolicy=Never,groups=testdata.kubebuilder.io,resources=cronjoblist,name=cronjoblist.testdata.kubebuilder.io
+//! +kubebuilder:webhook:path=/validate-testdata-kubebuilder-io-v1-cronjob,mutating=false,failurePolicy=fail,matchPolicy=Equivalent,versions=v1,verbs=create;update,admissionReviewVersions=v1;v1beta1,sideEffects=None,reinvocationPolicy=Never,groups=testdata.kubebuilder.io,resources=cronjobs,name=cronjob.testdata.kubebuilder.io
