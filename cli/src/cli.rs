@@ -33,6 +33,9 @@ pub enum Command {
     Manifests(ManifestsArgs),
     /// Print the operator-gen version and the kube and k8s-openapi versions it scaffolds.
     Version,
+    /// Experimental commands.
+    #[command(subcommand)]
+    Alpha(AlphaCommand),
     /// Print a shell completion script.
     Completion {
         /// The shell to complete for.
@@ -46,6 +49,17 @@ pub enum Command {
 pub enum CreateCommand {
     /// Scaffold a Kubernetes API: a custom resource type and/or its controller.
     Api(ApiArgs),
+}
+
+/// `alpha` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum AlphaCommand {
+    /// Write the cargo-generate template equivalent to `init` into a directory (empty, new, or
+    /// a previous export, which is replaced).
+    ExportTemplate {
+        /// The template directory, e.g. `cargo-generate/` of an operator-gen checkout.
+        dir: PathBuf,
+    },
 }
 
 /// The license header put on generated source files.
@@ -186,6 +200,9 @@ fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
                 role_name: args.role_name,
             };
             crate::manifests::run(&opts, printer)
+        }
+        Command::Alpha(AlphaCommand::ExportTemplate { dir }) => {
+            commands::export_template::run(&dir, printer)
         }
         Command::Version => {
             printer.out(&commands::version::text());

@@ -21,7 +21,7 @@ pub const BOILERPLATE: &str = "hack/boilerplate.rs.txt";
 const GUARDED: &[&str] = &["PROJECT", "Cargo.toml", "src/main.rs"];
 
 /// Crate names cargo refuses besides keywords.
-const RESERVED_CRATES: &[&str] = &[
+pub const RESERVED_CRATES: &[&str] = &[
     "test",
     "core",
     "std",
@@ -33,6 +33,10 @@ const RESERVED_CRATES: &[&str] = &[
     "examples",
     "incremental",
 ];
+
+/// Names YAML reads as a boolean or null: a project name or domain written unquoted into the
+/// manifests must stay a string.
+pub const YAML_WORDS: &[&str] = &["y", "n", "yes", "no", "on", "off", "true", "false", "null"];
 
 /// What every `init` template sees.
 #[derive(Debug, Serialize)]
@@ -75,17 +79,8 @@ pub fn run(args: &InitArgs, root: &Path, printer: &Printer) -> Result<()> {
         }
     }
     let ctx = context(args, root)?;
-    let engine = Engine::new()?;
     let mut scaffold = Scaffold::new(root);
-    for name in engine.names_under("init/") {
-        let rel = name
-            .trim_start_matches("init/")
-            .trim_end_matches(SUFFIX)
-            .to_owned();
-        let text = engine.render(&name, &ctx)?;
-        if text.trim().is_empty() {
-            continue;
-        }
+    for (rel, text) in files(&ctx)? {
         if scaffold.exists(&rel) {
             return Err(Error::msg(format!(
                 "init would overwrite {rel}; move it out of the directory and run init again"
@@ -93,9 +88,33 @@ pub fn run(args: &InitArgs, root: &Path, printer: &Printer) -> Result<()> {
         }
         scaffold.file(&rel, text, IfExists::Error)?;
     }
-    scaffold.file(BOILERPLATE, ctx.header.clone(), IfExists::Error)?;
+    scaffold.check()?;
+    warn_about_content(root, printer);
+    scaffold.commit(printer)?;
+    printer.hint("Next: define a resource with:\n$ operator-gen create api --group <group> --version <version> --kind <Kind>");
+    Ok(())
+}
+
+/// Every file `init` writes for `ctx` (path relative to the project → contents), in a fixed
+/// order: the rendered `templates/init/` tree (minus files that render empty), the license
+/// header for later commands and the `PROJECT` file. `alpha export-template` renders the same set.
+pub fn files(ctx: &InitContext) -> Result<Vec<(String, String)>> {
+    let engine = Engine::new()?;
+    let mut out = Vec::new();
+    for name in engine.names_under("init/") {
+        let rel = name
+            .trim_start_matches("init/")
+            .trim_end_matches(SUFFIX)
+            .to_owned();
+        let text = engine.render(&name, ctx)?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        out.push((rel, text));
+    }
+    out.push((BOILERPLATE.to_owned(), ctx.header.clone()));
     let project = Project {
-        cli_version: Some(versions::CLI.to_owned()),
+        cli_version: Some(ctx.cli_version.clone()),
         domain: ctx.domain.clone(),
         k8s_version: Some(ctx.k8s_version.clone()),
         layout: vec![project::LAYOUT.to_owned()],
@@ -105,12 +124,8 @@ pub fn run(args: &InitArgs, root: &Path, printer: &Printer) -> Result<()> {
         resources: Vec::new(),
         version: "3".to_owned(),
     };
-    scaffold.file(project::FILE_NAME, project.render()?, IfExists::Error)?;
-    scaffold.check()?;
-    warn_about_content(root, printer);
-    scaffold.commit(printer)?;
-    printer.hint("Next: define a resource with:\n$ operator-gen create api --group <group> --version <version> --kind <Kind>");
-    Ok(())
+    out.push((project::FILE_NAME.to_owned(), project.render()?));
+    Ok(out)
 }
 
 fn context(args: &InitArgs, root: &Path) -> Result<InitContext> {
@@ -137,11 +152,31 @@ fn context(args: &InitArgs, root: &Path) -> Result<InitContext> {
             "project name {project_name:?} must start with a letter to name a rust crate; pass another --project-name"
         )));
     }
+    if YAML_WORDS.contains(&project_name.as_str()) {
+        return Err(Error::msg(format!(
+            "project name {project_name:?} reads as a boolean or null in YAML manifests; pass another --project-name"
+        )));
+    }
     if !names::is_dns1123_subdomain(&args.domain) {
         return Err(Error::msg(format!(
             "domain {:?} is invalid: it must be a DNS-1123 subdomain (lower-case labels separated by dots); pass e.g. --domain example.com",
             args.domain
         )));
+    }
+    if YAML_WORDS.contains(&args.domain.as_str()) {
+        return Err(Error::msg(format!(
+            "domain {:?} reads as a boolean or null in YAML manifests; pass e.g. --domain example.com",
+            args.domain
+        )));
+    }
+    if args
+        .owner
+        .as_deref()
+        .is_some_and(|o| o.contains(['\n', '\r']))
+    {
+        return Err(Error::msg(
+            "--owner spans several lines; pass the owner on one line",
+        ));
     }
     let minor = parse_k8s_version(&args.k8s_version)?;
     let runtime_dependency = runtime_dependency(args)?;

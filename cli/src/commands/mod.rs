@@ -2,6 +2,7 @@
 //! a [`crate::scaffold::Scaffold`] and commits it.
 
 pub mod api;
+pub mod export_template;
 pub mod init;
 pub mod version;
 
@@ -28,36 +29,41 @@ pub fn rust_header(license: crate::cli::License, owner: Option<&str>, year: i32)
                 Some(o) if !o.trim().is_empty() => format!("Copyright {year} {}.", o.trim()),
                 _ => format!("Copyright {year}."),
             };
-            let text = [
-                copyright.as_str(),
-                "",
-                "Licensed under the Apache License, Version 2.0 (the \"License\");",
-                "you may not use this file except in compliance with the License.",
-                "You may obtain a copy of the License at",
-                "",
-                "    http://www.apache.org/licenses/LICENSE-2.0",
-                "",
-                "Unless required by applicable law or agreed to in writing, software",
-                "distributed under the License is distributed on an \"AS IS\" BASIS,",
-                "WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.",
-                "See the License for the specific language governing permissions and",
-                "limitations under the License.",
-            ]
-            .join("\n");
-            let mut out: String = text
-                .lines()
-                .map(|l| {
-                    if l.is_empty() {
-                        "//\n".to_owned()
-                    } else {
-                        format!("// {l}\n")
-                    }
-                })
-                .collect();
-            out.push('\n');
-            out
+            apache2_header(&copyright)
         }
     }
+}
+
+/// The Apache 2.0 header under the line `copyright`, as `//` lines and a blank line.
+pub fn apache2_header(copyright: &str) -> String {
+    let text = [
+        copyright,
+        "",
+        "Licensed under the Apache License, Version 2.0 (the \"License\");",
+        "you may not use this file except in compliance with the License.",
+        "You may obtain a copy of the License at",
+        "",
+        "    http://www.apache.org/licenses/LICENSE-2.0",
+        "",
+        "Unless required by applicable law or agreed to in writing, software",
+        "distributed under the License is distributed on an \"AS IS\" BASIS,",
+        "WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.",
+        "See the License for the specific language governing permissions and",
+        "limitations under the License.",
+    ]
+    .join("\n");
+    let mut out: String = text
+        .lines()
+        .map(|l| {
+            if l.is_empty() {
+                "//\n".to_owned()
+            } else {
+                format!("// {l}\n")
+            }
+        })
+        .collect();
+    out.push('\n');
+    out
 }
 
 /// The current year (UTC), or `OPERATOR_GEN_YEAR` when set (reproducible output).

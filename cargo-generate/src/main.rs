@@ -1,0 +1,43 @@
+{% if license == "apache2" %}// {% assign owner_ = owner | strip %}Copyright {{ "now" | date: "%Y" }}{% if owner_ != "" %} {{ owner_ }}{% endif %}.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+{% endif %}//! The {{ project-name }} manager: parses its flags, serves health probes and metrics, runs the
+//! controllers behind leader election and shuts down gracefully on SIGTERM.
+
+use clap::Parser;
+use operator_gen_runtime::manager::{Manager, ManagerOptions};
+use tracing_subscriber::EnvFilter;
+
+/// The manager's command line.
+#[derive(Debug, Parser)]
+#[command(name = "manager", version, about = "Runs the {{ project-name }} controllers")]
+struct Cli {
+    #[command(flatten)]
+    manager: ManagerOptions,
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt().with_env_filter(filter).init();
+    let cli = Cli::parse();
+
+    #[allow(unused_mut)] // controllers added at the scaffold marker borrow it mutably
+    let mut mgr = Manager::new(cli.manager, "{{ project-name }}").await?;
+    // +operator-gen:scaffold:controllers
+
+    tracing::info!("starting manager");
+    mgr.run().await?;
+    Ok(())
+}
