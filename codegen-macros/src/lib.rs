@@ -25,26 +25,11 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 fn expand(input: &syn::DeriveInput, custom_resource: bool) -> Tokens {
     let mut errors = Errors::default();
     let def = lower::type_def(input, &mut errors);
-    if custom_resource {
-        if let Some(d) = &def {
-            if d.resource.is_none() {
-                errors.push(
-                    input.ident.span(),
-                    "#[derive(CustomResource)] needs #[k8s(group = \"...\", version = \"...\", kind = \"...\")]",
-                );
-            }
-            if !matches!(d.body, operator_gen_codegen::ir::Body::Struct(_)) {
-                errors.push(
-                    input.ident.span(),
-                    "#[derive(CustomResource)] goes on the spec struct, a struct with named fields",
-                );
-            }
-        }
-    } else if let Some(d) = &def {
-        if d.resource.is_some() {
-            errors.push(input.ident.span(), "#[k8s(group, version, kind)] belongs with #[derive(CustomResource)]: derive it instead of Schema");
-        }
-    }
+    let derives = lower::Derives {
+        custom_resource,
+        schema: !custom_resource,
+    };
+    lower::check_derives(input, def.as_ref(), derives, &mut errors);
     let def = match def {
         Some(d) if errors.is_empty() => d,
         _ => return fallback(input, custom_resource, errors),
@@ -58,14 +43,17 @@ fn expand(input: &syn::DeriveInput, custom_resource: bool) -> Tokens {
 
 /// On errors: the errors, plus empty impls so the user sees one error, not a cascade.
 fn fallback(input: &syn::DeriveInput, custom_resource: bool, errors: Errors) -> Tokens {
+    // rustc itself rejects `impl Trait` in a field; saying it twice would be a cascade
     let compile_errors = errors
         .0
         .iter()
+        .filter(|e| e.message != lower::IMPL_TRAIT_FIELD)
         .map(|e| syn::Error::new(e.span, &e.message).to_compile_error());
     let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let mut out = quote! {
         #(#compile_errors)*
-        impl ::operator_gen_runtime::Schema for #ident {
+        impl #impl_generics ::operator_gen_runtime::Schema for #ident #ty_generics #where_clause {
             fn definition() -> ::operator_gen_runtime::schema::Definition { unimplemented!() }
         }
     };
@@ -146,7 +134,9 @@ fn root(input: &syn::DeriveInput, def: &TypeDef) -> Tokens {
     } else {
         r.doc.join("\n")
     };
-    let spec_default = if def.serde.default {
+    let spec_default = if r.no_spec {
+        quote!(#[serde(flatten)])
+    } else if def.serde.default {
         quote!(#[serde(default)])
     } else {
         quote!()
@@ -187,7 +177,26 @@ fn root(input: &syn::DeriveInput, def: &TypeDef) -> Tokens {
             quote!(::std::option::Option::None),
         ),
     };
-    let field_count = if r.status.is_some() { 5usize } else { 4 };
+    let serialize_spec = if r.no_spec {
+        quote! {
+            // the spec struct's fields are the root's own
+            match #rt::serde_json::to_value(&self.spec).map_err(<S::Error as #rt::serde::ser::Error>::custom)? {
+                #rt::serde_json::Value::Object(fields) => {
+                    for (key, value) in &fields {
+                        map.serialize_entry(key, value)?;
+                    }
+                }
+                _ => return ::std::result::Result::Err(<S::Error as #rt::serde::ser::Error>::custom("a no_spec resource must serialise as an object")),
+            }
+        }
+    } else {
+        quote!(map.serialize_entry("spec", &self.spec)?;)
+    };
+    let field_count = match (r.no_spec, r.status.is_some()) {
+        (true, _) => quote!(::std::option::Option::None),
+        (false, true) => quote!(::std::option::Option::Some(5usize)),
+        (false, false) => quote!(::std::option::Option::Some(4usize)),
+    };
     quote! {
         #[doc = #root_doc]
         #[derive(#rt::serde::Deserialize, Clone, Debug)]
@@ -205,11 +214,11 @@ fn root(input: &syn::DeriveInput, def: &TypeDef) -> Tokens {
         impl #rt::serde::Serialize for #kind {
             fn serialize<S: #rt::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
                 use #rt::serde::ser::SerializeMap;
-                let mut map = serializer.serialize_map(::std::option::Option::Some(#field_count))?;
+                let mut map = serializer.serialize_map(#field_count)?;
                 map.serialize_entry("apiVersion", #api_version)?;
                 map.serialize_entry("kind", #kind_str)?;
                 map.serialize_entry("metadata", &self.metadata)?;
-                map.serialize_entry("spec", &self.spec)?;
+                #serialize_spec
                 #status_ser
                 map.end()
             }

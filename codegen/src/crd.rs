@@ -128,15 +128,36 @@ fn root_schema(
     {
         spec.type_ = None;
     }
-    properties.insert("spec".to_string(), spec);
+    let resource = spec_def.resource.clone().unwrap_or_default();
+    let mut required = (!spec_def.serde.default).then(|| vec!["spec".to_string()]);
+    if resource.no_spec {
+        // the struct's fields are the root's own; its doc is not a description of anything
+        for reserved in ["apiVersion", "kind", "metadata", "status"] {
+            if spec
+                .properties
+                .as_ref()
+                .is_some_and(|p| p.contains_key(reserved))
+            {
+                return Err(error(
+                    spec_def,
+                    format!(
+                        "with `no_spec`, a field named `{reserved}` would replace the root's own: rename it"
+                    ),
+                ));
+            }
+        }
+        properties.extend(spec.properties.take().unwrap_or_default());
+        required = spec.required.take();
+    } else {
+        properties.insert("spec".to_string(), spec);
+    }
     if let Some(status) = &input.status {
         properties.insert("status".to_string(), emitter.type_schema(status.as_ref())?);
     }
-    let resource = spec_def.resource.clone().unwrap_or_default();
     Ok(Props {
         description: crate::schema::description(&resource.doc),
         type_: Some("object".into()),
-        required: (!spec_def.serde.default).then(|| vec!["spec".to_string()]),
+        required,
         properties: Some(properties),
         ..Default::default()
     })

@@ -72,6 +72,35 @@ pub fn derives(attrs: &[syn::Attribute]) -> Derives {
     d
 }
 
+/// Checks that depend on which derive an item carries; the derives and the scan share them.
+pub fn check_derives(
+    input: &syn::DeriveInput,
+    def: Option<&TypeDef>,
+    derives: Derives,
+    errors: &mut Errors,
+) {
+    let Some(d) = def else { return };
+    if derives.custom_resource {
+        if d.resource.is_none() {
+            errors.push(
+                input.ident.span(),
+                "#[derive(CustomResource)] needs #[k8s(group = \"...\", version = \"...\", kind = \"...\")]",
+            );
+        }
+        if !matches!(d.body, Body::Struct(_)) {
+            errors.push(
+                input.ident.span(),
+                "#[derive(CustomResource)] goes on the spec struct, a struct with named fields",
+            );
+        }
+    } else if derives.schema && d.resource.is_some() {
+        errors.push(
+            input.ident.span(),
+            "#[k8s(group, version, kind)] belongs with #[derive(CustomResource)]: derive it instead of Schema",
+        );
+    }
+}
+
 /// Doc text and markers of an item's attributes (outer or inner doc comments).
 pub fn docs_and_markers(
     attrs: &[syn::Attribute],
@@ -152,6 +181,7 @@ fn k8s_attrs(
     errors: &mut Errors,
 ) -> Vec<Marker> {
     let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
     for attr in attrs.iter().filter(|a| a.path().is_ident("k8s")) {
         let result = attr.parse_nested_meta(|meta| {
             let key = meta
@@ -160,6 +190,10 @@ fn k8s_attrs(
                 .map(|i| i.to_string())
                 .unwrap_or_default();
             let span = meta.path.span();
+            let repeatable = markers::attribute_name(&key).is_some_and(|n| markers::repeatable(&n));
+            if !repeatable && !seen.insert(key.clone()) {
+                return Err(meta.error(format!("#[k8s({key})] is given twice: give it once")));
+            }
             if target == Target::Type
                 && matches!(
                     key.as_str(),
@@ -175,6 +209,10 @@ fn k8s_attrs(
                     "status" => r.status = Some(lit.value()),
                     _ => r.doc = lit.value().lines().map(str::to_string).collect(),
                 }
+                return Ok(());
+            }
+            if target == Target::Type && key == "no_spec" {
+                resource.get_or_insert_with(ResourceAttrs::default).no_spec = true;
                 return Ok(());
             }
             let Some(name) = markers::attribute_name(&key) else {
@@ -228,6 +266,7 @@ fn attribute_suggestion(key: &str) -> String {
         "kind",
         "status",
         "doc",
+        "no_spec",
         "minimum",
         "maximum",
         "exclusive_minimum",
@@ -557,12 +596,20 @@ pub const KNOWN_TYPES: &[&str] = &[
     "EnvVarSource",
 ];
 
+/// The error for `impl Trait` as a field type; rustc reports it too, so the derive leaves it out.
+pub const IMPL_TRAIT_FIELD: &str =
+    "`impl Trait` is not allowed in a field type: name a concrete type that has a schema";
+
 pub fn type_expr(ty: &syn::Type, errors: &mut Errors) -> TypeExpr {
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => path_type(&p.path, errors),
         syn::Type::Reference(r) => type_expr(&r.elem, errors),
         syn::Type::Paren(p) => type_expr(&p.elem, errors),
         syn::Type::Group(g) => type_expr(&g.elem, errors),
+        syn::Type::ImplTrait(i) => {
+            errors.push(i.span(), IMPL_TRAIT_FIELD);
+            TypeExpr::Value
+        }
         other => {
             errors.push(other.span(), "this type has no schema: use a named struct, a primitive, Vec, Option or a string-keyed map");
             TypeExpr::Value

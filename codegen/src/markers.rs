@@ -242,6 +242,29 @@ pub fn lookup(name: &str) -> Option<(Arg, &'static [Target])> {
         .map(|(_, a)| (*a, TF))
 }
 
+/// Markers that may be given more than once, each occurrence adding to the result.
+pub fn repeatable(name: &str) -> bool {
+    let short = name
+        .strip_prefix("kubebuilder:validation:items:")
+        .or_else(|| name.strip_prefix("kubebuilder:validation:"))
+        .unwrap_or(name);
+    matches!(
+        short,
+        "XValidation"
+            | "AtMostOneOf"
+            | "ExactlyOneOf"
+            | "AtLeastOneOf"
+            | "listMapKey"
+            | "k8s:listMapKey"
+            | "kubebuilder:printcolumn"
+            | "kubebuilder:selectablefield"
+            | "kubebuilder:metadata"
+            | "kubebuilder:rbac"
+            | "kubebuilder:webhook"
+            | "kubebuilder:webhookconfiguration"
+    )
+}
+
 /// Scaffold markers of kubebuilder and operator-gen: accepted anywhere, no effect.
 fn is_scaffold(name: &str) -> bool {
     name.starts_with("kubebuilder:scaffold:") || name.starts_with("operator-gen:scaffold:")

@@ -24,7 +24,13 @@ fn generated_crds()
             .iter()
             .filter(|(f, _)| f.starts_with("config/crd/bases/"))
         {
-            let crd = serde_saphyr::from_str(text).unwrap_or_else(|e| panic!("{file}: {e}"));
+            let crd: k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition =
+                serde_saphyr::from_str(text).unwrap_or_else(|e| panic!("{file}: {e}"));
+            // the apiserver serves no custom resources in the core group: the empty-group
+            // fixture is a conformance case only
+            if crd.spec.group.is_empty() {
+                continue;
+            }
             if !crds.iter().any(|c: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition| c.metadata.name == crd_name(&crd)) {
                 crds.push(crd);
             }

@@ -106,6 +106,22 @@ fn cases() -> Vec<(
             ],
         ),
         (
+            "plural",
+            plain.clone(),
+            vec![(
+                "config/crd/bases/plural.example.com_testquotas.yaml",
+                leak(format!("{crd}/plural/plural.example.com_testquotas.yaml")),
+            )],
+        ),
+        (
+            "nogroup",
+            plain.clone(),
+            vec![(
+                "config/crd/bases/_cronjobs.yaml",
+                leak(format!("{crd}/testdata._cronjobs.yaml")),
+            )],
+        ),
+        (
             "oneofs",
             plain.clone(),
             vec![(

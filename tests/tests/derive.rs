@@ -11,8 +11,12 @@ mod foos;
 mod immutabletypes;
 #[path = "../../testdata/conformance/jobs/src/lib.rs"]
 mod jobs;
+#[path = "../../testdata/conformance/nogroup/src/lib.rs"]
+mod nogroup;
 #[path = "../../testdata/conformance/oneofs/src/lib.rs"]
 mod oneofs;
+#[path = "../../testdata/conformance/plural/src/lib.rs"]
+mod plural;
 #[path = "../../testdata/conformance/project_v4/src/lib.rs"]
 mod project_v4;
 
@@ -74,6 +78,16 @@ fn scan_and_derive_agree_byte_for_byte() {
         ),
     ];
     let cases = cases.into_iter().chain([
+        (
+            "plural",
+            "config/crd/bases/plural.example.com_testquotas.yaml",
+            plural::TestQuota::crd_yaml(),
+        ),
+        (
+            "nogroup",
+            "config/crd/bases/_cronjobs.yaml",
+            nogroup::CronJob::crd_yaml(),
+        ),
         (
             "oneofs",
             "config/crd/bases/testdata.kubebuilder.io_oneofs.yaml",
@@ -138,4 +152,17 @@ fn root_type_behaves_like_a_kube_resource() {
             .conditions
             .is_empty()
     );
+}
+
+#[test]
+fn no_spec_fields_sit_on_the_root() {
+    let quota = plural::TestQuota::new("q", plural::TestQuotaFields { test: "yes".into() });
+    let json = serde_json::to_value(&quota).expect("serialises");
+    assert_eq!(json["test"], "yes");
+    assert!(json.get("spec").is_none());
+    assert_eq!(json["apiVersion"], "plural.example.com/v1");
+    let back: plural::TestQuota = serde_json::from_value(json).expect("deserialises");
+    assert_eq!(back.spec.test, "yes");
+    assert_eq!(nogroup::CronJob::api_version(&()), "nogroup");
+    let _ = nogroup::CronJobFields {};
 }
