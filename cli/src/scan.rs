@@ -191,6 +191,9 @@ impl Scanner<'_> {
                 syn::Item::Enum(e) => {
                     self.type_item(file, &mut module, syn::DeriveInput::from(e.clone()))
                 }
+                syn::Item::Union(u) => {
+                    self.type_item(file, &mut module, syn::DeriveInput::from(u.clone()))
+                }
                 syn::Item::Use(u) => collect_use(&u.tree, Vec::new(), &mut module),
                 syn::Item::Mod(m) => {
                     if is_cfg_test(&m.attrs) {
@@ -282,13 +285,7 @@ impl Scanner<'_> {
         }
         let mut errors = Errors::default();
         let def = lower::type_def(&input, &mut errors);
-        if derives.custom_resource {
-            if let Some(d) = &def {
-                if d.resource.is_none() {
-                    errors.push(input.ident.span(), "#[derive(CustomResource)] needs #[k8s(group = \"...\", version = \"...\", kind = \"...\")]");
-                }
-            }
-        }
+        lower::check_derives(&input, def.as_ref(), derives, &mut errors);
         // rbac and webhook markers may also sit on a type's doc
         if let Some(d) = &def {
             for m in d.markers.iter().filter(|m| is_package_level(&m.name)) {

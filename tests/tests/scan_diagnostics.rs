@@ -1,0 +1,139 @@
+//! The source scan's diagnostics for the compile-fail ui cases: each `tests/ui/<case>.rs` goes
+//! through `operator_gen::scan::scan_source` (what `operator-gen manifests` runs, no compile) and
+//! must fail with exactly one diagnostic, with the expected message, at the `line:col` the derive's
+//! error has in `tests/ui/<case>.stderr`. Both paths report the same problem at the same place.
+
+use operator_gen::scan::scan_source;
+use operator_gen_tests::workspace;
+use std::path::Path;
+
+/// case → the scan's message, exactly.
+const CASES: &[(&str, &str)] = &[
+    (
+        "unknown_marker",
+        "unknown marker `+kubebuilder:validation:Minimun`: did you mean `+kubebuilder:validation:Minimum`?",
+    ),
+    (
+        "field_marker_on_type",
+        "marker `+optional` cannot stand on a type: put it on a field",
+    ),
+    (
+        "type_marker_on_field",
+        "marker `+kubebuilder:subresource:status` cannot stand on a field: put it on a type",
+    ),
+    (
+        "malformed_value",
+        "marker `+kubebuilder:validation:Minimum` expects a number, found `abc`",
+    ),
+    (
+        "duplicate_argument",
+        "marker `+kubebuilder:printcolumn` repeats argument `name`: give it once",
+    ),
+    (
+        "duplicate_attribute_key",
+        "#[k8s(minimum)] is given twice: give it once",
+    ),
+    (
+        "unknown_attribute_key",
+        "unknown key `min_lenght` in #[k8s(...)]: did you mean `min_length`?",
+    ),
+    (
+        "bad_attribute_value_type",
+        "#[k8s(min_length)]: `kubebuilder:validation:MinLength` expects an integer",
+    ),
+    (
+        "missing_kind",
+        "#[k8s(...)] on `FrigateSpec` needs `kind = \"...\"`",
+    ),
+    (
+        "missing_k8s_attribute",
+        "#[derive(CustomResource)] needs #[k8s(group = \"...\", version = \"...\", kind = \"...\")]",
+    ),
+    (
+        "custom_resource_on_enum",
+        "#[derive(CustomResource)] goes on the spec struct, a struct with named fields",
+    ),
+    (
+        "generics",
+        "`FrigateSpec` has type parameters: a schema needs concrete types, so write a struct without generics",
+    ),
+    ("union", "unions have no schema: use an enum"),
+    (
+        "tuple_struct",
+        "tuple structs with more than one field have no object schema: name the fields",
+    ),
+    (
+        "map_non_string_keys",
+        "map keys must be strings: JSON objects have string keys, so use String",
+    ),
+    (
+        "trait_object_field",
+        "this type has no schema: use a named struct, a primitive, Vec, Option or a string-keyed map",
+    ),
+    (
+        "tuple_field",
+        "this type has no schema: use a named struct, a primitive, Vec, Option or a string-keyed map",
+    ),
+    (
+        // rustc reports this one itself (E0562), so the derive stays silent; the scan cannot
+        // rely on rustc and says it
+        "impl_trait_field",
+        "`impl Trait` is not allowed in a field type: name a concrete type that has a schema",
+    ),
+    (
+        "schema_with_resource",
+        "#[k8s(group, version, kind)] belongs with #[derive(CustomResource)]: derive it instead of Schema",
+    ),
+];
+
+/// `line:col` of the first error in a trybuild `.stderr` file (`  --> ui/x.rs:6:5`).
+fn stderr_location(stderr: &str) -> String {
+    let line = stderr
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("--> "))
+        .unwrap_or_else(|| panic!("no `-->` line in:\n{stderr}"));
+    let mut parts = line.rsplitn(3, ':');
+    let col = parts.next().unwrap_or_default();
+    let row = parts.next().unwrap_or_default();
+    format!("{row}:{col}")
+}
+
+#[test]
+fn every_ui_case_has_a_scan_expectation() {
+    let dir = workspace().join("tests/ui");
+    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+        .expect("tests/ui")
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            (p.extension()? == "rs").then(|| p.file_stem()?.to_str().map(str::to_string))?
+        })
+        .collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = CASES.iter().map(|(c, _)| c.to_string()).collect();
+    listed.sort();
+    assert_eq!(on_disk, listed, "tests/ui/*.rs and CASES differ");
+}
+
+#[test]
+fn scan_reports_what_the_derive_reports() {
+    let mut failures = Vec::new();
+    for (case, message) in CASES {
+        let dir = workspace().join("tests/ui");
+        let source = std::fs::read_to_string(dir.join(format!("{case}.rs"))).expect("case source");
+        let stderr =
+            std::fs::read_to_string(dir.join(format!("{case}.stderr"))).expect("case stderr");
+        let want = format!("ui/{case}.rs:{}: {message}", stderr_location(&stderr));
+        let name = format!("ui/{case}.rs");
+        let got: Vec<String> = match scan_source(Path::new(&name), &source) {
+            Ok(_) => vec!["(no diagnostic)".to_string()],
+            Err(diags) => diags.iter().map(ToString::to_string).collect(),
+        };
+        if got != [want.clone()] {
+            failures.push(format!(
+                "{case}:\n  want {want}\n  got  {}",
+                got.join("\n       ")
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}

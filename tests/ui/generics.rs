@@ -1,0 +1,9 @@
+use operator_gen_runtime::prelude::*;
+
+#[derive(CustomResource, serde::Serialize, serde::Deserialize, Clone, Debug)]
+#[k8s(group = "ship.example.com", version = "v1", kind = "Frigate")]
+pub struct FrigateSpec<T> {
+    pub cargo: T,
+}
+
+fn main() {}
