@@ -3,6 +3,7 @@
 
 pub use operator_gen_macros::{CustomResource, Schema};
 
+pub mod cache;
 pub mod manager;
 pub mod schema;
 
@@ -13,6 +14,7 @@ pub mod __private {
     pub use operator_gen_codegen as codegen;
 }
 
+pub use either;
 pub use futures;
 pub use k8s_openapi;
 pub use kube;

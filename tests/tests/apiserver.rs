@@ -124,3 +124,105 @@ async fn generated_crds_are_established_and_enforce_their_markers() {
         .expect("created");
     assert_eq!(created.data["spec"]["defaultedString"], "fooDefaultString");
 }
+
+#[path = "../../testdata/conformance/project_v4/src/lib.rs"]
+#[allow(dead_code)]
+mod project_v4;
+
+/// The typed client, informer and lister the derive generates, against the real apiserver.
+#[tokio::test]
+async fn typed_client_informer_and_lister_work() {
+    use kube::api::{DeleteParams, ListParams, Patch};
+    use kube::core::{Expression, Selector};
+    use project_v4::v1::admiral::{Admiral, AdmiralSpec, AdmiralStatus};
+    use project_v4::v1::captain::{Captain, CaptainSpec};
+
+    require_assets!();
+    let plane = ControlPlane::start().await.expect("control plane starts");
+    plane
+        .install_crds(&[Captain::crd(), Admiral::crd()], Duration::from_secs(60))
+        .await
+        .expect("CRDs installed");
+
+    // namespaced: create, get, list by label, patch, status, delete
+    let captains = Captain::client(plane.client(), "default");
+    let informer = Captain::informer(kube::Api::all(plane.client()), Default::default());
+    let mut kirk = Captain::new(
+        "kirk",
+        CaptainSpec {
+            foo: Some("enterprise".into()),
+        },
+    );
+    kirk.metadata.labels = Some([("fleet".to_string(), "starfleet".to_string())].into());
+    captains.create(&kirk).await.expect("create");
+    captains
+        .create(&Captain::new("hook", CaptainSpec::default()))
+        .await
+        .expect("create");
+    assert_eq!(
+        captains.get("kirk").await.expect("get").spec.foo.as_deref(),
+        Some("enterprise")
+    );
+    let fleet = ListParams::default().labels("fleet=starfleet");
+    let listed = captains.list(&fleet).await.expect("list");
+    assert_eq!(listed.items.len(), 1);
+    let patched = captains
+        .patch(
+            "hook",
+            &Patch::Merge(serde_json::json!({"spec": {"foo": "jolly roger"}})),
+        )
+        .await
+        .expect("patch");
+    assert_eq!(patched.spec.foo.as_deref(), Some("jolly roger"));
+
+    informer.wait_for_sync().await.expect("informer syncs");
+    let lister = informer.lister();
+    let selector: Selector = Expression::Equal("fleet".into(), "starfleet".into()).into();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while lister.namespace("default").list(&Selector::default()).len() < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the informer never saw both captains"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(lister.list(&selector).len(), 1);
+    assert!(lister.namespace("default").get("kirk").is_some());
+    assert!(lister.namespace("other").get("kirk").is_none());
+
+    captains
+        .delete("hook", &DeleteParams::default())
+        .await
+        .expect("delete");
+    assert!(captains.get("hook").await.is_err());
+
+    // cluster-scoped with status: apply, then apply_status through the status subresource
+    let admirals = Admiral::client(plane.client());
+    let mut nelson = Admiral::new(
+        "nelson",
+        AdmiralSpec {
+            foo: Some("victory".into()),
+        },
+    );
+    admirals.apply(&nelson).await.expect("server-side apply");
+    nelson.status = Some(AdmiralStatus::default());
+    let ready = serde_json::json!({
+        "apiVersion": "crew.testproject.org/v1", "kind": "Admiral",
+        "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Flagship",
+            "message": "", "lastTransitionTime": "2026-11-22T00:00:00Z"}]}
+    });
+    let updated = admirals
+        .patch_status("nelson", &Patch::Merge(ready))
+        .await
+        .expect("patch status");
+    let conditions = updated.status.expect("status").conditions;
+    assert_eq!(conditions.len(), 1);
+    assert_eq!(conditions[0].type_, "Ready");
+    // status in a spec update is ignored: the status subresource owns it
+    let mut again = admirals.get("nelson").await.expect("get");
+    again.status = None;
+    again.spec.foo = Some("temeraire".into());
+    let replaced = admirals.update(&again).await.expect("update");
+    assert_eq!(replaced.spec.foo.as_deref(), Some("temeraire"));
+    assert_eq!(replaced.status.map(|s| s.conditions.len()), Some(1));
+}

@@ -1,0 +1,114 @@
+//! Which typed-client methods a kind gets: code-generator's `+genclient` verb rules.
+
+use crate::ir::{Marker, has_marker, marker};
+
+/// The client verbs code-generator knows, in its method order, plus `patchStatus`.
+pub const VERBS: &[&str] = &[
+    "create",
+    "update",
+    "updateStatus",
+    "delete",
+    "deleteCollection",
+    "get",
+    "list",
+    "watch",
+    "patch",
+    "patchStatus",
+    "apply",
+    "applyStatus",
+];
+
+const STATUS_VERBS: &[&str] = &["updateStatus", "patchStatus", "applyStatus"];
+
+/// The verbs of a kind's typed client; an error names a bad marker and the fix.
+pub fn verbs(markers: &[Marker], has_status: bool) -> Result<Vec<&'static str>, String> {
+    let list = |name: &str| marker(markers, name).map(|m| m.arg_list_of_value());
+    let only = list("genclient:onlyVerbs");
+    let skip = list("genclient:skipVerbs").unwrap_or_default();
+    for v in only.iter().flatten().chain(&skip) {
+        if !VERBS.contains(&v.as_str()) {
+            return Err(format!(
+                "unknown client verb `{v}`: use one of {}",
+                VERBS.join(", ")
+            ));
+        }
+    }
+    if let Some(both) = only.iter().flatten().find(|v| skip.contains(v)) {
+        return Err(format!(
+            "client verb `{both}` is both in onlyVerbs and skipVerbs: keep it in one"
+        ));
+    }
+    if has_marker(markers, "genclient:noVerbs") {
+        return Ok(Vec::new());
+    }
+    let readonly = has_marker(markers, "genclient:readonly");
+    let no_status = !has_status || has_marker(markers, "genclient:noStatus");
+    Ok(VERBS
+        .iter()
+        .copied()
+        .filter(|v| only.as_ref().is_none_or(|o| o.iter().any(|x| x == v)))
+        .filter(|v| !skip.iter().any(|x| x == v))
+        .filter(|v| !readonly || ["get", "list", "watch"].contains(v))
+        .filter(|v| !no_status || !STATUS_VERBS.contains(v))
+        .collect())
+}
+
+impl Marker {
+    /// A single-value list marker's items.
+    pub fn arg_list_of_value(&self) -> Vec<String> {
+        match &self.value {
+            serde_json::Value::Array(items) => {
+                items.iter().map(crate::ir::value_to_string).collect()
+            }
+            serde_json::Value::String(s) => s.split(',').map(|p| p.trim().to_string()).collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn m(name: &str, value: serde_json::Value) -> Marker {
+        Marker::new(name, value)
+    }
+
+    #[test]
+    fn verb_sets_follow_genclient() {
+        assert_eq!(verbs(&[], true).expect("ok"), VERBS.to_vec());
+        assert!(!verbs(&[], false).expect("ok").contains(&"updateStatus"));
+        assert_eq!(
+            verbs(&[m("genclient:readonly", json!(true))], true).expect("ok"),
+            ["get", "list", "watch"]
+        );
+        assert!(
+            verbs(&[m("genclient:noVerbs", json!(true))], true)
+                .expect("ok")
+                .is_empty()
+        );
+        assert_eq!(
+            verbs(&[m("genclient:onlyVerbs", json!(["create", "get"]))], true).expect("ok"),
+            ["create", "get"]
+        );
+        let skipped = verbs(&[m("genclient:skipVerbs", json!(["patch"]))], true).expect("ok");
+        assert!(!skipped.contains(&"patch") && skipped.contains(&"patchStatus"));
+        assert!(
+            verbs(&[m("genclient:noStatus", json!(true))], true)
+                .expect("ok")
+                .iter()
+                .all(|v| !v.ends_with("Status"))
+        );
+        let both = [
+            m("genclient:onlyVerbs", json!(["get"])),
+            m("genclient:skipVerbs", json!(["get"])),
+        ];
+        assert!(verbs(&both, true).expect_err("conflict").contains("both"));
+        assert!(
+            verbs(&[m("genclient:skipVerbs", json!(["frobnicate"]))], true)
+                .expect_err("unknown")
+                .contains("unknown client verb")
+        );
+    }
+}
