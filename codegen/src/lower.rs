@@ -147,8 +147,8 @@ pub fn docs_and_markers(
 }
 
 fn check_target(name: &str, target: Target, span: Span, errors: &mut Errors) {
-    if let Some((_, targets)) = markers::lookup(name) {
-        if !targets.contains(&target) {
+    if let Some((_, targets)) = markers::lookup(name)
+        && !targets.contains(&target) {
             let place = match target {
                 Target::Package => "a module",
                 Target::Type => "a type",
@@ -170,7 +170,6 @@ fn check_target(name: &str, target: Target, span: Span, errors: &mut Errors) {
                 ),
             );
         }
-    }
 }
 
 /// Markers given in the attribute form `#[k8s(...)]`; resource keys go to `resource`.

@@ -292,14 +292,13 @@ pub fn suggest(name: &str) -> Option<String> {
         }
     }
     // a bare last segment (`validation:nullable` for `nullable`) is also a likely slip
-    if let Some(last) = lower.rsplit(':').next() {
-        if let Some(c) = all_names()
+    if let Some(last) = lower.rsplit(':').next()
+        && let Some(c) = all_names()
             .into_iter()
             .find(|c| c.eq_ignore_ascii_case(last))
         {
             return Some(c);
         }
-    }
     best.filter(|(s, _)| *s >= 0.85).map(|(_, n)| n)
 }
 
@@ -332,11 +331,10 @@ pub fn parse_line(line: &str) -> Result<Option<(String, Value)>, MarkerError> {
         .char_indices()
         .chain(std::iter::once((head_end, '=')))
     {
-        if c == ':' || i == head_end {
-            if let Some((arg, _)) = lookup(&body[..i]) {
+        if (c == ':' || i == head_end)
+            && let Some((arg, _)) = lookup(&body[..i]) {
                 found = Some((body[..i].to_string(), arg));
             }
-        }
     }
     let Some((name, arg)) = found else {
         let shown = &body[..head_end];

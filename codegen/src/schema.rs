@@ -541,11 +541,10 @@ fn apply_one(props: &mut Props, m: &Marker) -> std::result::Result<(), String> {
                 };
                 props.default = Some(JSON(value));
             }
-            "default" => {
-                if !v.is_null() {
+            "default"
+                if !v.is_null() => {
                     props.default = Some(JSON(v.clone()));
                 }
-            }
             "kubebuilder:example" => props.example = Some(JSON(v.clone())),
             "kubebuilder:title" => props.title = Some(crate::ir::value_to_string(v)),
             "nullable" if on => props.nullable = Some(true),
@@ -647,8 +646,8 @@ fn apply_one(props: &mut Props, m: &Marker) -> std::result::Result<(), String> {
         }
         "XValidation" => {
             let reason = m.arg_str("reason").map(str::to_string);
-            if let Some(r) = &reason {
-                if ![
+            if let Some(r) = &reason
+                && ![
                     "FieldValueInvalid",
                     "FieldValueForbidden",
                     "FieldValueRequired",
@@ -660,7 +659,6 @@ fn apply_one(props: &mut Props, m: &Marker) -> std::result::Result<(), String> {
                         "XValidation reason `{r}` is not one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate"
                     ));
                 }
-            }
             let Some(rule) = m.arg_str("rule") else {
                 return Err("XValidation needs `rule=\"<CEL expression>\"`".into());
             };
@@ -757,11 +755,10 @@ fn enum_item(v: Value) -> Value {
 
 /// Cuts every description in a schema tree to `max` bytes as controller-gen does.
 pub fn truncate_descriptions(props: &mut Props, max: usize) {
-    if let Some(d) = props.description.take() {
-        if max > 0 {
+    if let Some(d) = props.description.take()
+        && max > 0 {
             props.description = Some(truncate(&d, max));
         }
-    }
     if let Some(p) = props.properties.as_mut() {
         for v in p.values_mut() {
             truncate_descriptions(v, max);
@@ -838,11 +835,10 @@ pub fn named_paths(def: &TypeDef) -> Vec<String> {
     fn walk(ty: &TypeExpr, out: &mut Vec<String>) {
         match ty {
             TypeExpr::Vec(i) | TypeExpr::Map(i) | TypeExpr::Option(i) => walk(i, out),
-            TypeExpr::Named(p) => {
-                if !out.contains(p) {
+            TypeExpr::Named(p)
+                if !out.contains(p) => {
                     out.push(p.clone())
                 }
-            }
             _ => {}
         }
     }
