@@ -798,16 +798,19 @@ fn truncate(d: &str, max: usize) -> String {
     }
 }
 
+/// A named type a definition mentions, as written, and the function yielding its definition.
+pub type Dependency = (&'static str, fn() -> Definition);
+
 /// A definition as the derives hand it over at run time: the IR of one type and, for every
 /// named type its fields mention, the function that yields that type's definition.
 pub struct Definition {
     pub def: TypeDef,
-    pub deps: Vec<(&'static str, fn() -> Definition)>,
+    pub deps: Vec<Dependency>,
 }
 
 impl Definition {
     /// Builds a definition from the IR a derive serialised at compile time.
-    pub fn from_ir(ir: &str, deps: Vec<(&'static str, fn() -> Definition)>) -> Definition {
+    pub fn from_ir(ir: &str, deps: Vec<Dependency>) -> Definition {
         match serde_json::from_str(ir) {
             Ok(def) => Definition { def, deps },
             Err(e) => panic!(
