@@ -170,7 +170,7 @@ fn root(input: &syn::DeriveInput, def: &TypeDef) -> Tokens {
                     }
                 },
                 quote!(status: ::std::option::Option::None,),
-                quote!(::std::option::Option::Some(::std::boxed::Box::new(<#status as #rt::Schema>::definition()))),
+                quote!(::std::option::Option::Some(<#status as #rt::Schema>::definition())),
             )
         }
         None => (
@@ -244,6 +244,12 @@ fn root(input: &syn::DeriveInput, def: &TypeDef) -> Tokens {
             /// The CustomResourceDefinition, or why it cannot be built.
             pub fn try_crd() -> ::std::result::Result<#rt::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition, ::std::string::String> {
                 #rt::crd_of(<#spec as #rt::Schema>::definition(), #status_scope)
+            }
+
+            /// This version of the kind, for a CRD of several versions: pass the `crd_version()` of
+            /// each version's root to `operator_gen_runtime::crd_for_versions`.
+            pub fn crd_version() -> #rt::CrdVersion {
+                #rt::CrdVersion { spec: <#spec as #rt::Schema>::definition(), status: #status_scope }
             }
 
             /// The CustomResourceDefinition, as `operator-gen manifests` writes it.

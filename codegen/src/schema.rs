@@ -541,10 +541,9 @@ fn apply_one(props: &mut Props, m: &Marker) -> std::result::Result<(), String> {
                 };
                 props.default = Some(JSON(value));
             }
-            "default"
-                if !v.is_null() => {
-                    props.default = Some(JSON(v.clone()));
-                }
+            "default" if !v.is_null() => {
+                props.default = Some(JSON(v.clone()));
+            }
             "kubebuilder:example" => props.example = Some(JSON(v.clone())),
             "kubebuilder:title" => props.title = Some(crate::ir::value_to_string(v)),
             "nullable" if on => props.nullable = Some(true),
@@ -654,11 +653,11 @@ fn apply_one(props: &mut Props, m: &Marker) -> std::result::Result<(), String> {
                     "FieldValueDuplicate",
                 ]
                 .contains(&r.as_str())
-                {
-                    return Err(format!(
-                        "XValidation reason `{r}` is not one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate"
-                    ));
-                }
+            {
+                return Err(format!(
+                    "XValidation reason `{r}` is not one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate"
+                ));
+            }
             let Some(rule) = m.arg_str("rule") else {
                 return Err("XValidation needs `rule=\"<CEL expression>\"`".into());
             };
@@ -756,9 +755,10 @@ fn enum_item(v: Value) -> Value {
 /// Cuts every description in a schema tree to `max` bytes as controller-gen does.
 pub fn truncate_descriptions(props: &mut Props, max: usize) {
     if let Some(d) = props.description.take()
-        && max > 0 {
-            props.description = Some(truncate(&d, max));
-        }
+        && max > 0
+    {
+        props.description = Some(truncate(&d, max));
+    }
     if let Some(p) = props.properties.as_mut() {
         for v in p.values_mut() {
             truncate_descriptions(v, max);
@@ -803,6 +803,7 @@ pub type Dependency = (&'static str, fn() -> Definition);
 
 /// A definition as the derives hand it over at run time: the IR of one type and, for every
 /// named type its fields mention, the function that yields that type's definition.
+#[derive(Clone)]
 pub struct Definition {
     pub def: TypeDef,
     pub deps: Vec<Dependency>,
@@ -838,10 +839,7 @@ pub fn named_paths(def: &TypeDef) -> Vec<String> {
     fn walk(ty: &TypeExpr, out: &mut Vec<String>) {
         match ty {
             TypeExpr::Vec(i) | TypeExpr::Map(i) | TypeExpr::Option(i) => walk(i, out),
-            TypeExpr::Named(p)
-                if !out.contains(p) => {
-                    out.push(p.clone())
-                }
+            TypeExpr::Named(p) if !out.contains(p) => out.push(p.clone()),
             _ => {}
         }
     }

@@ -30,29 +30,50 @@ pub mod prelude {
     pub use kube::{Resource, ResourceExt};
 }
 
-/// The CRD of one version from the spec's (and status') definitions; used by `crd()`.
-#[doc(hidden)]
-pub fn crd_of(
-    spec: schema::Definition,
-    status: Option<Box<schema::Definition>>,
-) -> Result<
-    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
-    String,
-> {
+/// One version of a kind as its derive describes it: the spec's and the status' definitions.
+/// `Kind::crd_version()` returns it; [`crd_for_versions`] puts several into one CRD.
+pub struct CrdVersion {
+    pub spec: schema::Definition,
+    pub status: Option<schema::Definition>,
+}
+
+type Crd =
+    k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+
+/// The CRD holding every given version of one kind, built as `operator-gen manifests` builds it
+/// (exactly one storage version; versions in Kubernetes' priority order).
+pub fn crd_for_versions(versions: Vec<CrdVersion>) -> Result<Crd, String> {
     use operator_gen_codegen::{crd, schema::Scope};
-    let status = status.map(|s| s as Box<dyn Scope>);
-    let input = crd::VersionInput {
-        spec: &spec,
-        status,
+    let Some(first) = versions.first() else {
+        return Err(
+            "crd_for_versions needs at least one version: pass `Kind::crd_version()` of each"
+                .into(),
+        );
     };
-    match crd::crd(&[input], &operator_gen_codegen::schema::Settings::default()) {
+    let name = first.spec.def.name.clone();
+    let inputs: Vec<crd::VersionInput> = versions
+        .iter()
+        .map(|v| crd::VersionInput {
+            spec: &v.spec,
+            status: v
+                .status
+                .as_ref()
+                .map(|s| Box::new(s.clone()) as Box<dyn Scope>),
+        })
+        .collect();
+    match crd::crd(&inputs, &operator_gen_codegen::schema::Settings::default()) {
         Ok(Some(c)) => Ok(c),
         Ok(None) => Err(format!(
-            "{} is marked `+kubebuilder:skipversion`: it has no CRD",
-            spec.def.name
+            "every version of {name} is marked `+kubebuilder:skipversion`: it has no CRD"
         )),
         Err(e) => Err(format!("{}: {}", e.in_type, e.message)),
     }
+}
+
+/// The CRD of one version; used by `crd()`.
+#[doc(hidden)]
+pub fn crd_of(spec: schema::Definition, status: Option<schema::Definition>) -> Result<Crd, String> {
+    crd_for_versions(vec![CrdVersion { spec, status }])
 }
 
 /// The text of a CRD file, byte for byte what `operator-gen manifests` writes.

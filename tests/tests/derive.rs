@@ -166,3 +166,34 @@ fn no_spec_fields_sit_on_the_root() {
     assert_eq!(nogroup::CronJob::api_version(&()), "nogroup");
     let _ = nogroup::CronJobFields {};
 }
+
+#[test]
+fn several_versions_make_one_crd_like_the_scan() {
+    let merged = operator_gen_runtime::crd_for_versions(vec![
+        project_v4::v2::firstmate::FirstMate::crd_version(),
+        project_v4::v1::firstmate::FirstMate::crd_version(),
+    ])
+    .expect("one storage version");
+    assert_eq!(
+        operator_gen_runtime::crd_yaml(&merged),
+        scanned(
+            "project_v4",
+            "config/crd/bases/crew.testproject.org_firstmates.yaml"
+        )
+    );
+    let err = operator_gen_runtime::crd_for_versions(vec![
+        project_v4::v2::firstmate::FirstMate::crd_version(),
+    ])
+    .map(|_| ())
+    .err();
+    assert!(err.is_none(), "a single version is its own storage version");
+    let both_unstored = operator_gen_runtime::crd_for_versions(vec![
+        project_v4::v2::firstmate::FirstMate::crd_version(),
+        project_v4::v2::firstmate::FirstMate::crd_version(),
+    ]);
+    assert!(
+        both_unstored
+            .expect_err("duplicate version")
+            .contains("twice")
+    );
+}
