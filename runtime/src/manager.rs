@@ -346,6 +346,9 @@ async fn run_controllers(
     let mut outcome = Ok(());
     let mut lost = false;
     tokio::select! {
+        // A controller ends soon after the shutdown signal (`graceful_shutdown_on`): when both
+        // are ready, the signal decides, so a requested stop is never taken for a failure.
+        biased;
         () = stop.cancelled() => tracing::info!("stopping controllers"),
         res = &mut renew => {
             lost = true;

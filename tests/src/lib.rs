@@ -86,3 +86,4 @@ pub fn first_difference(
 }
 
 pub mod cli;
+pub mod operator;

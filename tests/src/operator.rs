@@ -1,0 +1,349 @@
+//! Helpers for running a generated operator against a real control plane: scaffold and build a
+//! project, run its manager binary as a child process (killed on drop, also on panic), read its
+//! log and metrics, and write a kubeconfig for a ServiceAccount token.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::cli;
+
+/// The target directory every generated project shares, so kube is compiled once.
+pub fn generated_target_dir() -> PathBuf {
+    cli::workspace_root().join("target/generated-projects")
+}
+
+/// Runs `program args...` in `dir` with the shared target directory; panics with its output
+/// when it fails, else returns its stdout.
+pub fn shell(dir: &Path, program: &str, args: &[&str]) -> String {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", generated_target_dir())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
+    assert!(
+        out.status.success(),
+        "`{program} {}` failed:\n{}\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs `operator-gen args` (split on whitespace) in `dir`; panics when it fails.
+pub fn operator_gen(dir: &Path, args: &str) {
+    let out = cli::run(dir, &cli::split_args(args));
+    assert_eq!(out.code, 0, "`operator-gen {args}` failed: {}", out.stderr);
+}
+
+/// A scaffolded project whose manager binary is built.
+#[derive(Debug)]
+pub struct Project {
+    /// The project directory (its name is the project name).
+    pub dir: PathBuf,
+    /// A private copy of the built `manager` binary.
+    pub manager: PathBuf,
+}
+
+/// Scaffolds `<parent>/<name>` with `init --domain my.domain`, runs `create api` with `api_args`
+/// and `make manifests` with this checkout's CLI, builds the `manager` binary in the shared target
+/// directory and copies it to `<parent>/manager`.
+///
+/// Every generated project's binary lands on the same `debug/manager` path of the shared target
+/// directory, so builds in this process are serialized and the binary is copied out under the lock.
+/// Call only after [`cli::require_tool`]`("make", ..)` returned true.
+pub fn scaffold_and_build(parent: &Path, name: &str, api_args: &str) -> Project {
+    static BUILD: Mutex<()> = Mutex::new(());
+    let dir = parent.join(name);
+    std::fs::create_dir_all(&dir).expect("create the project directory");
+    operator_gen(&dir, "init --domain my.domain");
+    operator_gen(&dir, &format!("create api {api_args}"));
+    let tool = format!("OPERATOR_GEN={}", cli::operator_gen_bin().display());
+    shell(&dir, "make", &["manifests", &tool]);
+
+    let _serial = BUILD
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let out = shell(
+        &dir,
+        &cli::cargo(),
+        &["build", "--bin", "manager", "--message-format=json"],
+    );
+    let built = out
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["reason"] == "compiler-artifact" && v["target"]["name"] == "manager")
+        .find_map(|v| v["executable"].as_str().map(PathBuf::from))
+        .expect("cargo build reported no manager executable");
+    let manager = parent.join("manager");
+    std::fs::copy(&built, &manager).expect("copy the manager binary");
+    Project { dir, manager }
+}
+
+/// A loopback port that was free a moment ago.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("bind a free loopback port")
+}
+
+/// How to run one manager replica.
+#[derive(Clone, Debug)]
+pub struct ManagerSettings {
+    /// The built `manager` binary.
+    pub binary: PathBuf,
+    /// The kubeconfig the manager uses (`KUBECONFIG`).
+    pub kubeconfig: PathBuf,
+    /// `POD_NAME`: the replica's name, prefix of its leader-election identity.
+    pub pod_name: String,
+    /// `POD_NAMESPACE`: the leader-election namespace.
+    pub pod_namespace: String,
+    /// Where the replica's stdout and stderr go.
+    pub log: PathBuf,
+}
+
+/// A running manager replica; killed (SIGKILL) and reaped on drop unless it already exited.
+#[derive(Debug)]
+pub struct ManagerProcess {
+    child: Child,
+    log: PathBuf,
+    /// Where `/metrics` is served.
+    pub metrics_port: u16,
+    /// Where `/healthz` and `/readyz` are served.
+    pub probe_port: u16,
+    exited: Option<ExitStatus>,
+}
+
+impl ManagerProcess {
+    /// Starts the manager with `--leader-elect` and metrics and probes on free loopback ports.
+    pub fn start(settings: &ManagerSettings) -> ManagerProcess {
+        let metrics_port = free_port();
+        let mut probe_port = free_port();
+        while probe_port == metrics_port {
+            probe_port = free_port();
+        }
+        let log = std::fs::File::create(&settings.log).expect("create the manager log");
+        let child = Command::new(&settings.binary)
+            .arg("--leader-elect")
+            .arg(format!("--metrics-bind-address=127.0.0.1:{metrics_port}"))
+            .arg(format!(
+                "--health-probe-bind-address=127.0.0.1:{probe_port}"
+            ))
+            .env("KUBECONFIG", &settings.kubeconfig)
+            .env("POD_NAME", &settings.pod_name)
+            .env("POD_NAMESPACE", &settings.pod_namespace)
+            .env_remove("WATCH_NAMESPACE")
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("clone the log handle"))
+            .stderr(log)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", settings.binary.display()));
+        ManagerProcess {
+            child,
+            log: settings.log.clone(),
+            metrics_port,
+            probe_port,
+            exited: None,
+        }
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The log so far, without ANSI colour sequences.
+    pub fn log(&self) -> String {
+        strip_ansi(&std::fs::read_to_string(&self.log).unwrap_or_default())
+    }
+
+    /// The exit status, when the process has exited.
+    pub fn exited(&mut self) -> Option<ExitStatus> {
+        if self.exited.is_none() {
+            self.exited = self.child.try_wait().ok().flatten();
+        }
+        self.exited
+    }
+
+    /// The body of `GET /metrics`, or why it could not be fetched.
+    pub fn metrics(&self) -> Result<String, String> {
+        http_get(self.metrics_port, "/metrics")
+    }
+
+    /// The value of the metric sample `line_prefix` (the name with its labels), 0 when absent.
+    pub fn metric(&self, line_prefix: &str) -> Result<f64, String> {
+        let body = self.metrics()?;
+        Ok(metric_value(&body, line_prefix).unwrap_or(0.0))
+    }
+
+    /// Sends SIGTERM.
+    pub fn terminate(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.pid().to_string()])
+            .status()
+            .expect("run kill -TERM");
+        assert!(status.success(), "kill -TERM {} failed", self.pid());
+    }
+
+    /// Waits (blocking) up to `timeout` for the process to exit; panics with its log when it
+    /// does not.
+    pub fn wait_exit(&mut self, timeout: Duration) -> ExitStatus {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.exited() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the manager did not exit within {timeout:?}; log:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for ManagerProcess {
+    fn drop(&mut self) {
+        if self.exited().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The value of the first sample line starting with `line_prefix` and a space.
+pub fn metric_value(body: &str, line_prefix: &str) -> Option<f64> {
+    body.lines().find_map(|l| {
+        l.strip_prefix(line_prefix)
+            .and_then(|rest| rest.strip_prefix(' '))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+    })
+}
+
+/// `GET path` on `127.0.0.1:port` over HTTP/1.1 with `Connection: close`; the body of a 200.
+pub fn http_get(port: u16, path: &str) -> Result<String, String> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).map_err(|e| e.to_string())?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .map_err(|e| e.to_string())?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .map_err(|e| e.to_string())?;
+    let mut response = Vec::new();
+    stream
+        .read_to_end(&mut response)
+        .map_err(|e| e.to_string())?;
+    let response = String::from_utf8_lossy(&response);
+    let (head, body) = response
+        .split_once("\r\n\r\n")
+        .ok_or_else(|| format!("no HTTP response: {response}"))?;
+    if !head.starts_with("HTTP/1.1 200") {
+        return Err(format!("GET {path}: {head}"));
+    }
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        return Ok(dechunk(body));
+    }
+    Ok(body.to_owned())
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if size == 0 || rest.len() < size {
+            break;
+        }
+        out.push_str(&rest[..size]);
+        body = rest[size..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// `text` without ANSI escape sequences (`ESC [ ... letter`).
+pub fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The value of `key=` in the first log line containing `message`.
+pub fn log_field(log: &str, message: &str, key: &str) -> Option<String> {
+    let line = log.lines().find(|l| l.contains(message))?;
+    let start = line.find(&format!("{key}="))? + key.len() + 1;
+    let value = line[start..].split_whitespace().next()?;
+    Some(value.trim_matches('"').to_owned())
+}
+
+/// Writes a kubeconfig at `out` with the cluster (server URL and CA) of the kubeconfig `admin`
+/// and one user authenticated by `token`.
+pub fn token_kubeconfig(admin: &Path, token: &str, out: &Path) {
+    let text = std::fs::read_to_string(admin).expect("read the admin kubeconfig");
+    let mut config: serde_yaml::Value = serde_yaml::from_str(&text).expect("kubeconfig is YAML");
+    let cluster = config["clusters"][0]["name"]
+        .as_str()
+        .expect("kubeconfig names a cluster")
+        .to_owned();
+    let token_config = serde_yaml::from_str::<serde_yaml::Value>(&format!(
+        "users:\n- name: token\n  user:\n    token: {token}\n\
+         contexts:\n- name: token\n  context:\n    cluster: {cluster}\n    user: token\n\
+         current-context: token\n"
+    ))
+    .expect("token kubeconfig parts");
+    for key in ["users", "contexts", "current-context"] {
+        config[key] = token_config[key].clone();
+    }
+    std::fs::write(
+        out,
+        serde_yaml::to_string(&config).expect("serialize kubeconfig"),
+    )
+    .expect("write the token kubeconfig");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_metrics_and_log_fields() {
+        let body = "# TYPE x counter\nx_total{controller=\"c\",result=\"success\"} 3\nx_total{controller=\"c\",result=\"error\"} 1\n";
+        assert_eq!(
+            metric_value(body, "x_total{controller=\"c\",result=\"success\"}"),
+            Some(3.0)
+        );
+        assert_eq!(metric_value(body, "x_total{controller=\"d\"}"), None);
+        let log = "\u{1b}[2m2026\u{1b}[0m INFO acquired lease \u{1b}[3midentity\u{1b}[0m\u{1b}[2m=\u{1b}[0ma_1f lease=x\n";
+        assert_eq!(
+            log_field(&strip_ansi(log), "acquired lease", "identity").as_deref(),
+            Some("a_1f")
+        );
+        assert_eq!(dechunk("3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"), "abcde");
+    }
+}
