@@ -90,6 +90,14 @@ pub fn outputs(
     settings: &Settings,
     role_name: &str,
 ) -> std::result::Result<Outputs, Vec<Diagnostic>> {
+    scan::on_scan_stack(|| emit(universe, settings, role_name))
+}
+
+fn emit(
+    universe: &Universe,
+    settings: &Settings,
+    role_name: &str,
+) -> std::result::Result<Outputs, Vec<Diagnostic>> {
     let mut out = Outputs::new();
     let mut diags = Vec::new();
     // group versions of one kind: (group, kind) → specs

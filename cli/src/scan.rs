@@ -60,44 +60,164 @@ struct Scanner<'a> {
     diagnostics: Vec<Diagnostic>,
 }
 
+/// Deepest nesting of brackets (`()[]{}<>`) the scan accepts. syn parses recursively, so deeper
+/// input would overflow the stack instead of getting a diagnostic.
+pub const MAX_NESTING: usize = 128;
+
+/// Stack of the thread the scan parses on: room for [`MAX_NESTING`] levels of syn's recursion
+/// in a debug build, whatever stack the caller's thread has.
+const SCAN_STACK: usize = 64 << 20;
+
+/// Runs `work` on a thread with [`SCAN_STACK`] bytes of stack (inline when no thread can be
+/// started): the scan and the emitters recurse once per nesting level of the source.
+pub(crate) fn on_scan_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    let mut work = Some(work);
+    let done = std::thread::scope(|scope| {
+        let slot = &mut work;
+        let spawned = std::thread::Builder::new()
+            .name("operator-gen-scan".into())
+            .stack_size(SCAN_STACK)
+            .spawn_scoped(scope, move || slot.take().map(|w| w()));
+        match spawned {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            Err(_) => None,
+        }
+    });
+    match (done, work.take()) {
+        (Some(value), _) => value,
+        (None, Some(w)) => w(),
+        (None, None) => unreachable!("the scan thread took its work and returned nothing"),
+    }
+}
+
 /// Scans the crate whose entry file is `entry` (e.g. `src/main.rs`); paths are reported relative
 /// to `root`.
 pub fn scan(root: &Path, entries: &[PathBuf]) -> Result<Universe, Vec<Diagnostic>> {
-    let mut s = Scanner {
-        root,
-        universe: Universe::default(),
-        diagnostics: Vec::new(),
-    };
-    for entry in entries {
-        s.file(
-            entry,
-            Vec::new(),
-            entry.parent().map(Path::to_path_buf).unwrap_or_default(),
-        );
-    }
-    if s.diagnostics.is_empty() {
-        Ok(s.universe)
-    } else {
-        Err(s.diagnostics)
-    }
+    on_scan_stack(|| {
+        let mut s = Scanner {
+            root,
+            universe: Universe::default(),
+            diagnostics: Vec::new(),
+        };
+        for entry in entries {
+            s.file(
+                entry,
+                Vec::new(),
+                entry.parent().map(Path::to_path_buf).unwrap_or_default(),
+            );
+        }
+        s.finish()
+    })
 }
 
 /// Scans one source text as the crate root; used by tests and the fuzz target.
 pub fn scan_source(name: &Path, source: &str) -> Result<Universe, Vec<Diagnostic>> {
-    let mut s = Scanner {
-        root: Path::new(""),
-        universe: Universe::default(),
-        diagnostics: Vec::new(),
+    on_scan_stack(|| {
+        let mut s = Scanner {
+            root: Path::new(""),
+            universe: Universe::default(),
+            diagnostics: Vec::new(),
+        };
+        s.parsed(name, source, Vec::new(), None);
+        s.finish()
+    })
+}
+
+/// Where `source` first nests deeper than [`MAX_NESTING`] brackets, as a 1-based line and a
+/// 0-based column. Comments, strings and char literals are skipped; `<` counts as an opener and
+/// `>` (not in `->`, `=>`) as a closer, so comparisons can only make the count too high.
+fn too_deep(source: &str) -> Option<(usize, usize)> {
+    let chars: Vec<char> = source.chars().collect();
+    let (mut brackets, mut angles) = (0usize, 0usize);
+    let (mut line, mut column) = (1usize, 0usize);
+    let mut i = 0;
+    let advance = |i: &mut usize, line: &mut usize, column: &mut usize, n: usize| {
+        for _ in 0..n {
+            if chars.get(*i) == Some(&'\n') {
+                *line += 1;
+                *column = 0;
+            } else {
+                *column += 1;
+            }
+            *i += 1;
+        }
     };
-    s.parsed(name, source, Vec::new(), None);
-    if s.diagnostics.is_empty() {
-        Ok(s.universe)
-    } else {
-        Err(s.diagnostics)
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        let skip = match (c, next) {
+            ('/', Some('/')) => chars[i..]
+                .iter()
+                .position(|&c| c == '\n')
+                .unwrap_or(chars.len() - i),
+            ('/', Some('*')) => {
+                let mut depth = 0usize;
+                let mut j = i;
+                while j < chars.len() {
+                    match (chars[j], chars.get(j + 1)) {
+                        ('/', Some('*')) => {
+                            depth += 1;
+                            j += 2;
+                        }
+                        ('*', Some('/')) => {
+                            depth -= 1;
+                            j += 2;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => j += 1,
+                    }
+                }
+                j - i
+            }
+            ('"', _) => {
+                let mut j = i + 1;
+                while j < chars.len() && chars[j] != '"' {
+                    j += if chars[j] == '\\' { 2 } else { 1 };
+                }
+                (j + 1).min(chars.len()) - i
+            }
+            ('\'', Some('\\')) => chars
+                .get(i + 3..)
+                .unwrap_or_default()
+                .iter()
+                .position(|&c| c == '\'')
+                .map_or(chars.len() - i, |p| p + 4),
+            ('\'', Some(_)) if chars.get(i + 2) == Some(&'\'') => 3,
+            _ => 0,
+        };
+        if skip > 0 {
+            advance(&mut i, &mut line, &mut column, skip);
+            continue;
+        }
+        let prev = if i > 0 { chars[i - 1] } else { ' ' };
+        match c {
+            '(' | '[' | '{' => brackets += 1,
+            ')' | ']' | '}' => brackets = brackets.saturating_sub(1),
+            '<' => angles += 1,
+            '>' if prev != '-' && prev != '=' => angles = angles.saturating_sub(1),
+            _ => {}
+        }
+        if brackets + angles > MAX_NESTING {
+            return Some((line, column));
+        }
+        advance(&mut i, &mut line, &mut column, 1);
     }
+    None
 }
 
 impl Scanner<'_> {
+    fn finish(self) -> Result<Universe, Vec<Diagnostic>> {
+        if self.diagnostics.is_empty() {
+            Ok(self.universe)
+        } else {
+            Err(self.diagnostics)
+        }
+    }
+
     fn rel(&self, file: &Path) -> PathBuf {
         file.strip_prefix(self.root)
             .map(Path::to_path_buf)
@@ -133,6 +253,18 @@ impl Scanner<'_> {
     }
 
     fn parsed(&mut self, file: &Path, source: &str, path: Vec<String>, dir: Option<PathBuf>) {
+        if let Some((line, column)) = too_deep(source) {
+            let file = self.rel(file);
+            self.diagnostics.push(Diagnostic {
+                file,
+                line,
+                column,
+                message: format!(
+                    "brackets nest more than {MAX_NESTING} levels deep: name the inner types or expressions"
+                ),
+            });
+            return;
+        }
         let parsed = match syn::parse_file(source) {
             Ok(f) => f,
             Err(e) => {

@@ -137,3 +137,34 @@ fn scan_reports_what_the_derive_reports() {
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
+
+/// syn parses recursively: nesting past the scan's limit is a diagnostic where the limit is
+/// crossed, not a stack overflow, on any caller's stack (this test thread has 2 MiB).
+#[test]
+fn deep_nesting_is_a_diagnostic() {
+    let depth = 100_000;
+    let source = format!(
+        "#[derive(Schema)]\npub struct Deep {{\n    pub x: {}String{},\n}}\n",
+        "Vec<".repeat(depth),
+        ">".repeat(depth)
+    );
+    let diags = scan_source(Path::new("src/lib.rs"), &source).expect_err("too deep");
+    let got: Vec<String> = diags.iter().map(ToString::to_string).collect();
+    // `{` of the struct is level 1; the `<` of the 128th `Vec<` opens level 129, 0-based
+    // column 11 (`    pub x: `) + 127 * 4 + 3, shown 1-based
+    assert_eq!(
+        got,
+        [format!(
+            "src/lib.rs:3:{}: brackets nest more than {} levels deep: name the inner types or expressions",
+            11 + 127 * 4 + 3 + 1,
+            operator_gen::scan::MAX_NESTING
+        )]
+    );
+    // just under the limit still scans
+    let ok = format!(
+        "#[derive(Schema)]\npub struct Deep {{\n    pub x: {}String{},\n}}\n",
+        "Vec<".repeat(120),
+        ">".repeat(120)
+    );
+    assert!(scan_source(Path::new("src/lib.rs"), &ok).is_ok());
+}

@@ -1,0 +1,8 @@
+//! Fuzz target: any UTF-8 line through the marker parser; it may refuse, never panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|line: &str| {
+    let _ = operator_gen_codegen::markers::parse_line(line);
+});

@@ -1,0 +1,296 @@
+//! No input makes the marker parser or the source scan panic: a stable, deterministic stand-in
+//! for the cargo-fuzz targets under `fuzz/` (which need nightly). A small seeded PRNG mutates the
+//! valid testdata sources, the ui cases and marker lines (truncations, byte flips, inserted
+//! punctuation, huge numbers, deep nesting) and feeds the results to `markers::parse_line` and to
+//! `scan::scan_source` followed by every manifests emitter, catching panics.
+//!
+//! `NO_PANIC_ROUNDS=<n>` runs more rounds than the default; `NO_PANIC_SEED=<n>` changes the seed.
+
+use operator_gen::manifests;
+use operator_gen::scan::scan_source;
+use operator_gen_codegen::markers::parse_line;
+use operator_gen_codegen::schema::Settings;
+use operator_gen_tests::workspace;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+
+/// splitmix64: small, seeded, good enough to spread mutations.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+const PUNCTUATION: &[&str] = &[
+    "{", "}", "[", "]", "(", ")", "<", ">", ":", ";", "=", ",", "\"", "'", "`", "+", "/", "#", "!",
+    "\\", "\n", "::", "=>", "///", "//!", "/// +", "#[", "#[k8s(", "r#", "\u{0}", "é", "🦀",
+];
+
+const HUGE: &[&str] = &[
+    "99999999999999999999999999999",
+    "-99999999999999999999999999999",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "18446744073709551616",
+    "1e400",
+    "-1e400",
+    "1e-400",
+    "NaN",
+    "inf",
+    "-0",
+    "0x7fffffff",
+    "1_000",
+    "4.",
+    ".5",
+];
+
+/// Wraps a fragment in `depth` levels of nesting of one kind.
+fn nested(rng: &mut Rng) -> String {
+    let depth = 1 + rng.below(64);
+    match rng.below(6) {
+        0 => format!("{}{}", "{".repeat(depth), "}".repeat(depth)),
+        1 => format!("{}String{}", "Vec<".repeat(depth), ">".repeat(depth)),
+        2 => format!("{}i32{}", "Option<".repeat(depth), ">".repeat(depth)),
+        3 => format!("{}{}", "{a:".repeat(depth), "}".repeat(depth)),
+        4 => format!("{}1{}", "[".repeat(depth), "]".repeat(depth)),
+        _ => format!(
+            "{}x{}",
+            "BTreeMap<String, ".repeat(depth),
+            ">".repeat(depth)
+        ),
+    }
+}
+
+fn char_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// One to four mutations of `seed`.
+fn mutate(rng: &mut Rng, seed: &str) -> String {
+    let mut s = seed.to_string();
+    for _ in 0..1 + rng.below(4) {
+        let at = char_boundary(&s, rng.below(s.len() + 1));
+        match rng.below(7) {
+            0 => s.truncate(at),
+            1 => {
+                // flip one bit of one byte, then keep the text UTF-8
+                let mut bytes = s.into_bytes();
+                if !bytes.is_empty() {
+                    let i = rng.below(bytes.len());
+                    bytes[i] ^= 1 << rng.below(8);
+                }
+                s = String::from_utf8_lossy(&bytes).into_owned();
+            }
+            2 => s.insert_str(at, *rng.pick(PUNCTUATION)),
+            3 => s.insert_str(at, *rng.pick(HUGE)),
+            4 => s.insert_str(at, &nested(rng)),
+            5 => {
+                // drop a span
+                let end = char_boundary(&s, at + rng.below(40));
+                s.replace_range(at..end, "");
+            }
+            _ => {
+                // duplicate a span
+                let end = char_boundary(&s, at + rng.below(80));
+                let piece = s[at..end].to_string();
+                s.insert_str(end, &piece);
+            }
+        }
+    }
+    s
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The valid testdata sources and the ui cases, in a stable order.
+fn seed_sources() -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(&workspace().join("testdata"), &mut files);
+    rust_files(&workspace().join("tests/ui"), &mut files);
+    let sources: Vec<String> = files
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .collect();
+    assert!(sources.len() > 20, "expected the testdata sources");
+    sources
+}
+
+/// Every marker line of the seed sources, plus a few of each argument shape.
+fn seed_markers(sources: &[String]) -> Vec<String> {
+    let mut lines: Vec<String> = sources
+        .iter()
+        .flat_map(|s| s.lines())
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let rest = l
+                .strip_prefix("///")
+                .or_else(|| l.strip_prefix("//!"))?
+                .trim_start();
+            rest.starts_with('+').then(|| rest.to_string())
+        })
+        .collect();
+    lines.extend(
+        [
+            "+kubebuilder:validation:Minimum=-1.5",
+            "+kubebuilder:validation:Enum={a,\"b,c\",'d'}",
+            "+kubebuilder:default={a: {b: [1, 2]}, c: \"x\"}",
+            "+default={\"a\": [1, {\"b\": null}]}",
+            "+kubebuilder:validation:XValidation:rule=\"self.a == 'b'\",message=`no`",
+            "+kubebuilder:rbac:groups=\"\";apps,resources=pods/status,verbs={get,list}",
+            "+kubebuilder:webhook:path=/m,mutating=true,failurePolicy=fail,sideEffects=None,groups=g,resources=r,verbs=create;update,versions=v1,name=m.g.io,admissionReviewVersions=v1",
+            "+kubebuilder:printcolumn:name=\"A\",type=integer,JSONPath=.spec.a,priority=1",
+            "+kubebuilder:validation:items:Pattern=`^[a-z]+$`",
+            "+kubebuilder:example={}",
+            "+",
+            "+kubebuilder:scaffold:imports",
+        ]
+        .map(str::to_string),
+    );
+    lines.sort();
+    lines.dedup();
+    lines
+}
+
+fn rounds() -> usize {
+    std::env::var("NO_PANIC_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000)
+}
+
+fn seed() -> u64 {
+    std::env::var("NO_PANIC_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x0BE7_A70B)
+}
+
+/// Runs `f` on each input; returns the inputs that panicked, with the panic message.
+fn panics(inputs: Vec<String>, f: impl Fn(&str)) -> Vec<(String, String)> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut found = Vec::new();
+    for input in inputs {
+        if let Err(p) = catch_unwind(AssertUnwindSafe(|| f(&input))) {
+            let message = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            found.push((input, message));
+        }
+    }
+    std::panic::set_hook(hook);
+    found
+}
+
+fn report(found: &[(String, String)]) -> String {
+    found
+        .iter()
+        .take(5)
+        .map(|(input, message)| format!("panic `{message}` on input:\n{input:?}\n"))
+        .collect()
+}
+
+fn scan_and_emit(source: &str) {
+    let Ok(universe) = scan_source(Path::new("src/lib.rs"), source) else {
+        return;
+    };
+    for settings in [
+        Settings::default(),
+        Settings {
+            allow_dangerous_types: true,
+            max_desc_len: Some(3),
+        },
+    ] {
+        let _ = manifests::outputs(&universe, &settings, "manager-role");
+    }
+}
+
+#[test]
+fn marker_parser_does_not_panic() {
+    let sources = seed_sources();
+    let markers = seed_markers(&sources);
+    let mut rng = Rng(seed());
+    let mut inputs = markers.clone();
+    for _ in 0..rounds() * 2 {
+        let m = rng.pick(&markers).clone();
+        inputs.push(mutate(&mut rng, &m));
+    }
+    let n = inputs.len();
+    let found = panics(inputs, |line| {
+        let _ = parse_line(line);
+    });
+    assert!(
+        found.is_empty(),
+        "{} of {n} marker lines panic:\n{}",
+        found.len(),
+        report(&found)
+    );
+}
+
+#[test]
+fn scan_and_emitters_do_not_panic() {
+    let sources = seed_sources();
+    let markers = seed_markers(&sources);
+    let mut rng = Rng(seed() ^ 0x5CA7);
+    let mut inputs = sources.clone();
+    for _ in 0..rounds() {
+        let src = rng.pick(&sources).clone();
+        let mutated = if rng.below(3) == 0 {
+            // a mutated marker line put in front of a random line of a valid source
+            let marker = rng.pick(&markers).clone();
+            let marker = mutate(&mut rng, &marker);
+            let lines: Vec<&str> = src.lines().collect();
+            let at = rng.below(lines.len() + 1);
+            let mut out: Vec<String> = lines[..at].iter().map(|l| l.to_string()).collect();
+            out.push(format!("/// {}", marker.replace('\n', " ")));
+            out.extend(lines[at..].iter().map(|l| l.to_string()));
+            out.join("\n")
+        } else {
+            mutate(&mut rng, &src)
+        };
+        inputs.push(mutated);
+    }
+    let n = inputs.len();
+    let found = panics(inputs, scan_and_emit);
+    assert!(
+        found.is_empty(),
+        "{} of {n} sources panic:\n{}",
+        found.len(),
+        report(&found)
+    );
+}
