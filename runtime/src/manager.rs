@@ -533,6 +533,23 @@ mod tests {
         assert!(!health.is_ready());
     }
 
+    /// A controller that ends as soon as the shutdown signal fires is a clean stop, however
+    /// its end and the signal race (generated controllers use `graceful_shutdown_on`): here
+    /// both are ready when the manager looks.
+    #[tokio::test]
+    async fn a_controller_ending_on_the_signal_is_a_clean_stop() {
+        for _ in 0..20 {
+            let mut mgr =
+                Manager::with_client(options(), "p", FakeApi::default().client()).expect("manager");
+            let token = mgr.shutdown_token();
+            mgr.add_controller("c", async move { token.cancel() });
+            let result = tokio::time::timeout(Duration::from_secs(5), mgr.run())
+                .await
+                .expect("stops");
+            assert!(result.is_ok(), "{result:?}");
+        }
+    }
+
     #[tokio::test]
     async fn a_controller_that_returns_early_fails_the_manager() {
         let mut mgr =

@@ -121,8 +121,37 @@ pub struct ManagerProcess {
 }
 
 impl ManagerProcess {
-    /// Starts the manager with `--leader-elect` and metrics and probes on free loopback ports.
+    /// Starts the manager with `--leader-elect` and metrics and probes on free loopback ports,
+    /// and waits until `/readyz` answers. A freed port can be taken before the manager binds it:
+    /// then it starts again on new ports.
     pub fn start(settings: &ManagerSettings) -> ManagerProcess {
+        const ATTEMPTS: u32 = 3;
+        for attempt in 1..=ATTEMPTS {
+            let mut manager = ManagerProcess::spawn(settings);
+            let deadline = Instant::now() + Duration::from_secs(30);
+            loop {
+                if http_get(manager.probe_port, "/readyz").is_ok() {
+                    return manager;
+                }
+                if let Some(status) = manager.exited() {
+                    let log = manager.log();
+                    if attempt < ATTEMPTS && log.contains("cannot listen on") {
+                        break;
+                    }
+                    panic!("the manager exited at start ({status}); log:\n{log}");
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "the manager does not serve /readyz after 30s; log:\n{}",
+                    manager.log()
+                );
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+        unreachable!("the last attempt returns or panics")
+    }
+
+    fn spawn(settings: &ManagerSettings) -> ManagerProcess {
         let metrics_port = free_port();
         let mut probe_port = free_port();
         while probe_port == metrics_port {
