@@ -81,6 +81,18 @@ fn rows() -> Vec<Row> {
         ),
         row(
             Empty,
+            "init --project-name null",
+            "project name \"null\" reads as a boolean or null in YAML manifests",
+            1,
+        ),
+        row(
+            Empty,
+            "init --domain yes",
+            "domain \"yes\" reads as a boolean or null in YAML manifests",
+            1,
+        ),
+        row(
+            Empty,
             "init --k8s-version 1.20",
             "kubernetes version \"1.20\" is not supported",
             1,
