@@ -226,3 +226,157 @@ async fn typed_client_informer_and_lister_work() {
     assert_eq!(replaced.spec.foo.as_deref(), Some("temeraire"));
     assert_eq!(replaced.status.map(|s| s.conditions.len()), Some(1));
 }
+
+#[path = "../../testdata/validation/src/lib.rs"]
+mod validation;
+
+/// Every class of validation a marker declares is enforced by the apiserver with its own message.
+#[tokio::test]
+async fn markers_are_enforced_by_the_apiserver() {
+    use kube::api::{Patch, PatchParams};
+    use validation::{Settings, Widget, WidgetSpec};
+
+    require_assets!();
+    let plane = ControlPlane::start().await.expect("control plane starts");
+    plane
+        .install_crds(&[Widget::crd()], Duration::from_secs(60))
+        .await
+        .expect("installed");
+    let widgets = Widget::client(plane.client(), "default");
+    let dynamic: Api<DynamicObject> = Api::namespaced_with(
+        plane.client(),
+        "default",
+        &ApiResource::from_gvk(&GroupVersionKind::gvk(
+            "test.operator-gen.dev",
+            "v1",
+            "Widget",
+        )),
+    );
+    let raw = |name: &str, spec: serde_json::Value| -> DynamicObject {
+        serde_json::from_value(serde_json::json!({
+            "apiVersion": "test.operator-gen.dev/v1", "kind": "Widget", "metadata": {"name": name}, "spec": spec
+        }))
+        .expect("object")
+    };
+    let rejected = |e: kube::Error| e.to_string();
+
+    // Pattern, MaxItems, required, CEL: rejected with the apiserver's messages
+    let e = rejected(
+        dynamic
+            .create(
+                &PostParams::default(),
+                &raw("p", serde_json::json!({"size": "huge"})),
+            )
+            .await
+            .expect_err("pattern"),
+    );
+    assert!(e.contains("should match '^(small|medium|large)$'"), "{e}");
+    let e = rejected(
+        dynamic
+            .create(
+                &PostParams::default(),
+                &raw(
+                    "m",
+                    serde_json::json!({"size": "small", "tags": ["a", "b", "c", "d"]}),
+                ),
+            )
+            .await
+            .expect_err("max items"),
+    );
+    assert!(e.contains("must have at most 3 items"), "{e}");
+    let e = rejected(
+        dynamic
+            .create(
+                &PostParams::default(),
+                &raw("r", serde_json::json!({"replicas": 1})),
+            )
+            .await
+            .expect_err("required"),
+    );
+    assert!(e.contains("spec.size: Required value"), "{e}");
+    let e = rejected(
+        dynamic
+            .create(
+                &PostParams::default(),
+                &raw("c", serde_json::json!({"size": "small", "replicas": 9})),
+            )
+            .await
+            .expect_err("CEL rule"),
+    );
+    assert!(e.contains("only large widgets scale past 5"), "{e}");
+
+    // preserve-unknown-fields keeps what the schema does not name
+    let kept = dynamic
+        .create(
+            &PostParams::default(),
+            &raw(
+                "k",
+                serde_json::json!({"size": "small", "settings": {"color": "red", "shade": "dark"}}),
+            ),
+        )
+        .await
+        .expect("created");
+    assert_eq!(kept.data["spec"]["settings"]["shade"], "dark");
+
+    // the status subresource ignores status sent with the object
+    let mut w = Widget::new(
+        "s",
+        WidgetSpec {
+            size: "medium".into(),
+            replicas: 2,
+            settings: Some(Settings::default()),
+            ..Default::default()
+        },
+    );
+    w.status = Some(validation::WidgetStatus {
+        replicas: 7,
+        selector: None,
+    });
+    let created = widgets.create(&w).await.expect("created");
+    assert!(
+        created.status.is_none_or(|s| s.replicas == 0),
+        "status is not written through the main resource"
+    );
+
+    // the scale subresource reads and writes the declared paths
+    let scale = widgets.api().get_scale("s").await.expect("scale");
+    assert_eq!(scale.spec.and_then(|s| s.replicas), Some(2));
+    widgets
+        .api()
+        .patch_scale(
+            "s",
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({"spec": {"replicas": 4}})),
+        )
+        .await
+        .expect("scaled");
+    assert_eq!(widgets.get("s").await.expect("get").spec.replicas, 4);
+
+    // printer columns appear in the table output
+    let request = http::Request::get("/apis/test.operator-gen.dev/v1/namespaces/default/widgets")
+        .header("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+        .body(Vec::new())
+        .expect("request");
+    let table: serde_json::Value = plane.client().request(request).await.expect("table");
+    let columns: Vec<&str> = table["columnDefinitions"]
+        .as_array()
+        .expect("columns")
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(
+        columns.contains(&"Size") && columns.contains(&"Replicas"),
+        "{columns:?}"
+    );
+    let row = table["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["object"]["metadata"]["name"] == "s")
+        .expect("row s");
+    let cells = row["cells"].as_array().expect("cells");
+    assert!(
+        cells.iter().any(|c| c == "medium") && cells.iter().any(|c| c == 4),
+        "{cells:?}"
+    );
+}

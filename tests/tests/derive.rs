@@ -19,6 +19,8 @@ mod oneofs;
 mod plural;
 #[path = "../../testdata/conformance/project_v4/src/lib.rs"]
 mod project_v4;
+#[path = "../../testdata/validation/src/lib.rs"]
+mod validation;
 
 use kube::Resource;
 use operator_gen::manifests::{self, ManifestsOptions};
@@ -78,6 +80,11 @@ fn scan_and_derive_agree_byte_for_byte() {
         ),
     ];
     let cases = cases.into_iter().chain([
+        (
+            "../validation",
+            "config/crd/bases/test.operator-gen.dev_widgets.yaml",
+            validation::Widget::crd_yaml(),
+        ),
         (
             "plural",
             "config/crd/bases/plural.example.com_testquotas.yaml",

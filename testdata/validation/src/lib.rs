@@ -1,0 +1,57 @@
+//! A kind exercising every class of validation the apiserver enforces, for the apiserver tests:
+//! Pattern, MaxItems, a required field, a CEL rule, preserved unknown fields, the scale
+//! subresource and printer columns.
+
+use operator_gen_runtime::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// WidgetSpec is the desired state of a Widget.
+///
+/// +kubebuilder:subresource:status
+/// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
+/// +kubebuilder:printcolumn:name="Size",type=string,JSONPath=".spec.size",description="How big"
+/// +kubebuilder:printcolumn:name="Replicas",type=integer,JSONPath=".spec.replicas"
+/// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas <= 5 || self.size == 'large'",message="only large widgets scale past 5"
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default)]
+#[k8s(
+    group = "test.operator-gen.dev",
+    version = "v1",
+    kind = "Widget",
+    status = "WidgetStatus",
+    doc = "Widget is a test kind"
+)]
+#[serde(rename_all = "camelCase")]
+pub struct WidgetSpec {
+    /// Size in words.
+    /// +kubebuilder:validation:Pattern=`^(small|medium|large)$`
+    pub size: String,
+    /// How many.
+    #[k8s(minimum = 0)]
+    #[serde(default)]
+    pub replicas: i32,
+    /// At most three tags.
+    /// +kubebuilder:validation:MaxItems=3
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Free-form settings, kept as given.
+    /// +kubebuilder:pruning:PreserveUnknownFields
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Settings>,
+}
+
+/// Settings with one known field; everything else is preserved.
+#[derive(Schema, Serialize, Deserialize, Clone, Debug, Default)]
+pub struct Settings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+}
+
+/// WidgetStatus is the observed state of a Widget.
+#[derive(Schema, Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct WidgetStatus {
+    #[serde(default)]
+    pub replicas: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+}
