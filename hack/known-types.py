@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Regenerates codegen/src/known/k8s.json: schemas of Kubernetes types as controller-gen emits
 them (k8s.io/api v0.36), cut out of the cronjobs conformance golden under ../shared/conformance.
-Each type is stored once; nested known types are {"$known": Name} references.
+Each type is stored once; nested known types are {"$known": Name} references; types cut from
+outside the job template (ObjectReference) keep their own description.
 usage: python3 hack/known-types.py"""
 import json, os, yaml
 
@@ -58,5 +59,13 @@ for name, path in order:
     node.clear()
     node.update(keep)
     node["$known"] = name
+# types reached from elsewhere in the golden, stored with their own description (a field's doc
+# replaces it; list items keep it)
+versions = yaml.safe_load(open(golden))["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+own = {
+    "ObjectReference": versions["status"]["properties"]["active"]["items"],
+}
+for name, node in own.items():
+    table[name] = copy.deepcopy(node)
 json.dump(table, open(out, "w"), indent=None, sort_keys=True, separators=(",", ":"))
 print(out, os.path.getsize(out), "bytes,", len(table), "types")

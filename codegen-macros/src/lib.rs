@@ -140,7 +140,7 @@ fn root(input: &syn::DeriveInput, def: &TypeDef) -> Tokens {
     };
     let spec_default = if r.no_spec {
         quote!(#[serde(flatten)])
-    } else if def.serde.default {
+    } else if def.serde.default || r.optional_spec {
         quote!(#[serde(default)])
     } else {
         quote!()

@@ -128,7 +128,8 @@ fn root_schema(
         spec.type_ = None;
     }
     let resource = spec_def.resource.clone().unwrap_or_default();
-    let mut required = (!spec_def.serde.default).then(|| vec!["spec".to_string()]);
+    let mut required =
+        (!spec_def.serde.default && !resource.optional_spec).then(|| vec!["spec".to_string()]);
     if resource.no_spec {
         // the struct's fields are the root's own; its doc is not a description of anything
         for reserved in ["apiVersion", "kind", "metadata", "status"] {

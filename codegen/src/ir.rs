@@ -52,6 +52,10 @@ pub struct ResourceAttrs {
     /// The struct's fields sit on the root object itself, not under `spec`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_spec: bool,
+    /// The root's `spec` may be omitted (Go's `json:"spec,omitempty"`): the root does not
+    /// require it and a missing spec deserialises as the spec struct's `Default`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub optional_spec: bool,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -157,6 +161,10 @@ pub enum Prim {
     U16,
     U32,
     U64,
+    /// `isize`, the twin of Go's `int`: an integer without a format.
+    Isize,
+    /// `usize`, the twin of Go's `uint`: an integer without a format.
+    Usize,
     F32,
     F64,
     Bytes,

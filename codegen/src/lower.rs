@@ -214,6 +214,10 @@ fn k8s_attrs(
                 resource.get_or_insert_with(ResourceAttrs::default).no_spec = true;
                 return Ok(());
             }
+            if target == Target::Type && key == "optional_spec" {
+                resource.get_or_insert_with(ResourceAttrs::default).optional_spec = true;
+                return Ok(());
+            }
             let Some(name) = markers::attribute_name(&key) else {
                 let hint = attribute_suggestion(&key);
                 return Err(meta.error(format!("unknown key `{key}` in #[k8s(...)]{hint}")));
@@ -266,6 +270,7 @@ fn attribute_suggestion(key: &str) -> String {
         "status",
         "doc",
         "no_spec",
+        "optional_spec",
         "minimum",
         "maximum",
         "exclusive_minimum",
@@ -593,6 +598,7 @@ pub const KNOWN_TYPES: &[&str] = &[
     "SecretKeySelector",
     "ConfigMapKeySelector",
     "EnvVarSource",
+    "ObjectReference",
 ];
 
 /// The error for `impl Trait` as a field type; rustc reports it too, so the derive leaves it out.
@@ -605,6 +611,8 @@ pub fn type_expr(ty: &syn::Type, errors: &mut Errors) -> TypeExpr {
         syn::Type::Reference(r) => type_expr(&r.elem, errors),
         syn::Type::Paren(p) => type_expr(&p.elem, errors),
         syn::Type::Group(g) => type_expr(&g.elem, errors),
+        // a fixed-size array is a list on the wire, as Go's `[N]T` is
+        syn::Type::Array(a) => TypeExpr::Vec(Box::new(type_expr(&a.elem, errors))),
         syn::Type::ImplTrait(i) => {
             errors.push(i.span(), IMPL_TRAIT_FIELD);
             TypeExpr::Value
@@ -650,11 +658,13 @@ fn path_type(path: &syn::Path, errors: &mut Errors) -> TypeExpr {
         "i8" => prim(Prim::I8),
         "i16" => prim(Prim::I16),
         "i32" => prim(Prim::I32),
-        "i64" | "isize" => prim(Prim::I64),
+        "i64" => prim(Prim::I64),
+        "isize" => prim(Prim::Isize),
         "u8" => prim(Prim::U8),
         "u16" => prim(Prim::U16),
         "u32" => prim(Prim::U32),
-        "u64" | "usize" => prim(Prim::U64),
+        "u64" => prim(Prim::U64),
+        "usize" => prim(Prim::Usize),
         "f32" => prim(Prim::F32),
         "f64" => prim(Prim::F64),
         "ByteString" => prim(Prim::Bytes),
@@ -670,7 +680,9 @@ fn path_type(path: &syn::Path, errors: &mut Errors) -> TypeExpr {
                 return TypeExpr::Value;
             }
             match type_expr(args[0], errors) {
-                TypeExpr::Prim(Prim::String) => {}
+                // a named key type must serialise as a string (a newtype over String, or a type
+                // with a string Serialize impl), as a Go key type must implement TextMarshaler
+                TypeExpr::Prim(Prim::String) | TypeExpr::Named(_) => {}
                 _ => errors.push(
                     args[0].span(),
                     "map keys must be strings: JSON objects have string keys, so use String",

@@ -67,6 +67,12 @@ impl<'s> Emitter<'s> {
 
     fn type_schema_inner(&mut self, scope: &dyn Scope) -> Result<Props> {
         let def = scope.def();
+        if let Body::Newtype(ty) = &def.body
+            && let TypeExpr::Named(_) = strip_option(ty)
+        {
+            // a newtype over a named type refers to it, as a field would
+            return self.merged_schema(scope, ty, &def.doc, &def.markers, false, def.loc);
+        }
         let mut props = match &def.body {
             Body::Struct(fields) => self.struct_schema(scope, fields, &def.serde)?,
             Body::Newtype(ty) => self.expr_schema(scope, ty, def.loc)?,
@@ -148,7 +154,19 @@ impl<'s> Emitter<'s> {
     }
 
     pub fn field_schema(&mut self, scope: &dyn Scope, field: &Field) -> Result<Props> {
-        let mut props = if has_marker(&field.markers, "kubebuilder:validation:Schemaless") {
+        let schemaless = has_marker(&field.markers, "kubebuilder:validation:Schemaless");
+        if !schemaless && let TypeExpr::Named(_) = strip_option(&field.ty) {
+            let immutable = has_marker(&field.markers, "k8s:immutable");
+            return self.merged_schema(
+                scope,
+                &field.ty,
+                &field.doc,
+                &field.markers,
+                immutable,
+                field.loc,
+            );
+        }
+        let mut props = if schemaless {
             Props::default()
         } else {
             self.expr_schema(scope, &field.ty, field.loc)?
@@ -168,6 +186,49 @@ impl<'s> Emitter<'s> {
             );
         }
         Ok(props)
+    }
+
+    /// The schema of a reference to a named type (a field, or a newtype over it) that has docs and
+    /// markers of its own: the type's schema merged with the reference's, as controller-gen
+    /// flattens a `$ref` carrying field-level markers. The reference's description, title,
+    /// example and external docs win; its CEL rules come before the type's; preserve-unknown-fields
+    /// and map type are the reference's; a validation both set to different values keeps both as
+    /// `allOf: [{type's}, {reference's}]`; equal values collapse; `items:` markers apply last.
+    fn merged_schema(
+        &mut self,
+        scope: &dyn Scope,
+        ty: &TypeExpr,
+        doc: &[String],
+        markers: &[Marker],
+        immutable: bool,
+        loc: Option<Loc>,
+    ) -> Result<Props> {
+        let target = self.expr_schema(scope, ty, loc)?;
+        let (items, own): (Vec<Marker>, Vec<Marker>) = markers
+            .iter()
+            .cloned()
+            .partition(|m| m.name.starts_with("kubebuilder:validation:items:"));
+        // the reference starts from the type's type, so markers check against it
+        let mut reference = Props {
+            type_: target.type_.clone(),
+            x_kubernetes_int_or_string: target.x_kubernetes_int_or_string,
+            description: description(doc),
+            ..Default::default()
+        };
+        apply_markers(&mut reference, &own).map_err(|m| self.err(scope, loc, m))?;
+        if immutable {
+            push_rule(
+                &mut reference,
+                ValidationRule {
+                    rule: "self == oldSelf".into(),
+                    message: Some("field is immutable".into()),
+                    ..Default::default()
+                },
+            );
+        }
+        let mut merged = merge_reference(target, reference).map_err(|m| self.err(scope, loc, m))?;
+        apply_markers(&mut merged, &items).map_err(|m| self.err(scope, loc, m))?;
+        Ok(merged)
     }
 
     pub fn expr_schema(
@@ -196,10 +257,10 @@ impl<'s> Emitter<'s> {
             TypeExpr::Prim(p) => match p {
                 Prim::String => s("string"),
                 Prim::Bool => s("boolean"),
-                Prim::I8 | Prim::I16 => s("integer"),
+                Prim::I8 | Prim::I16 | Prim::Isize => s("integer"),
                 Prim::I32 => f("integer", "int32"),
                 Prim::I64 => f("integer", "int64"),
-                Prim::U8 | Prim::U16 => {
+                Prim::U8 | Prim::U16 | Prim::Usize => {
                     dangerous(self, "an unsigned integer")?;
                     s("integer")
                 }
@@ -380,6 +441,105 @@ impl<'s> Emitter<'s> {
             }
         }
     }
+}
+
+/// Merges what a reference says (`src`) into the schema of the type it names (`dst`), following
+/// controller-gen's `flattenAllOfInto`; see [`Emitter::merged_schema`].
+fn merge_reference(dst: Props, src: Props) -> std::result::Result<Props, String> {
+    let as_map = |p: Props| match serde_json::to_value(p) {
+        Ok(Value::Object(m)) => Ok(m),
+        _ => Err("a schema does not serialise as an object".to_string()),
+    };
+    let merged = merge_maps(as_map(dst)?, as_map(src)?)?;
+    serde_json::from_value(Value::Object(merged)).map_err(|e| format!("merged schema: {e}"))
+}
+
+fn merge_maps(
+    mut dst: serde_json::Map<String, Value>,
+    src: serde_json::Map<String, Value>,
+) -> std::result::Result<serde_json::Map<String, Value>, String> {
+    let (mut dst_rest, mut src_rest) = (serde_json::Map::new(), serde_json::Map::new());
+    for (key, value) in src {
+        match key.as_str() {
+            "description" | "title" | "example" | "externalDocs" => {
+                dst.insert(key, value);
+            }
+            "enum" => {
+                dst.entry(key).or_insert(value);
+            }
+            "type" => match dst.get(&key) {
+                Some(t) if t != &value => {
+                    return Err(format!(
+                        "conflicting types: the field says {value} but its type is {t}: drop the field's Type marker or change the type"
+                    ));
+                }
+                _ => {
+                    dst.insert(key, value);
+                }
+            },
+            "x-kubernetes-validations" => {
+                let mut rules = value.as_array().cloned().unwrap_or_default();
+                if let Some(Value::Array(theirs)) = dst.get(&key) {
+                    rules.extend(theirs.iter().cloned());
+                }
+                dst.insert(key, Value::Array(rules));
+            }
+            "x-kubernetes-preserve-unknown-fields" | "x-kubernetes-map-type" => {
+                dst.insert(key, value);
+            }
+            "required" => {
+                let mut names: Vec<String> = [dst.get(&key), Some(&value)]
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_array)
+                    .flatten()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect();
+                names.sort();
+                names.dedup();
+                dst.insert(key, names.into_iter().map(Value::String).collect());
+            }
+            "properties" => {
+                let mut ours = match dst.remove(&key) {
+                    Some(Value::Object(m)) => m,
+                    _ => serde_json::Map::new(),
+                };
+                for (name, prop) in value.as_object().cloned().unwrap_or_default() {
+                    let merged = match (ours.remove(&name), prop) {
+                        (Some(Value::Object(a)), Value::Object(b)) => {
+                            Value::Object(merge_maps(a, b)?)
+                        }
+                        (_, b) => b,
+                    };
+                    ours.insert(name, merged);
+                }
+                dst.insert(key, Value::Object(ours));
+            }
+            _ => match dst.get(&key) {
+                None => {
+                    dst.insert(key, value);
+                }
+                Some(v) if v == &value => {}
+                Some(_) => {
+                    // both set a validation, differently: keep both
+                    if let Some(v) = dst.remove(&key) {
+                        dst_rest.insert(key.clone(), v);
+                    }
+                    src_rest.insert(key, value);
+                }
+            },
+        }
+    }
+    if !dst_rest.is_empty() {
+        let all_of = dst
+            .entry("allOf")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(a) = all_of {
+            a.push(Value::Object(dst_rest));
+            a.push(Value::Object(src_rest));
+        }
+    }
+    Ok(dst)
 }
 
 fn strip_option(ty: &TypeExpr) -> &TypeExpr {

@@ -40,9 +40,22 @@ pub struct CrdVersion {
 type Crd =
     k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
+/// Generator settings that change schemas (`allow_dangerous_types`, `max_desc_len`), as the
+/// `operator-gen manifests` flags set them.
+pub use operator_gen_codegen::schema::Settings;
+
 /// The CRD holding every given version of one kind, built as `operator-gen manifests` builds it
 /// (exactly one storage version; versions in Kubernetes' priority order).
 pub fn crd_for_versions(versions: Vec<CrdVersion>) -> Result<Crd, String> {
+    crd_for_versions_with(versions, &Settings::default())
+}
+
+/// [`crd_for_versions`] with settings, e.g. `allow_dangerous_types` for float fields (the
+/// twin of `operator-gen manifests --allow-dangerous-types`).
+pub fn crd_for_versions_with(
+    versions: Vec<CrdVersion>,
+    settings: &Settings,
+) -> Result<Crd, String> {
     use operator_gen_codegen::{crd, schema::Scope};
     let Some(first) = versions.first() else {
         return Err(
@@ -61,7 +74,7 @@ pub fn crd_for_versions(versions: Vec<CrdVersion>) -> Result<Crd, String> {
                 .map(|s| Box::new(s.clone()) as Box<dyn Scope>),
         })
         .collect();
-    match crd::crd(&inputs, &operator_gen_codegen::schema::Settings::default()) {
+    match crd::crd(&inputs, settings) {
         Ok(Some(c)) => Ok(c),
         Ok(None) => Err(format!(
             "every version of {name} is marked `+kubebuilder:skipversion`: it has no CRD"

@@ -138,6 +138,17 @@ fn cases() -> Vec<(
             )],
         ),
         (
+            "cronjobs",
+            ManifestsOptions {
+                allow_dangerous_types: true,
+                ..plain.clone()
+            },
+            vec![(
+                "config/crd/bases/testdata.kubebuilder.io_cronjobs.yaml",
+                leak(format!("{crd}/testdata.kubebuilder.io_cronjobs.yaml")),
+            )],
+        ),
+        (
             "rbac",
             plain,
             vec![(

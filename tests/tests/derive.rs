@@ -1,6 +1,8 @@
 //! Derive end to end: the testdata inputs compiled with the real derives; `crd_yaml()` must be
 //! byte-identical to what `operator-gen manifests` writes for the same source.
 
+#[path = "../../testdata/conformance/cronjobs/src/lib.rs"]
+mod cronjobs;
 #[path = "../../testdata/conformance/enums/src/lib.rs"]
 mod enums;
 #[path = "../../testdata/conformance/externaldocs/src/lib.rs"]
@@ -172,6 +174,35 @@ fn no_spec_fields_sit_on_the_root() {
     assert_eq!(back.spec.test, "yes");
     assert_eq!(nogroup::CronJob::api_version(&()), "nogroup");
     let _ = nogroup::CronJobFields {};
+}
+
+/// The cronjobs kind spans three version modules (v1 stored, v1beta1 unserved, v1beta2 without
+/// spec); merged, the derives give the scan's bytes. The scan allows floats here, as upstream does.
+#[test]
+fn cronjobs_versions_make_the_scanned_crd() {
+    let root = workspace().join("testdata/conformance/cronjobs");
+    let options = ManifestsOptions {
+        allow_dangerous_types: true,
+        ..Default::default()
+    };
+    let outputs = manifests::generate(&root, &options).expect("manifests");
+    let settings = operator_gen_runtime::Settings {
+        allow_dangerous_types: true,
+        ..Default::default()
+    };
+    let merged = operator_gen_runtime::crd_for_versions_with(
+        vec![
+            cronjobs::v1beta2::CronJob::crd_version(),
+            cronjobs::v1::CronJob::crd_version(),
+            cronjobs::v1beta1::CronJob::crd_version(),
+        ],
+        &settings,
+    )
+    .expect("one storage version");
+    assert_eq!(
+        operator_gen_runtime::crd_yaml(&merged),
+        outputs["config/crd/bases/testdata.kubebuilder.io_cronjobs.yaml"]
+    );
 }
 
 #[test]
