@@ -1023,3 +1023,50 @@ pub fn named_paths(def: &TypeDef) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn props(v: Value) -> Props {
+        serde_json::from_value(v).expect("schema")
+    }
+
+    /// controller-gen's `fieldLevelAliasOverride` / `fieldLevelLocalDeclarationOverride`: a
+    /// validation both sides set differently stays twice in `allOf`, type's first; equal values
+    /// collapse; the reference's docs win; its rules come first.
+    #[test]
+    fn references_merge_like_controller_gen_flattens_them() {
+        let ty = props(json!({
+            "type": "string", "description": "type doc", "title": "type title",
+            "minLength": 4, "maxLength": 255, "pattern": "^a",
+            "x-kubernetes-validations": [{"rule": "type"}]
+        }));
+        let field = props(json!({
+            "type": "string", "description": "field doc",
+            "minLength": 10, "pattern": "^a", "enum": ["ab"],
+            "x-kubernetes-validations": [{"rule": "field"}]
+        }));
+        let merged = serde_json::to_value(merge_reference(ty, field).expect("merges")).unwrap();
+        assert_eq!(
+            merged,
+            json!({
+                "type": "string", "description": "field doc", "title": "type title",
+                "maxLength": 255, "pattern": "^a", "enum": ["ab"],
+                "allOf": [{"minLength": 4}, {"minLength": 10}],
+                "x-kubernetes-validations": [{"rule": "field"}, {"rule": "type"}]
+            })
+        );
+    }
+
+    #[test]
+    fn a_reference_cannot_change_the_type() {
+        let err = merge_reference(
+            props(json!({"type": "object"})),
+            props(json!({"type": "string"})),
+        )
+        .expect_err("conflicting types");
+        assert!(err.contains("conflicting types"), "{err}");
+    }
+}
