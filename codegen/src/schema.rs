@@ -1048,7 +1048,8 @@ mod tests {
             "minLength": 10, "pattern": "^a", "enum": ["ab"],
             "x-kubernetes-validations": [{"rule": "field"}]
         }));
-        let merged = serde_json::to_value(merge_reference(ty, field).expect("merges")).unwrap();
+        let merged =
+            serde_json::to_value(merge_reference(ty, field).expect("merges")).expect("json");
         assert_eq!(
             merged,
             json!({

@@ -3,6 +3,9 @@
 //! knows. Where Rust cannot say what the Go source says, the nearest honest equivalent stands
 //! here with a note.
 
+// doc comments are Go's text verbatim, markers and lists included
+#![allow(clippy::doc_lazy_continuation)]
+
 pub mod v1 {
     use operator_gen_runtime::k8s_openapi::ByteString;
     use operator_gen_runtime::k8s_openapi::api::batch::v1::JobTemplateSpec;
