@@ -148,28 +148,29 @@ pub fn docs_and_markers(
 
 fn check_target(name: &str, target: Target, span: Span, errors: &mut Errors) {
     if let Some((_, targets)) = markers::lookup(name)
-        && !targets.contains(&target) {
-            let place = match target {
-                Target::Package => "a module",
+        && !targets.contains(&target)
+    {
+        let place = match target {
+            Target::Package => "a module",
+            Target::Type => "a type",
+            Target::Field => "a field",
+        };
+        let want: Vec<&str> = targets
+            .iter()
+            .map(|t| match t {
+                Target::Package => "a module (`//!`)",
                 Target::Type => "a type",
                 Target::Field => "a field",
-            };
-            let want: Vec<&str> = targets
-                .iter()
-                .map(|t| match t {
-                    Target::Package => "a module (`//!`)",
-                    Target::Type => "a type",
-                    Target::Field => "a field",
-                })
-                .collect();
-            errors.push(
-                span,
-                format!(
-                    "marker `+{name}` cannot stand on {place}: put it on {}",
-                    want.join(" or ")
-                ),
-            );
-        }
+            })
+            .collect();
+        errors.push(
+            span,
+            format!(
+                "marker `+{name}` cannot stand on {place}: put it on {}",
+                want.join(" or ")
+            ),
+        );
+    }
 }
 
 /// Markers given in the attribute form `#[k8s(...)]`; resource keys go to `resource`.
@@ -215,7 +216,9 @@ fn k8s_attrs(
                 return Ok(());
             }
             if target == Target::Type && key == "optional_spec" {
-                resource.get_or_insert_with(ResourceAttrs::default).optional_spec = true;
+                resource
+                    .get_or_insert_with(ResourceAttrs::default)
+                    .optional_spec = true;
                 return Ok(());
             }
             let Some(name) = markers::attribute_name(&key) else {
@@ -517,7 +520,7 @@ pub fn type_def(input: &syn::DeriveInput, errors: &mut Errors) -> Option<TypeDef
             }
         }
     }
-    (errors.0.len() == before).then(|| TypeDef {
+    let def = TypeDef {
         name: input.ident.to_string(),
         doc,
         markers: found,
@@ -525,7 +528,13 @@ pub fn type_def(input: &syn::DeriveInput, errors: &mut Errors) -> Option<TypeDef
         body,
         resource,
         loc: loc(input.ident.span()),
-    })
+    };
+    if let Body::Enum(variants) = &def.body {
+        if let Some(message) = crate::schema::enum_shape_error(&def, variants) {
+            errors.push(input.ident.span(), message);
+        }
+    }
+    (errors.0.len() == before).then_some(def)
 }
 
 fn field(f: &syn::Field, errors: &mut Errors) -> Option<Field> {

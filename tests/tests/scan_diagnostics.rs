@@ -10,6 +10,14 @@ use std::path::Path;
 /// case → the scan's message, exactly.
 const CASES: &[(&str, &str)] = &[
     (
+        "untagged_enum",
+        "untagged enum `Port` has no structural schema: the apiserver needs one type per field, so use an externally or internally tagged enum",
+    ),
+    (
+        "mixed_unit_enum",
+        "enum `Source` mixes unit variants (strings on the wire) with data variants (objects): the apiserver needs one type, so give `Default` a field or tag the enum",
+    ),
+    (
         "unknown_marker",
         "unknown marker `+kubebuilder:validation:Minimun`: did you mean `+kubebuilder:validation:Minimum`?",
     ),

@@ -37,6 +37,33 @@ pub struct WidgetSpec {
     /// +kubebuilder:pruning:PreserveUnknownFields
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<Settings>,
+    /// Where the widget comes from: an externally tagged enum (one property per variant).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
+    /// How it is rolled out: an internally tagged enum (a `type` discriminator).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<Strategy>,
+}
+
+/// Where a widget comes from.
+#[derive(Schema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub enum Source {
+    /// A git repository.
+    Git { url: String },
+    /// A container image.
+    Image(String),
+}
+
+/// How a widget is rolled out.
+#[derive(Schema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(tag = "type")]
+pub enum Strategy {
+    Recreate,
+    Rolling {
+        #[serde(rename = "maxSurge")]
+        max_surge: i32,
+    },
 }
 
 /// Settings with one known field; everything else is preserved.
