@@ -5,7 +5,9 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSche
 
 const QUANTITY_PATTERN: &str = "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$";
 
-fn int_or_string() -> Props {
+/// `anyOf: [integer, string]` with `x-kubernetes-int-or-string`, as IntOrString and the
+/// XIntOrString marker give it.
+pub(crate) fn int_or_string() -> Props {
     Props {
         any_of: Some(vec![
             Props {

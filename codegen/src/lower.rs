@@ -366,8 +366,12 @@ fn lit_str(meta: &syn::meta::ParseNestedMeta) -> syn::Result<String> {
     Ok(lit.value())
 }
 
-fn container_serde(attrs: &[syn::Attribute], errors: &mut Errors) -> ContainerSerde {
-    let mut s = ContainerSerde::default();
+/// Visits every key of every `#[serde(...)]` attribute; errors are recorded with their span.
+fn each_serde_key(
+    attrs: &[syn::Attribute],
+    errors: &mut Errors,
+    mut visit: impl FnMut(&str, &syn::meta::ParseNestedMeta) -> syn::Result<()>,
+) {
     for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
         let r = attr.parse_nested_meta(|meta| {
             let key = meta
@@ -375,80 +379,69 @@ fn container_serde(attrs: &[syn::Attribute], errors: &mut Errors) -> ContainerSe
                 .get_ident()
                 .map(|i| i.to_string())
                 .unwrap_or_default();
-            match key.as_str() {
-                "rename_all" => {
-                    if meta.input.peek(syn::Token![=]) {
-                        s.rename_all = Some(lit_str(&meta)?);
-                    } else {
-                        meta.parse_nested_meta(|inner| {
-                            let v = lit_str(&inner)?;
-                            if inner.path.is_ident("serialize") {
-                                s.rename_all = Some(v);
-                            }
-                            Ok(())
-                        })?;
-                    }
-                }
-                "tag" => s.tag = Some(lit_str(&meta)?),
-                "content" => s.content = Some(lit_str(&meta)?),
-                "untagged" => s.untagged = true,
-                "transparent" => s.transparent = true,
-                "default" => {
-                    s.default = true;
-                    skip_value(&meta)?;
-                }
-                _ => skip_value(&meta)?,
-            }
-            Ok(())
+            visit(&key, &meta)
         });
         if let Err(e) = r {
             errors.push(e.span(), e.to_string());
         }
     }
+}
+
+/// The serialize-side value of `rename = "x"` or `rename(serialize = "x", ...)` (and `rename_all`).
+fn serialize_name(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Option<String>> {
+    if meta.input.peek(syn::Token![=]) {
+        return lit_str(meta).map(Some);
+    }
+    let mut name = None;
+    meta.parse_nested_meta(|inner| {
+        let v = lit_str(&inner)?;
+        if inner.path.is_ident("serialize") {
+            name = Some(v);
+        }
+        Ok(())
+    })?;
+    Ok(name)
+}
+
+fn container_serde(attrs: &[syn::Attribute], errors: &mut Errors) -> ContainerSerde {
+    let mut s = ContainerSerde::default();
+    each_serde_key(attrs, errors, |key, meta| {
+        match key {
+            "rename_all" => s.rename_all = serialize_name(meta)?.or(s.rename_all.take()),
+            "tag" => s.tag = Some(lit_str(meta)?),
+            "content" => s.content = Some(lit_str(meta)?),
+            "untagged" => s.untagged = true,
+            "transparent" => s.transparent = true,
+            "default" => {
+                s.default = true;
+                skip_value(meta)?;
+            }
+            _ => skip_value(meta)?,
+        }
+        Ok(())
+    });
     s
 }
 
 fn field_serde(attrs: &[syn::Attribute], errors: &mut Errors) -> FieldSerde {
     let mut s = FieldSerde::default();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let r = attr.parse_nested_meta(|meta| {
-            let key = meta
-                .path
-                .get_ident()
-                .map(|i| i.to_string())
-                .unwrap_or_default();
-            match key.as_str() {
-                "rename" => {
-                    if meta.input.peek(syn::Token![=]) {
-                        s.rename = Some(lit_str(&meta)?);
-                    } else {
-                        meta.parse_nested_meta(|inner| {
-                            let v = lit_str(&inner)?;
-                            if inner.path.is_ident("serialize") {
-                                s.rename = Some(v);
-                            }
-                            Ok(())
-                        })?;
-                    }
-                }
-                "default" => {
-                    s.default = true;
-                    skip_value(&meta)?;
-                }
-                "skip" => s.skip = true,
-                "skip_serializing_if" => {
-                    s.skip_serializing_if = true;
-                    skip_value(&meta)?;
-                }
-                "flatten" => s.flatten = true,
-                _ => skip_value(&meta)?,
+    each_serde_key(attrs, errors, |key, meta| {
+        match key {
+            "rename" => s.rename = serialize_name(meta)?.or(s.rename.take()),
+            "default" => {
+                s.default = true;
+                skip_value(meta)?;
             }
-            Ok(())
-        });
-        if let Err(e) = r {
-            errors.push(e.span(), e.to_string());
+            "skip" => s.skip = true,
+            "skip_serializing_if" => {
+                s.skip_serializing_if = true;
+                skip_value(meta)?;
+            }
+            "flatten" => s.flatten = true,
+            _ => skip_value(meta)?,
         }
-    }
+        Ok(())
+    });
     s
 }
 

@@ -822,18 +822,10 @@ fn apply_one(props: &mut Props, m: &Marker) -> std::result::Result<(), String> {
             props.type_ = Some("object".into());
         }
         "XIntOrString" if on => {
-            props.x_kubernetes_int_or_string = Some(true);
+            let int_or_string = crate::known::int_or_string();
+            props.x_kubernetes_int_or_string = int_or_string.x_kubernetes_int_or_string;
+            props.any_of = int_or_string.any_of;
             props.type_ = None;
-            props.any_of = Some(vec![
-                Props {
-                    type_: Some("integer".into()),
-                    ..Default::default()
-                },
-                Props {
-                    type_: Some("string".into()),
-                    ..Default::default()
-                },
-            ]);
         }
         "XPreserveUnknownFields" if on => props.x_kubernetes_preserve_unknown_fields = Some(true),
         "Nullable" if on => props.nullable = Some(true),
