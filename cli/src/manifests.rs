@@ -93,6 +93,9 @@ pub fn outputs(
     scan::on_scan_stack(|| emit(universe, settings, role_name))
 }
 
+/// A custom resource's spec struct and the module it is defined in.
+type Resource<'u> = (&'u Vec<String>, &'u operator_gen_codegen::ir::TypeDef);
+
 fn emit(
     universe: &Universe,
     settings: &Settings,
@@ -101,10 +104,7 @@ fn emit(
     let mut out = Outputs::new();
     let mut diags = Vec::new();
     // group versions of one kind: (group, kind) → specs
-    let mut kinds: BTreeMap<
-        (String, String),
-        Vec<(&Vec<String>, &operator_gen_codegen::ir::TypeDef)>,
-    > = BTreeMap::new();
+    let mut kinds: BTreeMap<(String, String), Vec<Resource>> = BTreeMap::new();
     for (module, def) in universe.resources() {
         let Some(r) = &def.resource else { continue };
         if let Some(markers) = universe.module_markers.get(module) {

@@ -558,17 +558,17 @@ impl Universe {
             if let Some(d) = here.types.get(name) {
                 return Some((from.to_vec(), d));
             }
-            if let Some(target) = here.uses.get(name) {
-                if let Some((last, mods)) = target.split_last() {
-                    let m = self.module_path(from, mods)?;
-                    return self.resolve_depth(&m, last, depth + 1);
-                }
+            if let Some(target) = here.uses.get(name)
+                && let Some((last, mods)) = target.split_last()
+            {
+                let m = self.module_path(from, mods)?;
+                return self.resolve_depth(&m, last, depth + 1);
             }
             for glob in &here.globs {
-                if let Some(m) = self.module_path(from, glob) {
-                    if let Some(found) = self.modules.get(&m).and_then(|mm| mm.types.get(name)) {
-                        return Some((m, found));
-                    }
+                if let Some(m) = self.module_path(from, glob)
+                    && let Some(found) = self.modules.get(&m).and_then(|mm| mm.types.get(name))
+                {
+                    return Some((m, found));
                 }
             }
             return None;

@@ -59,9 +59,11 @@ pub fn version_order(a: &str, b: &str) -> std::cmp::Ordering {
             }
             for (word, rank) in [("beta", 2u8), ("alpha", 1u8)] {
                 if let Some(n) = tail.strip_prefix(word)
-                    && !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) {
-                        return Some((major, rank, n.parse().ok()?));
-                    }
+                    && !n.is_empty()
+                    && n.chars().all(|c| c.is_ascii_digit())
+                {
+                    return Some((major, rank, n.parse().ok()?));
+                }
             }
             None
         };

@@ -522,10 +522,10 @@ pub fn type_def(input: &syn::DeriveInput, errors: &mut Errors) -> Option<TypeDef
         resource,
         loc: loc(input.ident.span()),
     };
-    if let Body::Enum(variants) = &def.body {
-        if let Some(message) = crate::schema::enum_shape_error(&def, variants) {
-            errors.push(input.ident.span(), message);
-        }
+    if let Body::Enum(variants) = &def.body
+        && let Some(message) = crate::schema::enum_shape_error(&def, variants)
+    {
+        errors.push(input.ident.span(), message);
     }
     (errors.0.len() == before).then_some(def)
 }

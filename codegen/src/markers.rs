@@ -301,9 +301,9 @@ pub fn suggest(name: &str) -> Option<String> {
         && let Some(c) = all_names()
             .into_iter()
             .find(|c| c.eq_ignore_ascii_case(last))
-        {
-            return Some(c);
-        }
+    {
+        return Some(c);
+    }
     best.filter(|(s, _)| *s >= 0.85).map(|(_, n)| n)
 }
 
@@ -337,9 +337,10 @@ pub fn parse_line(line: &str) -> Result<Option<(String, Value)>, MarkerError> {
         .chain(std::iter::once((head_end, '=')))
     {
         if (c == ':' || i == head_end)
-            && let Some((arg, _)) = lookup(&body[..i]) {
-                found = Some((body[..i].to_string(), arg));
-            }
+            && let Some((arg, _)) = lookup(&body[..i])
+        {
+            found = Some((body[..i].to_string(), arg));
+        }
     }
     let Some((name, arg)) = found else {
         let shown = &body[..head_end];

@@ -999,6 +999,43 @@ pub fn named_paths(def: &TypeDef) -> Vec<String> {
     out
 }
 
+/// Why an enum has no structural schema, if it has none; checked when the enum is lowered, so
+/// the derive reports it at compile time and the scan with a location.
+pub fn enum_shape_error(def: &TypeDef, variants: &[Variant]) -> Option<String> {
+    let live: Vec<&Variant> = variants.iter().filter(|v| !v.serde.skip).collect();
+    if def.serde.untagged {
+        return Some(format!(
+            "untagged enum `{}` has no structural schema: the apiserver needs one type per field, so use an externally or internally tagged enum",
+            def.name
+        ));
+    }
+    if let Some(v) = live
+        .iter()
+        .find(|v| matches!(v.fields, VariantFields::Tuple(_)))
+    {
+        return Some(format!(
+            "variant `{}` of `{}` is a tuple of several values, which has no structural schema: give its fields names",
+            v.ident, def.name
+        ));
+    }
+    let units = live
+        .iter()
+        .filter(|v| matches!(v.fields, VariantFields::Unit))
+        .count();
+    if def.serde.tag.is_none() && units > 0 && units < live.len() {
+        let unit = live
+            .iter()
+            .find(|v| matches!(v.fields, VariantFields::Unit))
+            .map(|v| v.ident.as_str())
+            .unwrap_or_default();
+        return Some(format!(
+            "enum `{}` mixes unit variants (strings on the wire) with data variants (objects): the apiserver needs one type, so give `{unit}` a field or tag the enum",
+            def.name
+        ));
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1045,41 +1082,4 @@ mod tests {
         .expect_err("conflicting types");
         assert!(err.contains("conflicting types"), "{err}");
     }
-}
-
-/// Why an enum has no structural schema, if it has none; checked when the enum is lowered, so
-/// the derive reports it at compile time and the scan with a location.
-pub fn enum_shape_error(def: &TypeDef, variants: &[Variant]) -> Option<String> {
-    let live: Vec<&Variant> = variants.iter().filter(|v| !v.serde.skip).collect();
-    if def.serde.untagged {
-        return Some(format!(
-            "untagged enum `{}` has no structural schema: the apiserver needs one type per field, so use an externally or internally tagged enum",
-            def.name
-        ));
-    }
-    if let Some(v) = live
-        .iter()
-        .find(|v| matches!(v.fields, VariantFields::Tuple(_)))
-    {
-        return Some(format!(
-            "variant `{}` of `{}` is a tuple of several values, which has no structural schema: give its fields names",
-            v.ident, def.name
-        ));
-    }
-    let units = live
-        .iter()
-        .filter(|v| matches!(v.fields, VariantFields::Unit))
-        .count();
-    if def.serde.tag.is_none() && units > 0 && units < live.len() {
-        let unit = live
-            .iter()
-            .find(|v| matches!(v.fields, VariantFields::Unit))
-            .map(|v| v.ident.as_str())
-            .unwrap_or_default();
-        return Some(format!(
-            "enum `{}` mixes unit variants (strings on the wire) with data variants (objects): the apiserver needs one type, so give `{unit}` a field or tag the enum",
-            def.name
-        ));
-    }
-    None
 }

@@ -217,10 +217,10 @@ fn main() {
             ms(r.library)
         );
     }
-    if std::env::var_os("BENCH_SKIP_CRDGEN").is_none() {
-        if let (Some(dir), Some(r)) = (ten, rows.iter().find(|r| r.kinds == 10)) {
-            crdgen_peer(&dir, r.binary);
-        }
+    if std::env::var_os("BENCH_SKIP_CRDGEN").is_none()
+        && let (Some(dir), Some(r)) = (ten, rows.iter().find(|r| r.kinds == 10))
+    {
+        crdgen_peer(&dir, r.binary);
     }
 }
 

@@ -33,10 +33,10 @@ pub fn normalized_documents(text: &str) -> Vec<serde_json::Value> {
             for key in VERSION_ANNOTATIONS {
                 ann.remove(*key);
             }
-            if ann.is_empty() {
-                if let Some(md) = doc.pointer_mut("/metadata").and_then(|m| m.as_object_mut()) {
-                    md.remove("annotations");
-                }
+            if ann.is_empty()
+                && let Some(md) = doc.pointer_mut("/metadata").and_then(|m| m.as_object_mut())
+            {
+                md.remove("annotations");
             }
         }
         if let Some(versions) = doc

@@ -6,12 +6,14 @@ use operator_gen::manifests::{self, ManifestsOptions};
 use operator_gen_tests::{conformance, first_difference, normalized_documents, workspace};
 use std::path::Path;
 
-/// (testdata case, options, [(our output file, golden file)])
-fn cases() -> Vec<(
+/// A testdata case, the options it runs with, and (our output file, golden file) pairs.
+type Case = (
     &'static str,
     ManifestsOptions,
     Vec<(&'static str, &'static str)>,
-)> {
+);
+
+fn cases() -> Vec<Case> {
     let crd = "controller-tools/pkg/crd/testdata";
     let kb = "kubebuilder-project-v4/config";
     let plain = ManifestsOptions::default();

@@ -101,8 +101,14 @@ fn mutate(rng: &mut Rng, seed: &str) -> String {
                 }
                 s = String::from_utf8_lossy(&bytes).into_owned();
             }
-            2 => s.insert_str(at, *rng.pick(PUNCTUATION)),
-            3 => s.insert_str(at, *rng.pick(HUGE)),
+            2 => {
+                let piece: &&str = rng.pick(PUNCTUATION);
+                s.insert_str(at, piece)
+            }
+            3 => {
+                let piece: &&str = rng.pick(HUGE);
+                s.insert_str(at, piece)
+            }
             4 => s.insert_str(at, &nested(rng)),
             5 => {
                 // drop a span
