@@ -37,6 +37,11 @@ pub fn schema(name: &str) -> Result<Props, String> {
     };
     Ok(match name {
         "Time" | "MicroTime" | "Timestamp" | "DateTime" | "Zoned" => string_format("date-time"),
+        // jiff writes durations as ISO 8601 strings ("PT1H30M"), as metav1.Duration is a string
+        "SignedDuration" | "Span" => Props {
+            type_: Some("string".into()),
+            ..Default::default()
+        },
         "Quantity" => Props {
             pattern: Some(QUANTITY_PATTERN.into()),
             ..int_or_string()

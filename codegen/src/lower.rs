@@ -577,6 +577,8 @@ pub const KNOWN_TYPES: &[&str] = &[
     "Timestamp",
     "DateTime",
     "Zoned",
+    "SignedDuration",
+    "Span",
     "Condition",
     "JobTemplateSpec",
     "JobSpec",
