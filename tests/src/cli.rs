@@ -241,3 +241,17 @@ mod tests {
         assert_eq!(split_args(r#"a "" b"#), ["a", "", "b"]);
     }
 }
+
+/// The first line where two texts differ, or how their lengths differ, for readable failures.
+pub fn first_line_difference(expected: &str, actual: &str) -> String {
+    for (i, (e, a)) in expected.lines().zip(actual.lines()).enumerate() {
+        if e != a {
+            return format!("line {}:\n  expected: {e}\n  actual:   {a}", i + 1);
+        }
+    }
+    format!(
+        "lengths differ: expected {} bytes, actual {} bytes",
+        expected.len(),
+        actual.len()
+    )
+}

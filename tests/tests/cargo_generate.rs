@@ -52,19 +52,6 @@ fn text_tree(dir: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn first_difference(expected: &str, actual: &str) -> String {
-    for (i, (e, a)) in expected.lines().zip(actual.lines()).enumerate() {
-        if e != a {
-            return format!("line {}:\n  expected: {e}\n  actual:   {a}", i + 1);
-        }
-    }
-    format!(
-        "lengths differ: expected {} bytes, actual {} bytes",
-        expected.len(),
-        actual.len()
-    )
-}
-
 /// Differences between two trees, as messages; `ignore` lists paths only `actual` may hold.
 fn compare(
     expected: &BTreeMap<String, String>,
@@ -79,9 +66,10 @@ fn compare(
         match expected.get(path) {
             None if ignore.contains(&path.as_str()) => {}
             None => out.push(format!("unexpected file {path}")),
-            Some(e) if e != text => {
-                out.push(format!("{path} differs, {}", first_difference(e, text)))
-            }
+            Some(e) if e != text => out.push(format!(
+                "{path} differs, {}",
+                cli::first_line_difference(e, text)
+            )),
             Some(_) => {}
         }
     }

@@ -47,19 +47,6 @@ fn run_case(case: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn first_difference(expected: &str, actual: &str) -> String {
-    for (i, (e, a)) in expected.lines().zip(actual.lines()).enumerate() {
-        if e != a {
-            return format!("line {}:\n  expected: {e}\n  actual:   {a}", i + 1);
-        }
-    }
-    format!(
-        "lengths differ: expected {} lines, actual {} lines",
-        expected.lines().count(),
-        actual.lines().count()
-    )
-}
-
 #[test]
 fn cli_cases_match_goldens() {
     let mut cases: Vec<PathBuf> = std::fs::read_dir(cases_dir())
@@ -104,7 +91,7 @@ fn cli_cases_match_goldens() {
                 Some(e) if e != text => {
                     failures.push(format!(
                         "{name}: {path} differs, {}",
-                        first_difference(e, text)
+                        cli::first_line_difference(e, text)
                     ));
                 }
                 Some(_) => {}
