@@ -228,20 +228,6 @@ pub fn denormalize(text: &str) -> String {
     text.replace(RUNTIME_PLACEHOLDER, &runtime_path())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn splits_quoted_words() {
-        assert_eq!(
-            split_args(r#"init --owner "The Authors"  --yes"#),
-            ["init", "--owner", "The Authors", "--yes"]
-        );
-        assert_eq!(split_args(r#"a "" b"#), ["a", "", "b"]);
-    }
-}
-
 /// The first line where two texts differ, or how their lengths differ, for readable failures.
 pub fn first_line_difference(expected: &str, actual: &str) -> String {
     for (i, (e, a)) in expected.lines().zip(actual.lines()).enumerate() {
@@ -254,4 +240,18 @@ pub fn first_line_difference(expected: &str, actual: &str) -> String {
         expected.len(),
         actual.len()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_quoted_words() {
+        assert_eq!(
+            split_args(r#"init --owner "The Authors"  --yes"#),
+            ["init", "--owner", "The Authors", "--yes"]
+        );
+        assert_eq!(split_args(r#"a "" b"#), ["a", "", "b"]);
+    }
 }
