@@ -13,6 +13,8 @@ mod foos;
 mod immutabletypes;
 #[path = "../../testdata/conformance/jobs/src/lib.rs"]
 mod jobs;
+#[path = "../../testdata/conformance/multiple_versions/src/lib.rs"]
+mod multiple_versions;
 #[path = "../../testdata/conformance/nogroup/src/lib.rs"]
 mod nogroup;
 #[path = "../../testdata/conformance/oneofs/src/lib.rs"]
@@ -217,6 +219,18 @@ fn several_versions_make_one_crd_like_the_scan() {
         scanned(
             "project_v4",
             "config/crd/bases/crew.testproject.org_firstmates.yaml"
+        )
+    );
+    let versioned = operator_gen_runtime::crd_for_versions(vec![
+        multiple_versions::v1beta1::VersionedResource::crd_version(),
+        multiple_versions::v1beta2::VersionedResource::crd_version(),
+    ])
+    .expect("v1beta2 is the storage version");
+    assert_eq!(
+        operator_gen_runtime::crd_yaml(&versioned),
+        scanned(
+            "multiple_versions",
+            "config/crd/bases/testdata.kubebuilder.io_versionedresources.yaml"
         )
     );
     let err = operator_gen_runtime::crd_for_versions(vec![

@@ -28,7 +28,11 @@ pub mod v1beta1 {
     /// +kubebuilder:subresource:status
     /// +kubebuilder:resource:singular=versionedresource
     #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
-    #[k8s(group = "testdata.kubebuilder.io", version = "v1beta1", kind = "VersionedResource")]
+    #[k8s(
+        group = "testdata.kubebuilder.io",
+        version = "v1beta1",
+        kind = "VersionedResource"
+    )]
     pub struct VersionedResourceSpec {
         #[serde(rename = "struct", default)]
         pub outer: Option<OuterStruct>,
@@ -36,7 +40,7 @@ pub mod v1beta1 {
 }
 
 pub mod v1beta2 {
-    use crate::common;
+    use super::common;
     use operator_gen_runtime::prelude::*;
     use serde::{Deserialize, Serialize};
 
@@ -44,7 +48,11 @@ pub mod v1beta2 {
     /// +kubebuilder:resource:singular=versionedresource
     /// +kubebuilder:storageversion
     #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
-    #[k8s(group = "testdata.kubebuilder.io", version = "v1beta2", kind = "VersionedResource")]
+    #[k8s(
+        group = "testdata.kubebuilder.io",
+        version = "v1beta2",
+        kind = "VersionedResource"
+    )]
     pub struct VersionedResourceSpec {
         #[serde(rename = "struct", default)]
         pub outer: Option<common::OuterStruct>,
