@@ -45,6 +45,19 @@ fn get<'a>(v: &'a Value, path: &str) -> &'a Value {
         })
 }
 
+/// The documents of `kubectl kustomize config/default`; `None` when kubectl is missing outside CI.
+fn kustomize_default(dir: &Path) -> Option<Vec<Value>> {
+    if !cli::require_tool("kubectl", &["version", "--client"]) {
+        return None;
+    }
+    let yaml = shell(dir, "kubectl", &["kustomize", "config/default"]);
+    Some(
+        serde_yaml::Deserializer::from_str(&yaml)
+            .map(|d| <Value as serde::Deserialize>::deserialize(d).expect("yaml"))
+            .collect(),
+    )
+}
+
 fn find<'a>(docs: &'a [Value], kind: &str, name: &str) -> &'a Value {
     docs.iter()
         .find(|d| {
@@ -104,13 +117,9 @@ fn init_create_manifests_build_test_kustomize() {
         );
     }
 
-    if !cli::require_tool("kubectl", &["version", "--client"]) {
+    let Some(docs) = kustomize_default(&dir) else {
         return;
-    }
-    let yaml = shell(&dir, "kubectl", &["kustomize", "config/default"]);
-    let docs: Vec<Value> = serde_yaml::Deserializer::from_str(&yaml)
-        .map(|d| <Value as serde::Deserialize>::deserialize(d).expect("yaml"))
-        .collect();
+    };
 
     let ns = find(&docs, "Namespace", "e2e-system");
     assert_eq!(
@@ -223,13 +232,9 @@ fn namespaced_manager_gets_role_and_watch_namespace() {
         "{tests}"
     );
 
-    if !cli::require_tool("kubectl", &["version", "--client"]) {
+    let Some(docs) = kustomize_default(&dir) else {
         return;
-    }
-    let yaml = shell(&dir, "kubectl", &["kustomize", "config/default"]);
-    let docs: Vec<Value> = serde_yaml::Deserializer::from_str(&yaml)
-        .map(|d| <Value as serde::Deserialize>::deserialize(d).expect("yaml"))
-        .collect();
+    };
     let role = find(&docs, "Role", "e2e-ns-manager-role");
     assert_eq!(
         get(role, "metadata.namespace").as_str(),
