@@ -87,4 +87,5 @@ pub fn first_difference(
 }
 
 pub mod cli;
+pub mod tools;
 pub mod operator;
