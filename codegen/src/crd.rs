@@ -45,38 +45,6 @@ pub fn names(def: &TypeDef) -> Option<ResourceNames> {
     })
 }
 
-/// Kubernetes' version priority: GA before beta before alpha, higher numbers first, then the
-/// rest alphabetically.
-pub fn version_order(a: &str, b: &str) -> std::cmp::Ordering {
-    fn key(v: &str) -> (u8, u64, u64, String) {
-        let parse = |s: &str| -> Option<(u64, u8, u64)> {
-            let rest = s.strip_prefix('v')?;
-            let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-            let major: u64 = digits.parse().ok()?;
-            let tail = &rest[digits.len()..];
-            if tail.is_empty() {
-                return Some((major, 3, 0));
-            }
-            for (word, rank) in [("beta", 2u8), ("alpha", 1u8)] {
-                if let Some(n) = tail.strip_prefix(word)
-                    && !n.is_empty()
-                    && n.chars().all(|c| c.is_ascii_digit())
-                {
-                    return Some((major, rank, n.parse().ok()?));
-                }
-            }
-            None
-        };
-        match parse(v) {
-            Some((major, rank, minor)) => {
-                (3 - rank, u64::MAX - major, u64::MAX - minor, String::new())
-            }
-            None => (9, 0, 0, v.to_string()),
-        }
-    }
-    key(a).cmp(&key(b))
-}
-
 /// One version of a kind: the spec struct and, when the root has one, the status type.
 pub struct VersionInput<'a> {
     pub spec: &'a dyn Scope,
@@ -344,7 +312,8 @@ pub fn crd(
             ),
         ));
     }
-    versions.sort_by(|a, b| version_order(&a.name, &b.name));
+    // controller-gen v0.21.0 sorts versions by name (strings.Compare, stable; pkg/crd/spec.go)
+    versions.sort_by(|a, b| a.name.cmp(&b.name));
     let sorted_list = |mut v: Vec<String>| {
         v.dedup();
         (!v.is_empty()).then_some(v)

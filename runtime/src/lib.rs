@@ -45,7 +45,7 @@ type Crd =
 pub use operator_gen_codegen::schema::Settings;
 
 /// The CRD holding every given version of one kind, built as `operator-gen manifests` builds it
-/// (exactly one storage version; versions in Kubernetes' priority order).
+/// (exactly one storage version; versions sorted by name, as controller-gen sorts them).
 pub fn crd_for_versions(versions: Vec<CrdVersion>) -> Result<Crd, String> {
     crd_for_versions_with(versions, &Settings::default())
 }

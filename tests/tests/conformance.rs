@@ -1,6 +1,7 @@
 //! Conformance: Rust twins of controller-gen's and kubebuilder's inputs under
-//! `testdata/conformance/` must produce output equal to their goldens in
-//! `../shared/conformance/` (compared as parsed YAML; see `normalized_documents`).
+//! `testdata/conformance/` must produce output equal to their frozen goldens in
+//! `../shared/conformance/` (compared as parsed YAML without the generator annotation; see
+//! `normalized_documents`). Skipped, saying so, when that directory is absent outside CI.
 
 use operator_gen::manifests::{self, ManifestsOptions};
 use operator_gen_tests::{conformance, first_difference, normalized_documents, workspace};
@@ -171,6 +172,9 @@ fn case_root(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn outputs_match_goldens() {
+    let Some(conformance) = conformance() else {
+        return;
+    };
     let mut failures = Vec::new();
     let mut matched = 0;
     for (name, opts, files) in cases() {
@@ -189,7 +193,7 @@ fn outputs_match_goldens() {
                 ));
                 continue;
             };
-            let golden_path = conformance().join(golden);
+            let golden_path = conformance.join(golden);
             let golden_text = std::fs::read_to_string(&golden_path)
                 .unwrap_or_else(|e| panic!("cannot read {}: {e}", golden_path.display()));
             let (a, b) = (
@@ -218,6 +222,9 @@ fn outputs_match_goldens() {
 /// Upstream compares the `gen` fixture byte for byte; so do we, up to the generator annotation.
 #[test]
 fn gen_fixture_is_byte_identical() {
+    let Some(conformance) = conformance() else {
+        return;
+    };
     for (case, opts, golden) in [
         (
             "foos",
@@ -238,7 +245,7 @@ fn gen_fixture_is_byte_identical() {
             &format!("operator-gen.io/version: {}", operator_gen_codegen::VERSION),
             "controller-gen.kubebuilder.io/version: (devel)",
         );
-        let want = std::fs::read_to_string(conformance().join(golden)).expect("golden");
+        let want = std::fs::read_to_string(conformance.join(golden)).expect("golden");
         assert_eq!(ours, want, "{case}");
     }
 }

@@ -1,7 +1,8 @@
 //! Conformance of the webhook generator: Rust twins of controller-tools' webhook fixtures and of
 //! kubebuilder's project-v4 webhook markers under `testdata/conformance/` must produce
 //! `config/webhook/manifests.yaml` equal to the goldens in `../shared/conformance/`, compared as
-//! parsed YAML (some goldens are hand-ordered). Also the scan's diagnostics for bad markers.
+//! parsed YAML (some goldens are hand-ordered); skipped, saying so, when that directory is absent
+//! outside CI. Also the scan's diagnostics for bad markers.
 
 use operator_gen::manifests::{self, ManifestsOptions};
 use operator_gen_tests::{conformance, first_difference, normalized_documents, workspace};
@@ -37,8 +38,8 @@ const CASES: &[(&str, &str)] = &[
     ),
 ];
 
-/// The difference between our output for `case` and its golden, if any.
-fn compare(case: &str, golden: &str) -> Option<String> {
+/// The difference between our output for `case` and its golden under `conformance`, if any.
+fn compare(conformance: &Path, case: &str, golden: &str) -> Option<String> {
     let root = workspace().join("testdata/conformance").join(case);
     let outputs = match manifests::generate(&root, &ManifestsOptions::default()) {
         Ok(o) => o,
@@ -47,7 +48,7 @@ fn compare(case: &str, golden: &str) -> Option<String> {
     let Some(ours) = outputs.get(OUTPUT) else {
         return Some(format!("{case}: no {OUTPUT} among {:?}", outputs.keys()));
     };
-    let golden_path = conformance().join(golden);
+    let golden_path = conformance.join(golden);
     let expected = match std::fs::read_to_string(&golden_path) {
         Ok(t) => t,
         Err(e) => {
@@ -75,9 +76,12 @@ fn compare(case: &str, golden: &str) -> Option<String> {
 
 #[test]
 fn webhook_goldens_match() {
+    let Some(conformance) = conformance() else {
+        return;
+    };
     let failures: Vec<String> = CASES
         .iter()
-        .filter_map(|(case, golden)| compare(case, golden))
+        .filter_map(|(case, golden)| compare(&conformance, case, golden))
         .collect();
     assert!(
         failures.is_empty(),
