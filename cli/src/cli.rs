@@ -116,7 +116,7 @@ pub struct ApiArgs {
     /// Resource kind, e.g. `Captain`.
     #[arg(long)]
     pub kind: String,
-    /// Resource plural (default: the English plural of the lower-cased kind).
+    /// Resource plural (default: the kind's English plural in lower case, as controller-gen derives it).
     #[arg(long)]
     pub plural: Option<String>,
     /// Namespace-scoped resource (default); `--namespaced=false` makes it cluster-scoped.

@@ -1,7 +1,8 @@
-//! Names: Kubernetes validation rules (DNS-1123/DNS-1035), Rust identifier rules, case
-//! conversion and the English pluraliser that matches kubebuilder's (flect) for common words.
+//! Name checks: Kubernetes validation rules (DNS-1123/DNS-1035), Rust identifier rules and
+//! did-you-mean suggestions. The names themselves (plural, singular, modules, files) come from
+//! the generator's naming module, re-exported here.
 
-use heck::ToSnakeCase;
+pub use operator_gen_codegen::names::{crd_file_name, kind_module, lower, module_name, plural};
 
 /// Rust keywords (strict, reserved and 2024-edition), which cannot name a module or type.
 pub const RUST_KEYWORDS: &[&str] = &[
@@ -107,124 +108,6 @@ pub fn is_rust_keyword(s: &str) -> bool {
     RUST_KEYWORDS.contains(&s)
 }
 
-/// The Rust module name for a group, version or project name: `-` and `.` become `_`.
-pub fn module_name(s: &str) -> String {
-    s.replace(['-', '.'], "_")
-}
-
-/// The Rust module (and file stem) for a kind: `FrigateShip` → `frigate_ship`.
-pub fn kind_module(kind: &str) -> String {
-    kind.to_snake_case()
-}
-
-/// The English plural of `word`, lower-cased, following kubebuilder's flect for common words:
-/// `-s/-x/-z/-ch/-sh` take `es`, consonant + `y` takes `ies`, known irregulars and uncountables
-/// are looked up.
-pub fn pluralize(word: &str) -> String {
-    let w = word.to_ascii_lowercase();
-    const IRREGULAR: &[(&str, &str)] = &[
-        ("human", "humans"),
-        ("german", "germans"),
-        ("person", "people"),
-        ("man", "men"),
-        ("woman", "women"),
-        ("child", "children"),
-        ("mouse", "mice"),
-        ("goose", "geese"),
-        ("tooth", "teeth"),
-        ("foot", "feet"),
-        ("ox", "oxen"),
-        ("leaf", "leaves"),
-        ("knife", "knives"),
-        ("life", "lives"),
-        ("wife", "wives"),
-        ("half", "halves"),
-        ("wolf", "wolves"),
-        ("shelf", "shelves"),
-        ("index", "indices"),
-        ("matrix", "matrices"),
-        ("vertex", "vertices"),
-        ("criterion", "criteria"),
-        ("datum", "data"),
-        ("medium", "media"),
-        ("quiz", "quizzes"),
-        ("analysis", "analyses"),
-        ("basis", "bases"),
-        ("crisis", "crises"),
-        ("thesis", "theses"),
-        ("cactus", "cacti"),
-        ("focus", "foci"),
-        ("fungus", "fungi"),
-        ("nucleus", "nuclei"),
-        ("radius", "radii"),
-        ("alumnus", "alumni"),
-        ("syllabus", "syllabi"),
-        ("potato", "potatoes"),
-        ("tomato", "tomatoes"),
-        ("hero", "heroes"),
-        ("echo", "echoes"),
-        ("veto", "vetoes"),
-    ];
-    const UNCOUNTABLE: &[&str] = &[
-        "sheep",
-        "fish",
-        "deer",
-        "series",
-        "species",
-        "news",
-        "information",
-        "equipment",
-        "money",
-        "rice",
-        "moose",
-        "salmon",
-        "trout",
-        "swine",
-        "bison",
-        "metadata",
-        "data",
-        "media",
-        "people",
-        "men",
-        "women",
-        "children",
-        "feedback",
-        "software",
-        "hardware",
-    ];
-    if UNCOUNTABLE
-        .iter()
-        .any(|u| w.ends_with(u) && is_word_suffix(&w, u))
-    {
-        return w;
-    }
-    for (singular, plural) in IRREGULAR {
-        if w.ends_with(singular) && is_word_suffix(&w, singular) {
-            return format!("{}{}", &w[..w.len() - singular.len()], plural);
-        }
-    }
-    if w.ends_with("s")
-        || w.ends_with('x')
-        || w.ends_with('z')
-        || w.ends_with("ch")
-        || w.ends_with("sh")
-    {
-        return format!("{w}es");
-    }
-    if let Some(stem) = w.strip_suffix('y')
-        && stem.ends_with(|c: char| c.is_ascii_alphabetic() && !"aeiou".contains(c))
-    {
-        return format!("{stem}ies");
-    }
-    format!("{w}s")
-}
-
-/// `suffix` ends `word` and is either all of it or long enough to be a word of its own, so
-/// `Box` does not become `Boxen` while `Fireman` becomes `Firemen`.
-fn is_word_suffix(word: &str, suffix: &str) -> bool {
-    word.len() == suffix.len() || suffix.len() >= 3
-}
-
 /// The closest of `candidates` to `input`, when close enough to suggest.
 pub fn did_you_mean<'a>(
     input: &str,
@@ -248,37 +131,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn plurals_match_kubebuilder() {
-        for (kind, plural) in [
-            ("Captain", "captains"),
-            ("TestQuota", "testquotas"),
-            ("Bus", "buses"),
-            ("Box", "boxes"),
-            ("Quiz", "quizzes"),
-            ("Match", "matches"),
-            ("Mesh", "meshes"),
-            ("Policy", "policies"),
-            ("Gateway", "gateways"),
-            ("Ingress", "ingresses"),
-            ("Status", "statuses"),
-            ("Person", "people"),
-            ("Child", "children"),
-            ("Sheep", "sheep"),
-            ("Memcached", "memcacheds"),
-            ("CronJob", "cronjobs"),
-            ("Frigate", "frigates"),
-            ("Human", "humans"),
-            ("Fireman", "firemen"),
-            ("Leaf", "leaves"),
-            ("DNS", "dnses"),
-            ("Index", "indices"),
-            ("Key", "keys"),
-        ] {
-            assert_eq!(pluralize(kind), plural, "{kind}");
-        }
-    }
-
-    #[test]
     fn dns_rules() {
         assert!(is_dns1123_label("my-project"));
         assert!(is_dns1123_label("1abc"));
@@ -296,11 +148,7 @@ mod tests {
     }
 
     #[test]
-    fn modules() {
-        assert_eq!(kind_module("FrigateShip"), "frigate_ship");
-        assert_eq!(kind_module("AWSCluster"), "aws_cluster");
-        assert_eq!(module_name("sea-creatures"), "sea_creatures");
-        assert_eq!(module_name("foo.policy"), "foo_policy");
+    fn keywords() {
         assert!(is_rust_keyword("type"));
         assert!(!is_rust_keyword("captain"));
     }

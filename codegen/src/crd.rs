@@ -38,7 +38,7 @@ pub fn names(def: &TypeDef) -> Option<ResourceNames> {
         version: r.version.clone(),
         kind: r.kind.clone(),
         plural: get("path").unwrap_or_else(|| crate::names::plural(&r.kind)),
-        singular: get("singular").unwrap_or_else(|| r.kind.to_lowercase()),
+        singular: get("singular").unwrap_or_else(|| crate::names::singular(&r.kind)),
         namespaced: get("scope").is_none_or(|s| s != "Cluster"),
         short_names: res.map(|m| m.arg_list("shortName")).unwrap_or_default(),
         categories: res.map(|m| m.arg_list("categories")).unwrap_or_default(),
@@ -360,5 +360,5 @@ pub fn to_yaml(crd: &CustomResourceDefinition) -> String {
 
 /// `<group>_<plural>.yaml`.
 pub fn file_name(crd: &CustomResourceDefinition) -> String {
-    format!("{}_{}.yaml", crd.spec.group, crd.spec.names.plural)
+    crate::names::crd_file_name(&crd.spec.group, &crd.spec.names.plural)
 }

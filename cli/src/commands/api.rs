@@ -307,7 +307,7 @@ fn plan(args: &ApiArgs, project: &Project, printer: &Printer) -> Result<Plan> {
 
     let default_plural = match core {
         Some(c) => c.plural.to_owned(),
-        None => names::pluralize(&args.kind),
+        None => names::plural(&args.kind),
     };
     let plural = args
         .plural
@@ -502,7 +502,7 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
     } else {
         format!("controller::{kind_module}")
     };
-    let kind_lower = plan.kind.to_ascii_lowercase();
+    let kind_lower = names::lower(&plan.kind);
     ApiContext {
         header,
         project_name: project.project_name.clone(),
@@ -518,7 +518,7 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
                 api_group.clone()
             }
         ),
-        crd_file: format!("{api_group}_{}.yaml", plan.plural),
+        crd_file: names::crd_file_name(&api_group, &plan.plural),
         config_prefix: if project.multigroup {
             format!("{group_mod}_{kind_lower}")
         } else {
