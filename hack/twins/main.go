@@ -62,12 +62,13 @@ const (
 
 // typeRef is one listed type: its Go package, Rust module and name.
 type typeRef struct {
-	goPkg    string // k8s.io/api/core/v1
-	alias    string // corev1
-	rustPath string // k8s_openapi::api::core::v1
-	prefix   []string
-	name     string
-	kind     string // the twin kind holding it
+	goPkg     string // k8s.io/api/core/v1
+	alias     string // corev1
+	rustPath  string // k8s_openapi::api::core::v1
+	prefix    []string
+	name      string
+	kind      string // the twin kind holding it
+	noDefault bool
 }
 
 type field struct {
@@ -101,19 +102,20 @@ func main() {
 			return
 		}
 		for _, name := range goStructs(dir) {
-			generic, ok := exposed[name]
+			rt, ok := exposed[name]
 			switch {
 			case !ok:
 				skipped = append(skipped, goPkg+"."+name+" (not in k8s-openapi)")
-			case generic:
+			case rt.generic:
 				skipped = append(skipped, goPkg+"."+name+" (generic in k8s-openapi)")
 			default:
 				types = append(types, typeRef{
-					goPkg:    goPkg,
-					alias:    strings.Join(prefix, ""),
-					rustPath: "k8s_openapi::" + rustMod,
-					prefix:   prefix,
-					name:     name,
+					goPkg:     goPkg,
+					alias:     strings.Join(prefix, ""),
+					rustPath:  "k8s_openapi::" + rustMod,
+					prefix:    prefix,
+					name:      name,
+					noDefault: rt.noDefault,
 				})
 			}
 		}
@@ -282,14 +284,20 @@ func goStructs(dir string) []string {
 
 var rustExport = regexp.MustCompile(`(?m)^pub use self::([a-z0-9_]+)::([A-Za-z0-9_]+);$`)
 
-// rustExports are the names a k8s-openapi module re-exports, each with whether it is generic;
-// nil when the module does not exist.
-func rustExports(dir string) map[string]bool {
+// rustType is what the twins need to know of a k8s-openapi type.
+type rustType struct {
+	generic   bool // takes type parameters: no field can name it alone
+	noDefault bool // implements no Default: an optional field holds it in an Option
+}
+
+// rustExports are the types a k8s-openapi module re-exports, by name; nil when the module does
+// not exist.
+func rustExports(dir string) map[string]rustType {
 	text, err := os.ReadFile(filepath.Join(dir, "mod.rs"))
 	if err != nil {
 		return nil
 	}
-	out := map[string]bool{}
+	out := map[string]rustType{}
 	for _, m := range rustExport.FindAllStringSubmatch(string(text), -1) {
 		src, err := os.ReadFile(filepath.Join(dir, m[1]+".rs"))
 		if err != nil {
@@ -299,7 +307,8 @@ func rustExports(dir string) map[string]bool {
 		if decl == nil {
 			fail(fmt.Sprintf("%s/%s.rs does not declare %s", dir, m[1], m[2]))
 		}
-		out[m[2]] = decl[2] == "<"
+		defaulted := regexp.MustCompile(`#\[derive\([^)]*\bDefault\b|impl Default for ` + m[2] + `\b`).Match(src)
+		out[m[2]] = rustType{generic: decl[2] == "<", noDefault: !defaulted}
 	}
 	return out
 }
@@ -464,7 +473,7 @@ func rustKind(kind string, fields []field) string {
 	fmt.Fprintf(&b, `/// %[1]sSpec has one field per type of its API group.
 ///
 /// +kubebuilder:subresource:status
-#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default)]
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
 #[k8s(
     group = %[2]q,
     version = %[3]q,
@@ -491,7 +500,12 @@ pub struct %[1]sSpec {
 		case optionalMap:
 			fmt.Fprintf(&b, "    #[serde(default, skip_serializing_if = \"BTreeMap::is_empty\")]\n    pub %s: BTreeMap<String, %s>,\n", name, ty)
 		case optionalPlain:
-			fmt.Fprintf(&b, "    #[serde(default)]\n    pub %s: %s,\n", name, ty)
+			if f.t.noDefault {
+				// Go's omitempty value without a zero value in Rust: an Option says the same
+				fmt.Fprintf(&b, "    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub %s: Option<%s>,\n", name, ty)
+			} else {
+				fmt.Fprintf(&b, "    #[serde(default)]\n    pub %s: %s,\n", name, ty)
+			}
 		}
 	}
 	fmt.Fprintf(&b, `}

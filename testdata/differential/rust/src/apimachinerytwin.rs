@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 /// ApimachineryTwinSpec has one field per type of its API group.
 ///
 /// +kubebuilder:subresource:status
-#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default)]
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
 #[k8s(
     group = "twins.operator-gen.io",
     version = "v1",
@@ -32,8 +32,8 @@ pub struct ApimachineryTwinSpec {
     pub meta_v1_api_versions:
         BTreeMap<String, k8s_openapi::apimachinery::pkg::apis::meta::v1::APIVersions>,
 
-    #[serde(default)]
-    pub meta_v1_condition: k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_v1_condition: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>,
 
     pub meta_v1_delete_options: k8s_openapi::apimachinery::pkg::apis::meta::v1::DeleteOptions,
 
@@ -63,8 +63,8 @@ pub struct ApimachineryTwinSpec {
     pub meta_v1_managed_fields_entry:
         BTreeMap<String, k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>,
 
-    #[serde(default)]
-    pub meta_v1_micro_time: k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_v1_micro_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime>,
 
     pub meta_v1_object_meta: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
 
@@ -93,8 +93,8 @@ pub struct ApimachineryTwinSpec {
     pub meta_v1_status_details:
         BTreeMap<String, k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusDetails>,
 
-    #[serde(default)]
-    pub meta_v1_time: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_v1_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
 
     pub api_resource_quantity: k8s_openapi::apimachinery::pkg::api::resource::Quantity,
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 /// CoreTwinSpec has one field per type of its API group.
 ///
 /// +kubebuilder:subresource:status
-#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default)]
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
 #[k8s(
     group = "twins.operator-gen.io",
     version = "v1",

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 /// EventsTwinSpec has one field per type of its API group.
 ///
 /// +kubebuilder:subresource:status
-#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default)]
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
 #[k8s(
     group = "twins.operator-gen.io",
     version = "v1",
