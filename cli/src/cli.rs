@@ -151,6 +151,9 @@ pub struct ManifestsArgs {
     /// Name of the generated (Cluster)Role.
     #[arg(long, default_value = "manager-role")]
     pub role_name: String,
+    /// Parse every file again instead of reusing the cache in target/operator-gen/scan-cache.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// The clap command, for completions and docs.
@@ -198,6 +201,11 @@ fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
                 max_desc_len: args.max_desc_len,
                 allow_dangerous_types: args.allow_dangerous_types,
                 role_name: args.role_name,
+                cache: if args.no_cache {
+                    crate::manifests::Cache::Off
+                } else {
+                    crate::manifests::Cache::Project
+                },
             };
             crate::manifests::run(&opts, printer)
         }

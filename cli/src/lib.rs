@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod commands;
 pub mod core_types;
+pub mod crates;
 pub mod error;
 pub mod manifests;
 pub mod names;
@@ -11,6 +12,8 @@ pub mod printer;
 pub mod project;
 pub mod scaffold;
 pub mod scan;
+pub mod sources;
+pub mod summary;
 pub mod templates;
 
 pub use error::{Error, Result};

@@ -26,6 +26,32 @@ pub struct ManifestsOptions {
     pub allow_dangerous_types: bool,
     /// Name of the generated (Cluster)Role.
     pub role_name: String,
+    /// Whether and where the scan keeps its cache of parsed files.
+    pub cache: Cache,
+}
+
+/// Where the scan's cache of parsed files lives.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Cache {
+    /// No cache: every file is parsed (the library's default).
+    #[default]
+    Off,
+    /// In the project's target directory, see [`cache_dir`] (the command line's default).
+    Project,
+    /// In this directory.
+    At(PathBuf),
+}
+
+/// The scan cache of the project at `root`: `operator-gen/scan-cache` in cargo's target
+/// directory (`$CARGO_TARGET_DIR`, else `target/` in the project).
+pub fn cache_dir(root: &Path) -> PathBuf {
+    let target = match std::env::var_os("CARGO_TARGET_DIR").filter(|v| !v.is_empty()) {
+        Some(t) => std::env::current_dir()
+            .map(|cwd| cwd.join(&t))
+            .unwrap_or_else(|_| PathBuf::from(t)),
+        None => root.join("target"),
+    };
+    target.join("operator-gen").join("scan-cache")
 }
 
 /// The files `manifests` writes, relative to the project root, with their contents.
@@ -65,13 +91,22 @@ pub fn generate(root: &Path, opts: &ManifestsOptions) -> Result<Outputs> {
         .map(|e| root.join(e))
         .filter(|p| p.is_file())
         .collect();
-    if entries.is_empty() {
+    let crates = crate::crates::discover(root).map_err(Error::msg)?;
+    if entries.is_empty() && crates.others.is_empty() {
         return Err(Error::msg(format!(
             "{} has neither src/main.rs nor src/lib.rs; run manifests at the project root",
             root.display()
         )));
     }
-    let universe = scan::scan(root, &entries).map_err(diagnostics_error)?;
+    let scan_settings = scan::ScanSettings {
+        cache_dir: match &opts.cache {
+            Cache::Off => None,
+            Cache::Project => Some(cache_dir(root)),
+            Cache::At(dir) => Some(dir.clone()),
+        },
+    };
+    let (universe, pending) =
+        scan::scan_crates(root, &entries, &crates, &scan_settings).map_err(diagnostics_error)?;
     let settings = Settings {
         allow_dangerous_types: opts.allow_dangerous_types,
         max_desc_len: opts.max_desc_len,
@@ -81,7 +116,9 @@ pub fn generate(root: &Path, opts: &ManifestsOptions) -> Result<Outputs> {
     } else {
         opts.role_name.as_str()
     };
-    outputs(&universe, &settings, role_name).map_err(diagnostics_error)
+    let out = outputs(&universe, &settings, role_name).map_err(diagnostics_error)?;
+    pending.store();
+    Ok(out)
 }
 
 /// The manifests of a scanned crate.

@@ -3,14 +3,17 @@
 //! `CustomResource` or `Schema` into the IR the derives also build.
 
 use operator_gen_codegen::ir::{Marker, TypeDef};
-use operator_gen_codegen::lower::{self, Errors};
-use operator_gen_codegen::markers::Target;
 use operator_gen_codegen::schema::Scope;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::crates::Crates;
+use crate::sources::{self, FileId, Files};
+use crate::summary::{self, ModSummary, Step};
+
 /// A module: its path from the crate root, its items and its `use` aliases.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Module {
     pub file: PathBuf,
     /// `crate::a::b` as `["a", "b"]`.
@@ -30,6 +33,17 @@ pub struct Universe {
     pub package_markers: Vec<(PathBuf, Marker)>,
     /// Module-level `+groupName`/`+versionName` per module.
     pub module_markers: BTreeMap<Vec<String>, Vec<Marker>>,
+    /// Other crates by the name they are used by, with the path of their root module: the
+    /// project's own crate at `[]`, every other one at `["::name"]`.
+    pub externs: BTreeMap<String, Vec<String>>,
+}
+
+/// The path of the root module of the crate that module `module` belongs to.
+fn crate_root(module: &[String]) -> &[String] {
+    match module.first() {
+        Some(first) if first.starts_with("::") => &module[..1],
+        _ => &[],
+    }
 }
 
 /// A located problem in a source file.
@@ -58,15 +72,18 @@ struct Scanner<'a> {
     root: &'a Path,
     universe: Universe,
     diagnostics: Vec<Diagnostic>,
+    files: Files,
+    /// The files of the modules being assembled, outermost first: a module that includes one
+    /// of them again is a cycle.
+    open: Vec<FileId>,
 }
 
-/// Deepest nesting of brackets (`()[]{}<>`) the scan accepts. syn parses recursively, so deeper
 /// input would overflow the stack instead of getting a diagnostic.
 pub const MAX_NESTING: usize = 128;
 
 /// Stack of the thread the scan parses on: room for [`MAX_NESTING`] levels of syn's recursion
 /// in a debug build, whatever stack the caller's thread has.
-const SCAN_STACK: usize = 64 << 20;
+pub(crate) const SCAN_STACK: usize = 64 << 20;
 
 /// Runs `work` on a thread with [`SCAN_STACK`] bytes of stack (inline when no thread can be
 /// started): the scan and the emitters recurse once per nesting level of the source.
@@ -92,24 +109,83 @@ pub(crate) fn on_scan_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     }
 }
 
-/// Scans the crate whose entry file is `entry` (e.g. `src/main.rs`); paths are reported relative
-/// to `root`.
+/// How the scan reads files.
+#[derive(Clone, Debug, Default)]
+pub struct ScanSettings {
+    /// Directory of the content-addressed cache of file summaries (`None`: no cache). Entries
+    /// are read when they check out and written only after a scan without errors.
+    pub cache_dir: Option<PathBuf>,
+}
+
+/// Scans the crate whose entry files are `entries` (e.g. `src/main.rs`); paths are reported
+/// relative to `root`.
 pub fn scan(root: &Path, entries: &[PathBuf]) -> Result<Universe, Vec<Diagnostic>> {
+    scan_with(root, entries, &ScanSettings::default())
+}
+
+/// [`scan`] with settings: files are parsed in parallel, one wave of the module tree at a
+/// time, and summaries come from the cache when it holds them.
+pub fn scan_with(
+    root: &Path,
+    entries: &[PathBuf],
+    settings: &ScanSettings,
+) -> Result<Universe, Vec<Diagnostic>> {
+    let (universe, pending) = scan_crates(root, entries, &Crates::default(), settings)?;
+    pending.store();
+    Ok(universe)
+}
+
+/// [`scan_with`] for the project's crate (`entries`, its library and binary roots) and the
+/// other crates it brings in, each under its own root module (`["::name"]`). The new cache
+/// entries are returned, not written: the caller stores them once everything succeeded.
+pub fn scan_crates(
+    root: &Path,
+    entries: &[PathBuf],
+    crates: &Crates,
+    settings: &ScanSettings,
+) -> Result<(Universe, PendingCache), Vec<Diagnostic>> {
+    let dir_of = |e: &Path| e.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut roots: Vec<(PathBuf, Vec<String>)> =
+        entries.iter().map(|e| (e.clone(), Vec::new())).collect();
+    for c in &crates.others {
+        roots.push((c.entry.clone(), vec![format!("::{}", c.name)]));
+    }
     on_scan_stack(|| {
+        let mut files = Files::new(settings.cache_dir.clone());
+        files.prefetch(roots.iter().map(|(e, _)| (e.clone(), dir_of(e))).collect());
         let mut s = Scanner {
             root,
             universe: Universe::default(),
             diagnostics: Vec::new(),
+            files,
+            open: Vec::new(),
         };
-        for entry in entries {
-            s.file(
-                entry,
-                Vec::new(),
-                entry.parent().map(Path::to_path_buf).unwrap_or_default(),
-            );
+        if let Some(own) = &crates.own {
+            s.universe.externs.insert(own.clone(), Vec::new());
         }
-        s.finish()
+        for c in &crates.others {
+            s.universe
+                .externs
+                .entry(c.name.clone())
+                .or_insert_with(|| vec![format!("::{}", c.name)]);
+        }
+        for (entry, path) in &roots {
+            s.file(entry, path.clone(), dir_of(entry), None);
+        }
+        let pending = PendingCache(std::mem::replace(&mut s.files, Files::new(None)));
+        s.finish().map(|u| (u, pending))
     })
+}
+
+/// Cache entries a scan computed, to be written once the run has succeeded (a failing run
+/// changes nothing on disk).
+pub struct PendingCache(Files);
+
+impl PendingCache {
+    /// Writes the entries (best effort: a cache that cannot be written only costs time).
+    pub fn store(mut self) {
+        self.0.store();
+    }
 }
 
 /// Scans one source text as the crate root; used by tests and the fuzz target.
@@ -119,8 +195,11 @@ pub fn scan_source(name: &Path, source: &str) -> Result<Universe, Vec<Diagnostic
             root: Path::new(""),
             universe: Universe::default(),
             diagnostics: Vec::new(),
+            files: Files::new(None),
+            open: Vec::new(),
         };
-        s.parsed(name, source, Vec::new(), None);
+        let summary = summary::summarize(source);
+        s.summary(name, &summary, Vec::new(), None);
         s.finish()
     })
 }
@@ -128,7 +207,7 @@ pub fn scan_source(name: &Path, source: &str) -> Result<Universe, Vec<Diagnostic
 /// Where `source` first nests deeper than [`MAX_NESTING`] brackets, as a 1-based line and a
 /// 0-based column. Comments, strings and char literals are skipped; `<` counts as an opener and
 /// `>` (not in `->`, `=>`) as a closer, so comparisons can only make the count too high.
-fn too_deep(source: &str) -> Option<(usize, usize)> {
+pub(crate) fn too_deep(source: &str) -> Option<(usize, usize)> {
     let chars: Vec<char> = source.chars().collect();
     let (mut brackets, mut angles) = (0usize, 0usize);
     let (mut line, mut column) = (1usize, 0usize);
@@ -209,6 +288,9 @@ fn too_deep(source: &str) -> Option<(usize, usize)> {
     None
 }
 
+/// Deepest chain of module files (`mod a;` in a file of `mod b;` ...) the scan follows.
+pub const MAX_MODULE_FILES: usize = 64;
+
 impl Scanner<'_> {
     fn finish(self) -> Result<Universe, Vec<Diagnostic>> {
         if self.diagnostics.is_empty() {
@@ -224,247 +306,123 @@ impl Scanner<'_> {
             .unwrap_or_else(|_| file.to_path_buf())
     }
 
-    fn diag(&mut self, file: &Path, span: proc_macro2::Span, message: impl Into<String>) {
-        let start = span.start();
+    fn diag_at(&mut self, file: &Path, line: usize, column: usize, message: impl Into<String>) {
         let file = self.rel(file);
         self.diagnostics.push(Diagnostic {
             file,
-            line: start.line,
-            column: start.column,
+            line,
+            column,
             message: message.into(),
         });
     }
 
-    fn file(&mut self, file: &Path, path: Vec<String>, dir: PathBuf) {
-        let source = match std::fs::read_to_string(file) {
-            Ok(s) => s,
-            Err(e) => {
-                let rel = self.rel(file);
-                self.diagnostics.push(Diagnostic {
-                    file: rel,
-                    line: 0,
-                    column: 0,
-                    message: format!("cannot read: {e}"),
-                });
+    /// Assembles the module at `path` from `file`. `decl` is the `mod` declaration that named
+    /// it (file, line, column, name), where a cycle is reported.
+    fn file(
+        &mut self,
+        file: &Path,
+        path: Vec<String>,
+        dir: PathBuf,
+        decl: Option<(&Path, usize, usize, &str)>,
+    ) {
+        let loaded = match self.files.load(file) {
+            Ok(l) => l,
+            Err(message) => {
+                self.diag_at(file, 0, 0, message);
                 return;
             }
         };
-        self.parsed(file, &source, path, Some(dir));
-    }
-
-    fn parsed(&mut self, file: &Path, source: &str, path: Vec<String>, dir: Option<PathBuf>) {
-        if let Some((line, column)) = too_deep(source) {
-            let file = self.rel(file);
-            self.diagnostics.push(Diagnostic {
-                file,
-                line,
-                column,
-                message: format!(
-                    "brackets nest more than {MAX_NESTING} levels deep: name the inner types or expressions"
-                ),
-            });
+        if let Some(id) = &loaded.id
+            && self.open.contains(id)
+        {
+            let shown = self.rel(file).display().to_string();
+            let (at, line, column, name) = decl.unwrap_or((file, 0, 0, ""));
+            self.diag_at(at, line, column, format!(
+                "module `{name}` includes {shown}, a file of a module that encloses it (a #[path] or symlink cycle): point it at a file of its own"
+            ));
             return;
         }
-        let parsed = match syn::parse_file(source) {
-            Ok(f) => f,
-            Err(e) => {
-                self.diag(
-                    file,
-                    e.span(),
-                    format!("does not parse: {e}; fix the syntax, then run again"),
-                );
-                return;
-            }
-        };
-        self.module_markers(file, &parsed.attrs, &path);
-        self.items(file, &parsed.items, path, dir);
+        if self.open.len() >= MAX_MODULE_FILES {
+            let (at, line, column, name) = decl.unwrap_or((file, 0, 0, ""));
+            self.diag_at(at, line, column, format!(
+                "module `{name}` is more than {MAX_MODULE_FILES} module files deep: flatten the module tree"
+            ));
+            return;
+        }
+        if let Some(id) = loaded.id.clone() {
+            self.open.push(id);
+        }
+        let summary = loaded.summary.clone();
+        self.summary(file, &summary, path, Some(dir));
+        if loaded.id.is_some() {
+            self.open.pop();
+        }
     }
 
-    fn module_markers(&mut self, file: &Path, attrs: &[syn::Attribute], path: &[String]) {
-        let inner: Vec<syn::Attribute> = attrs
-            .iter()
-            .filter(|a| matches!(a.style, syn::AttrStyle::Inner(_)))
-            .cloned()
-            .collect();
-        let mut errors = Errors::default();
-        let (_, markers) = lower::docs_and_markers(&inner, Target::Package, &mut errors);
-        self.errors(file, errors);
-        for m in markers {
-            if m.name == "groupName" || m.name == "versionName" {
-                self.universe
+    /// Applies one module's summary: its markers, errors and types, then its child modules.
+    fn summary(
+        &mut self,
+        file: &Path,
+        summary: &ModSummary,
+        path: Vec<String>,
+        dir: Option<PathBuf>,
+    ) {
+        let mut module = summary.module.clone();
+        module.file = self.rel(file);
+        module.path = path.clone();
+        for step in &summary.steps {
+            match step {
+                Step::PackageMarker(m) => {
+                    let rel = self.rel(file);
+                    self.universe.package_markers.push((rel, m.clone()));
+                }
+                Step::ModuleMarker(m) => self
+                    .universe
                     .module_markers
-                    .entry(path.to_vec())
+                    .entry(path.clone())
                     .or_default()
-                    .push(m);
-            } else if is_package_level(&m.name) {
-                let rel = self.rel(file);
-                self.universe.package_markers.push((rel, m));
-            }
-        }
-    }
-
-    fn errors(&mut self, file: &Path, errors: Errors) {
-        for e in errors.0 {
-            self.diag(file, e.span, e.message);
-        }
-    }
-
-    fn items(&mut self, file: &Path, items: &[syn::Item], path: Vec<String>, dir: Option<PathBuf>) {
-        let mut module = Module {
-            file: self.rel(file),
-            path: path.clone(),
-            ..Default::default()
-        };
-        for item in items {
-            match item {
-                syn::Item::Struct(s) => {
-                    self.type_item(file, &mut module, syn::DeriveInput::from(s.clone()))
-                }
-                syn::Item::Enum(e) => {
-                    self.type_item(file, &mut module, syn::DeriveInput::from(e.clone()))
-                }
-                syn::Item::Union(u) => {
-                    self.type_item(file, &mut module, syn::DeriveInput::from(u.clone()))
-                }
-                syn::Item::Use(u) => collect_use(&u.tree, Vec::new(), &mut module),
-                syn::Item::Mod(m) => {
-                    if is_cfg_test(&m.attrs) {
-                        continue;
-                    }
-                    let name = m.ident.to_string().trim_start_matches("r#").to_string();
+                    .push(m.clone()),
+                Step::Error {
+                    line,
+                    column,
+                    message,
+                } => self.diag_at(file, *line, *column, message.clone()),
+                Step::Inline { name, body } => {
                     let mut child = path.clone();
                     child.push(name.clone());
-                    module.children.push(name.clone());
-                    self.package_docs(file, &m.attrs);
-                    match &m.content {
-                        Some((_, inner)) => {
-                            let child_dir = dir.as_ref().map(|d| d.join(&name));
-                            self.module_markers(file, &m.attrs, &child);
-                            self.items(file, inner, child, child_dir);
+                    let child_dir = dir.as_ref().map(|d| d.join(name));
+                    self.summary(file, body, child, child_dir);
+                }
+                Step::File {
+                    name,
+                    line,
+                    column,
+                    path: explicit,
+                } => {
+                    let Some(dir) = dir.as_ref() else { continue };
+                    let mut child = path.clone();
+                    child.push(name.clone());
+                    match sources::child_file(dir, name, explicit.as_deref()) {
+                        Some((f, child_dir)) => {
+                            self.file(&f, child, child_dir, Some((file, *line, *column, name)))
                         }
-                        None => {
-                            let Some(dir) = dir.clone() else { continue };
-                            let explicit = path_attr(&m.attrs).map(|p| dir.join(p));
-                            let candidates = [
-                                dir.join(format!("{name}.rs")),
-                                dir.join(&name).join("mod.rs"),
-                            ];
-                            let found = explicit
-                                .or_else(|| candidates.iter().find(|c| c.is_file()).cloned());
-                            match found {
-                                Some(f) => {
-                                    let child_dir = if f.file_name().is_some_and(|n| n == "mod.rs") || path_attr(&m.attrs).is_some() {
-                                        f.parent().map(Path::to_path_buf).unwrap_or_default()
-                                    } else {
-                                        dir.join(&name)
-                                    };
-                                    self.file(&f, child, child_dir);
-                                }
-                                None => self.diag(file, m.ident.span(), format!("module `{name}` has no file: create {name}.rs or {name}/mod.rs")),
-                            }
-                        }
+                        None => self.diag_at(
+                            file,
+                            *line,
+                            *column,
+                            format!(
+                                "module `{name}` has no file: create {name}.rs or {name}/mod.rs"
+                            ),
+                        ),
                     }
                 }
-                syn::Item::Fn(f) => self.package_docs(file, &f.attrs),
-                syn::Item::Const(c) => self.package_docs(file, &c.attrs),
-                syn::Item::Static(s) => self.package_docs(file, &s.attrs),
-                syn::Item::Impl(i) => self.package_docs(file, &i.attrs),
-                syn::Item::Type(t) => self.package_docs(file, &t.attrs),
-                _ => {}
             }
         }
         self.universe.modules.insert(path, module);
     }
-
-    /// Outer docs of items that are not schema types may carry package-level markers only.
-    fn package_docs(&mut self, file: &Path, attrs: &[syn::Attribute]) {
-        let outer: Vec<syn::Attribute> = attrs
-            .iter()
-            .filter(|a| matches!(a.style, syn::AttrStyle::Outer))
-            .cloned()
-            .collect();
-        let mut errors = Errors::default();
-        let (_, markers) = lower::docs_and_markers(&outer, Target::Package, &mut errors);
-        self.errors(file, errors);
-        for m in markers {
-            if m.name == "groupName" || m.name == "versionName" {
-                continue;
-            }
-            let rel = self.rel(file);
-            self.universe.package_markers.push((rel, m));
-        }
-    }
-
-    fn type_item(&mut self, file: &Path, module: &mut Module, input: syn::DeriveInput) {
-        let derives = lower::derives(&input.attrs);
-        if !derives.custom_resource && !derives.schema {
-            // plain types: only package-level markers may stand on them
-            let mut errors = Errors::default();
-            let (_, markers) = lower::docs_and_markers(&input.attrs, Target::Type, &mut errors);
-            for m in &markers {
-                if is_package_level(&m.name) {
-                    let rel = self.rel(file);
-                    self.universe.package_markers.push((rel, m.clone()));
-                } else {
-                    errors.push(input.ident.span(), format!(
-                        "marker `+{}` on `{}` has no effect because the type does not derive Schema: add #[derive(Schema)] or drop the marker",
-                        m.name, input.ident
-                    ));
-                }
-            }
-            self.errors(file, errors);
-            return;
-        }
-        let mut errors = Errors::default();
-        let def = lower::type_def(&input, &mut errors);
-        lower::check_derives(&input, def.as_ref(), derives, &mut errors);
-        // rbac and webhook markers may also sit on a type's doc
-        if let Some(d) = &def {
-            for m in d.markers.iter().filter(|m| is_package_level(&m.name)) {
-                let rel = self.rel(file);
-                self.universe.package_markers.push((rel, m.clone()));
-            }
-        }
-        self.errors(file, errors);
-        if let Some(d) = def {
-            module.types.insert(d.name.clone(), d);
-        }
-    }
 }
 
-fn is_package_level(name: &str) -> bool {
-    matches!(
-        name,
-        "kubebuilder:rbac" | "kubebuilder:webhook" | "kubebuilder:webhookconfiguration"
-    )
-}
-
-fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        a.path().is_ident("cfg")
-            && a.meta
-                .require_list()
-                .is_ok_and(|l| l.tokens.to_string().trim() == "test")
-    })
-}
-
-fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
-    attrs
-        .iter()
-        .find(|a| a.path().is_ident("path"))
-        .and_then(|a| match &a.meta {
-            syn::Meta::NameValue(nv) => match &nv.value {
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) => Some(s.value()),
-                _ => None,
-            },
-            _ => None,
-        })
-}
-
-fn collect_use(tree: &syn::UseTree, prefix: Vec<String>, module: &mut Module) {
+pub(crate) fn collect_use(tree: &syn::UseTree, prefix: Vec<String>, module: &mut Module) {
     match tree {
         syn::UseTree::Path(p) => {
             let mut next = prefix;
@@ -504,25 +462,33 @@ impl Universe {
         let mut rest = segments;
         match rest.first().map(String::as_str) {
             Some("crate") => {
-                cur.clear();
+                cur = crate_root(from).to_vec();
                 rest = &rest[1..];
             }
             Some("self") => rest = &rest[1..],
             Some("super") => {
                 while rest.first().map(String::as_str) == Some("super") {
-                    cur.pop()?;
+                    if cur.len() <= crate_root(from).len() {
+                        return None;
+                    }
+                    cur.pop();
                     rest = &rest[1..];
                 }
             }
             Some(first) => {
                 let here = self.modules.get(&cur)?;
                 if !here.children.iter().any(|c| c == first) {
-                    // an alias of a module brought in by `use`
-                    let target = here.uses.get(first)?.clone();
-                    let base = self.module_path(&cur, &target)?;
-                    let mut tail = vec!["self".to_string()];
-                    tail.extend(rest[1..].iter().cloned());
-                    return self.module_path(&base, &tail);
+                    if let Some(target) = here.uses.get(first) {
+                        // an alias of a module brought in by `use`
+                        let target = target.clone();
+                        let base = self.module_path(&cur, &target)?;
+                        let mut tail = vec!["self".to_string()];
+                        tail.extend(rest[1..].iter().cloned());
+                        return self.module_path(&base, &tail);
+                    }
+                    // another crate of the workspace, or a path dependency
+                    cur = self.externs.get(first)?.clone();
+                    rest = &rest[1..];
                 }
             }
             None => {}

@@ -47,22 +47,55 @@ build_helm() {
 }
 
 build_kubebuilder() {
-	# `go install` of this version fails (its version list is refused), so download the module,
-	# copy it out of the read-only module cache and build it there.
-	local s="kubebuilder $KUBEBUILDER_VERSION $(go env GOVERSION)"
-	fresh kubebuilder "$s" && return 0
-	log "building kubebuilder $KUBEBUILDER_VERSION"
-	local dir work
-	dir=$(cd "$here" && go mod download -json "sigs.k8s.io/kubebuilder/v4@$KUBEBUILDER_VERSION" \
-		| sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-	[[ -d $dir ]] || die "go mod download did not give kubebuilder's source directory"
+	# `go install` of this version fails (the proxy refuses its version list), so download the
+	# module, copy it out of the read-only module cache and build it there. kubebuilder reads its
+	# version from the build's VCS stamp, so the copy becomes a git repository tagged with it.
+	local s="kubebuilder $KUBEBUILDER_VERSION version-stamped $(go env GOVERSION)"
+	if ! fresh kubebuilder "$s"; then
+		log "building kubebuilder $KUBEBUILDER_VERSION"
+		command -v git >/dev/null 2>&1 || die "git not found on PATH (kubebuilder's version stamp needs it)"
+		local dir work
+		dir=$(cd "$here" && go mod download -json "sigs.k8s.io/kubebuilder/v4@$KUBEBUILDER_VERSION" \
+			| sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+		[[ -d $dir ]] || die "go mod download did not give kubebuilder's source directory"
+		work=$(mktemp -d)
+		cp -R "$dir/." "$work/"
+		chmod -R u+w "$work"
+		(
+			cd "$work"
+			export GIT_AUTHOR_DATE=2000-01-01T00:00:00Z GIT_COMMITTER_DATE=2000-01-01T00:00:00Z
+			git init -q
+			git add -A
+			git -c user.name=tools -c user.email=tools@localhost commit -qm "kubebuilder $KUBEBUILDER_VERSION"
+			git tag "$KUBEBUILDER_VERSION"
+			GOFLAGS="$GOFLAGS -buildvcs=true" go build -o "$bin/kubebuilder" .
+		)
+		rm -rf "$work"
+		"$bin/kubebuilder" version | grep -q "$KUBEBUILDER_VERSION" \
+			|| die "kubebuilder does not report $KUBEBUILDER_VERSION"
+		stamp kubebuilder "$s"
+	fi
+	warm_kubebuilder_modules
+}
+
+# The modules a kubebuilder go/v4 project needs (controller-runtime and its graph), fetched once
+# into the module cache by scaffolding one project with the network, so that benchmarks can
+# scaffold and load kubebuilder projects offline (GOPROXY=off, see tests/benches/manifests.rs).
+warm_kubebuilder_modules() {
+	local s="kubebuilder-modules $KUBEBUILDER_VERSION $(go env GOVERSION)"
+	[[ -f $bin/.kubebuilder-modules.stamp && $(cat "$bin/.kubebuilder-modules.stamp") == "$s" ]] && return 0
+	log "fetching the modules of a kubebuilder $KUBEBUILDER_VERSION project"
+	local work
 	work=$(mktemp -d)
-	cp -R "$dir/." "$work/"
-	chmod -R u+w "$work"
-	# built outside the module cache it reports "(devel)" as its version; the build is v4.15.0's source
-	(cd "$work" && go build -o "$bin/kubebuilder" .)
+	mkdir "$work/warm"
+	(
+		cd "$work/warm"
+		"$bin/kubebuilder" init --domain example.com --repo example.com/warm --skip-go-version-check >/dev/null
+		"$bin/kubebuilder" create api --group fleet --version v1 --kind Ship --resource --controller --make=false >/dev/null
+		go list -deps -test ./... >/dev/null
+	)
 	rm -rf "$work"
-	stamp kubebuilder "$s"
+	printf '%s\n' "$s" >"$bin/.kubebuilder-modules.stamp"
 }
 
 build_flect() {

@@ -1,0 +1,294 @@
+//! Reading the scan's files: where a `mod` declaration's file is, the files of each wave of
+//! the module tree read and summarized in parallel, and the content-addressed cache of
+//! summaries (a corrupt, foreign or stale entry is never used: it is recomputed).
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::scan;
+use crate::summary::{self, ModSummary, Step};
+
+/// The identity of a file on disk (device and inode where the platform has them, else its
+/// canonical path): two paths to one file, through symlinks or `..`, compare equal.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FileId(FileIdInner);
+
+#[cfg(unix)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct FileIdInner(u64, u64);
+
+#[cfg(not(unix))]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct FileIdInner(PathBuf);
+
+#[cfg(unix)]
+fn file_id(_path: &Path, meta: &std::fs::Metadata) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    Some(FileId(FileIdInner(meta.dev(), meta.ino())))
+}
+
+#[cfg(not(unix))]
+fn file_id(path: &Path, _meta: &std::fs::Metadata) -> Option<FileId> {
+    std::fs::canonicalize(path)
+        .ok()
+        .map(|p| FileId(FileIdInner(p)))
+}
+
+/// A file read and summarized.
+#[derive(Debug)]
+pub struct Loaded {
+    pub id: Option<FileId>,
+    pub summary: Arc<ModSummary>,
+}
+
+/// The file of `mod name;` declared in a module whose files live in `dir`, and the directory
+/// of that module's own children: `#[path]` first, then `name.rs`, then `name/mod.rs`.
+pub fn child_file(dir: &Path, name: &str, explicit: Option<&str>) -> Option<(PathBuf, PathBuf)> {
+    let found = match explicit {
+        Some(p) => dir.join(p),
+        None => [
+            dir.join(format!("{name}.rs")),
+            dir.join(name).join("mod.rs"),
+        ]
+        .into_iter()
+        .find(|c| c.is_file())?,
+    };
+    let child_dir = if explicit.is_some() || found.file_name().is_some_and(|n| n == "mod.rs") {
+        found.parent().map(Path::to_path_buf).unwrap_or_default()
+    } else {
+        dir.join(name)
+    };
+    Some((found, child_dir))
+}
+
+/// Every file the scan has read, by the path it was reached by.
+pub struct Files {
+    cache: Option<Cache>,
+    loaded: HashMap<PathBuf, Result<Arc<Loaded>, String>>,
+    /// Summaries computed in this run, to be cached when the scan succeeds.
+    fresh: Vec<(u128, Arc<ModSummary>)>,
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl Files {
+    pub fn new(cache_dir: Option<PathBuf>) -> Files {
+        Files {
+            cache: cache_dir.map(Cache::new),
+            loaded: HashMap::new(),
+            fresh: Vec::new(),
+            pool: None,
+        }
+    }
+
+    /// Reads the files of `wave` (path, directory of its child modules) and of every module
+    /// file they declare, one level of the module tree at a time, each level in parallel.
+    pub fn prefetch(&mut self, mut wave: Vec<(PathBuf, PathBuf)>) {
+        let mut levels = 0;
+        while !wave.is_empty() && levels <= scan::MAX_MODULE_FILES {
+            levels += 1;
+            wave.retain(|(p, _)| !self.loaded.contains_key(p));
+            wave.sort();
+            wave.dedup_by(|a, b| a.0 == b.0);
+            let paths: Vec<&PathBuf> = wave.iter().map(|(p, _)| p).collect();
+            let results = self.read_all(&paths);
+            let mut next = Vec::new();
+            for ((path, dir), (result, fresh)) in wave.iter().zip(results) {
+                if let Ok(l) = &result {
+                    children(&l.summary, dir, &mut next);
+                }
+                if let Some(f) = fresh {
+                    self.fresh.push(f);
+                }
+                self.loaded.insert(path.clone(), result);
+            }
+            wave = next;
+        }
+    }
+
+    fn read_all(&mut self, paths: &[&PathBuf]) -> Vec<ReadResult> {
+        let cache = self.cache.as_ref();
+        if paths.len() < 2 {
+            return paths.iter().map(|p| read(p, cache)).collect();
+        }
+        if self.pool.is_none() {
+            self.pool = rayon::ThreadPoolBuilder::new()
+                .thread_name(|i| format!("operator-gen-scan-{i}"))
+                .stack_size(scan::SCAN_STACK)
+                .build()
+                .ok();
+        }
+        match &self.pool {
+            Some(pool) => pool.install(|| paths.par_iter().map(|p| read(p, cache)).collect()),
+            None => paths.iter().map(|p| read(p, cache)).collect(),
+        }
+    }
+
+    /// The file at `path`, read now unless a wave has read it already.
+    pub fn load(&mut self, path: &Path) -> Result<Arc<Loaded>, String> {
+        if let Some(done) = self.loaded.get(path) {
+            return done.clone();
+        }
+        let (result, fresh) = read(path, self.cache.as_ref());
+        if let Some(f) = fresh {
+            self.fresh.push(f);
+        }
+        self.loaded.insert(path.to_path_buf(), result.clone());
+        result
+    }
+
+    /// Writes this run's new summaries to the cache (best effort: a cache that cannot be
+    /// written only costs the next run time).
+    pub fn store(&mut self) {
+        let Some(cache) = &self.cache else { return };
+        if self.fresh.is_empty() || std::fs::create_dir_all(&cache.dir).is_err() {
+            return;
+        }
+        let fresh = std::mem::take(&mut self.fresh);
+        match &self.pool {
+            Some(pool) if fresh.len() > 1 => pool.install(|| {
+                fresh.par_iter().for_each(|(key, s)| cache.write(*key, s));
+            }),
+            _ => fresh.iter().for_each(|(key, s)| cache.write(*key, s)),
+        }
+    }
+}
+
+type ReadResult = (Result<Arc<Loaded>, String>, Option<(u128, Arc<ModSummary>)>);
+
+/// The module files a summary declares, with their children's directory.
+fn children(summary: &ModSummary, dir: &Path, out: &mut Vec<(PathBuf, PathBuf)>) {
+    for step in &summary.steps {
+        match step {
+            Step::Inline { name, body } => children(body, &dir.join(name), out),
+            Step::File { name, path, .. } => {
+                if let Some(found) = child_file(dir, name, path.as_deref()) {
+                    out.push(found);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Reads and summarizes one file (from the cache when it holds the summary of these bytes).
+fn read(path: &Path, cache: Option<&Cache>) -> ReadResult {
+    let mut bytes = Vec::new();
+    let meta = match std::fs::File::open(path).and_then(|mut f| {
+        let meta = f.metadata()?;
+        f.read_to_end(&mut bytes)?;
+        Ok(meta)
+    }) {
+        Ok(m) => m,
+        Err(e) => return (Err(format!("cannot read: {e}")), None),
+    };
+    let id = file_id(path, &meta);
+    let key = cache.map(|c| c.key(&bytes));
+    if let (Some(c), Some(k)) = (cache, key)
+        && let Some(summary) = c.read(k)
+    {
+        let summary = Arc::new(summary);
+        return (Ok(Arc::new(Loaded { id, summary })), None);
+    }
+    let summary = Arc::new(match std::str::from_utf8(&bytes) {
+        Ok(text) => summary::summarize(text),
+        Err(e) => not_utf8(&bytes, e.valid_up_to()),
+    });
+    let fresh = key.map(|k| (k, summary.clone()));
+    (Ok(Arc::new(Loaded { id, summary })), fresh)
+}
+
+/// The summary of a file that is not UTF-8: one error where the first bad byte is.
+fn not_utf8(bytes: &[u8], valid_up_to: usize) -> ModSummary {
+    let valid = String::from_utf8_lossy(&bytes[..valid_up_to]);
+    let line = valid.matches('\n').count() + 1;
+    let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count());
+    ModSummary {
+        steps: vec![Step::Error {
+            line,
+            column,
+            message: "is not UTF-8 text: save the file as UTF-8".to_string(),
+        }],
+        ..ModSummary::default()
+    }
+}
+
+/// The content-addressed summary cache: one file per summary, named by a 128-bit hash of the
+/// source bytes seeded with this build of the scan (its version, and the size and time of the
+/// running executable), holding the hash again and a checksum of the summary.
+struct Cache {
+    dir: PathBuf,
+    seed: u64,
+}
+
+const MAGIC: &str = "operator-gen scan summary v1";
+
+impl Cache {
+    fn new(dir: PathBuf) -> Cache {
+        let exe = std::env::current_exe()
+            .and_then(std::fs::metadata)
+            .ok()
+            .map(|m| {
+                let modified = m
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos());
+                format!("{} {modified}", m.len())
+            })
+            .unwrap_or_default();
+        let build = format!("{MAGIC}\0{}\0{exe}", env!("CARGO_PKG_VERSION"));
+        Cache {
+            dir,
+            seed: xxhash_rust::xxh3::xxh3_64(build.as_bytes()),
+        }
+    }
+
+    fn key(&self, bytes: &[u8]) -> u128 {
+        xxhash_rust::xxh3::xxh3_128_with_seed(bytes, self.seed)
+    }
+
+    fn path(&self, key: u128) -> PathBuf {
+        self.dir.join(format!("{key:032x}.json"))
+    }
+
+    /// The cached summary for `key`, unless the entry is missing or does not check out.
+    fn read(&self, key: u128) -> Option<ModSummary> {
+        let text = std::fs::read_to_string(self.path(key)).ok()?;
+        let (header, body) = text.split_once('\n')?;
+        let mut parts = header.split(' ');
+        let (Some(key_hex), Some(sum_hex), None) = (parts.next(), parts.next(), parts.next())
+        else {
+            return None;
+        };
+        if key_hex != format!("{key:032x}")
+            || u64::from_str_radix(sum_hex, 16).ok()? != xxhash_rust::xxh3::xxh3_64(body.as_bytes())
+        {
+            return None;
+        }
+        serde_json::from_str(body).ok()
+    }
+
+    fn write(&self, key: u128, summary: &ModSummary) {
+        let Ok(body) = serde_json::to_string(summary) else {
+            return;
+        };
+        let text = format!(
+            "{key:032x} {:016x}\n{body}",
+            xxhash_rust::xxh3::xxh3_64(body.as_bytes())
+        );
+        let written = tempfile::Builder::new()
+            .prefix(".entry-")
+            .tempfile_in(&self.dir)
+            .and_then(|mut tmp| {
+                std::io::Write::write_all(&mut tmp, text.as_bytes())?;
+                tmp.persist(self.path(key)).map_err(|e| e.error)?;
+                Ok(())
+            });
+        // a cache that cannot be written only costs the next run time
+        let _ = written;
+    }
+}

@@ -1,0 +1,543 @@
+//! One source file's share of the scan, computed from its text alone: the types, `use`
+//! declarations, module declarations, markers and located errors it holds, in source order.
+//! Function bodies are blanked before `syn` parses the file (they hold no schema types or
+//! markers the scan reads), and a summary depends on nothing but the text, so the scan can
+//! compute summaries in parallel and keep them in a content-addressed cache.
+
+use operator_gen_codegen::ir::Marker;
+use operator_gen_codegen::lower::{self, Errors};
+use operator_gen_codegen::markers::Target;
+use serde::{Deserialize, Serialize};
+
+use crate::scan::{self, Module};
+
+/// What a file (or an inline module) contributes, in source order.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModSummary {
+    /// The module's types, `use` aliases, globs and children; `file` and `path` are filled in
+    /// by the scan, which knows where the file sits in the module tree.
+    pub module: Module,
+    pub steps: Vec<Step>,
+}
+
+/// One thing the scan does with a module's contents, in the order the source says it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Step {
+    /// A package-level marker (`+kubebuilder:rbac`, webhook markers).
+    PackageMarker(Marker),
+    /// A module-level `+groupName` / `+versionName` of this module.
+    ModuleMarker(Marker),
+    /// A located problem in this file.
+    Error {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// `mod name { ... }`.
+    Inline { name: String, body: ModSummary },
+    /// `mod name;`, found in a file of its own.
+    File {
+        name: String,
+        line: usize,
+        column: usize,
+        /// The `#[path = "..."]` attribute, as written.
+        path: Option<String>,
+    },
+}
+
+impl ModSummary {
+    fn error(&mut self, span: proc_macro2::Span, message: impl Into<String>) {
+        let start = span.start();
+        self.steps.push(Step::Error {
+            line: start.line,
+            column: start.column,
+            message: message.into(),
+        });
+    }
+
+    fn errors(&mut self, errors: Errors) {
+        for e in errors.0 {
+            self.error(e.span, e.message);
+        }
+    }
+}
+
+/// The summary of one file's text. Runs on the caller's thread, which needs room for
+/// [`scan::MAX_NESTING`] levels of syn's recursion (see [`scan::on_scan_stack`]).
+pub fn summarize(source: &str) -> ModSummary {
+    let mut out = ModSummary::default();
+    let blanked = blank_fn_bodies(source);
+    if let Some((line, column)) = scan::too_deep(&blanked) {
+        out.steps.push(Step::Error {
+            line,
+            column,
+            message: format!(
+                "brackets nest more than {} levels deep: name the inner types or expressions",
+                scan::MAX_NESTING
+            ),
+        });
+        return out;
+    }
+    let parsed = match syn::parse_file(&blanked) {
+        Ok(f) => f,
+        Err(e) => {
+            out.error(
+                e.span(),
+                format!("does not parse: {e}; fix the syntax, then run again"),
+            );
+            return out;
+        }
+    };
+    module_markers(&mut out, &parsed.attrs);
+    items(&mut out, &parsed.items);
+    out
+}
+
+/// Inner doc markers of a file or an inline module.
+fn module_markers(out: &mut ModSummary, attrs: &[syn::Attribute]) {
+    let inner: Vec<syn::Attribute> = attrs
+        .iter()
+        .filter(|a| matches!(a.style, syn::AttrStyle::Inner(_)))
+        .cloned()
+        .collect();
+    let mut errors = Errors::default();
+    let (_, markers) = lower::docs_and_markers(&inner, Target::Package, &mut errors);
+    out.errors(errors);
+    for m in markers {
+        if m.name == "groupName" || m.name == "versionName" {
+            out.steps.push(Step::ModuleMarker(m));
+        } else if is_package_level(&m.name) {
+            out.steps.push(Step::PackageMarker(m));
+        }
+    }
+}
+
+fn items(out: &mut ModSummary, items: &[syn::Item]) {
+    for item in items {
+        match item {
+            syn::Item::Struct(s) => type_item(out, syn::DeriveInput::from(s.clone())),
+            syn::Item::Enum(e) => type_item(out, syn::DeriveInput::from(e.clone())),
+            syn::Item::Union(u) => type_item(out, syn::DeriveInput::from(u.clone())),
+            syn::Item::Use(u) => scan::collect_use(&u.tree, Vec::new(), &mut out.module),
+            syn::Item::Mod(m) => {
+                if is_cfg_test(&m.attrs) {
+                    continue;
+                }
+                let name = m.ident.to_string().trim_start_matches("r#").to_string();
+                out.module.children.push(name.clone());
+                package_docs(out, &m.attrs);
+                match &m.content {
+                    Some((_, inner)) => {
+                        let mut body = ModSummary::default();
+                        module_markers(&mut body, &m.attrs);
+                        self::items(&mut body, inner);
+                        out.steps.push(Step::Inline { name, body });
+                    }
+                    None => {
+                        let start = m.ident.span().start();
+                        out.steps.push(Step::File {
+                            name,
+                            line: start.line,
+                            column: start.column,
+                            path: path_attr(&m.attrs),
+                        });
+                    }
+                }
+            }
+            syn::Item::Fn(f) => package_docs(out, &f.attrs),
+            syn::Item::Const(c) => package_docs(out, &c.attrs),
+            syn::Item::Static(s) => package_docs(out, &s.attrs),
+            syn::Item::Impl(i) => package_docs(out, &i.attrs),
+            syn::Item::Type(t) => package_docs(out, &t.attrs),
+            _ => {}
+        }
+    }
+}
+
+/// Outer docs of items that are not schema types may carry package-level markers only.
+fn package_docs(out: &mut ModSummary, attrs: &[syn::Attribute]) {
+    let outer: Vec<syn::Attribute> = attrs
+        .iter()
+        .filter(|a| matches!(a.style, syn::AttrStyle::Outer))
+        .cloned()
+        .collect();
+    let mut errors = Errors::default();
+    let (_, markers) = lower::docs_and_markers(&outer, Target::Package, &mut errors);
+    out.errors(errors);
+    for m in markers {
+        if m.name == "groupName" || m.name == "versionName" {
+            continue;
+        }
+        out.steps.push(Step::PackageMarker(m));
+    }
+}
+
+fn type_item(out: &mut ModSummary, input: syn::DeriveInput) {
+    let derives = lower::derives(&input.attrs);
+    if !derives.custom_resource && !derives.schema {
+        // plain types: only package-level markers may stand on them
+        let mut errors = Errors::default();
+        let (_, markers) = lower::docs_and_markers(&input.attrs, Target::Type, &mut errors);
+        for m in &markers {
+            if is_package_level(&m.name) {
+                out.steps.push(Step::PackageMarker(m.clone()));
+            } else {
+                errors.push(input.ident.span(), format!(
+                    "marker `+{}` on `{}` has no effect because the type does not derive Schema: add #[derive(Schema)] or drop the marker",
+                    m.name, input.ident
+                ));
+            }
+        }
+        out.errors(errors);
+        return;
+    }
+    let mut errors = Errors::default();
+    let def = lower::type_def(&input, &mut errors);
+    lower::check_derives(&input, def.as_ref(), derives, &mut errors);
+    // rbac and webhook markers may also sit on a type's doc
+    if let Some(d) = &def {
+        for m in d.markers.iter().filter(|m| is_package_level(&m.name)) {
+            out.steps.push(Step::PackageMarker(m.clone()));
+        }
+    }
+    out.errors(errors);
+    if let Some(d) = def {
+        out.module.types.insert(d.name.clone(), d);
+    }
+}
+
+fn is_package_level(name: &str) -> bool {
+    matches!(
+        name,
+        "kubebuilder:rbac" | "kubebuilder:webhook" | "kubebuilder:webhookconfiguration"
+    )
+}
+
+fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            && a.meta
+                .require_list()
+                .is_ok_and(|l| l.tokens.to_string().trim() == "test")
+    })
+}
+
+fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
+    attrs
+        .iter()
+        .find(|a| a.path().is_ident("path"))
+        .and_then(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+}
+
+/// `source` with the inside of every function body (`fn name ... { ... }`) replaced by spaces,
+/// line breaks kept, so every line and column outside the bodies stays where it was. Comments,
+/// string, raw string and char literals are skipped as Rust lexes them; a `fn` not followed by
+/// a name (a function pointer type) has no body. Text that does not lex as expected is left as
+/// it is, so syn reports it.
+pub fn blank_fn_bodies(source: &str) -> String {
+    let bytes = source.as_bytes();
+    let mut bodies: Vec<(usize, usize)> = Vec::new();
+    let mut lexer = Lexer { bytes, at: 0 };
+    while let Some(token) = lexer.next() {
+        if token != Token::Ident(b"fn") {
+            continue;
+        }
+        let after_fn = lexer.at;
+        // a function item has a name; `fn(` is a pointer type
+        if !matches!(lexer.next(), Some(Token::Ident(_))) {
+            lexer.at = after_fn;
+            continue;
+        }
+        let mut depth = 0usize;
+        let open = loop {
+            match lexer.next() {
+                Some(Token::Open(b'{')) if depth == 0 => break Some(lexer.at),
+                Some(Token::Open(_)) => depth += 1,
+                Some(Token::Close(_)) if depth == 0 => break None,
+                Some(Token::Close(_)) => depth -= 1,
+                Some(Token::Punct(b';')) if depth == 0 => break None,
+                Some(_) => {}
+                None => break None,
+            }
+        };
+        let Some(open) = open else { continue };
+        // the matching `}`
+        let mut depth = 0usize;
+        loop {
+            match lexer.next() {
+                Some(Token::Open(_)) => depth += 1,
+                Some(Token::Close(b)) if depth == 0 => {
+                    if b == b'}' {
+                        bodies.push((open, lexer.at - 1));
+                    }
+                    break;
+                }
+                Some(Token::Close(_)) => depth -= 1,
+                Some(_) => {}
+                None => break,
+            }
+        }
+    }
+    if bodies.is_empty() {
+        return source.to_string();
+    }
+    let mut out = String::with_capacity(source.len());
+    let mut from = 0;
+    for (start, end) in bodies {
+        out.push_str(&source[from..start]);
+        for c in source[start..end].chars() {
+            out.push(if c == '\n' || c == '\r' { c } else { ' ' });
+        }
+        from = end;
+    }
+    out.push_str(&source[from..]);
+    out
+}
+
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+enum Token<'a> {
+    Ident(&'a [u8]),
+    Open(u8),
+    Close(u8),
+    Punct(u8),
+    /// A literal, lifetime or anything else that is neither of the above.
+    Other,
+}
+
+/// Just enough of Rust's lexer to find brackets, identifiers and `;` outside comments and
+/// literals. Positions are byte offsets on char boundaries.
+struct Lexer<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+impl<'a> Lexer<'a> {
+    fn peek(&self, ahead: usize) -> Option<u8> {
+        self.bytes.get(self.at + ahead).copied()
+    }
+
+    /// Skips a (possibly raw, possibly nested) literal or comment starting at `self.at`, or
+    /// returns false when none starts there.
+    fn skip_trivia_or_literal(&mut self) -> bool {
+        let b = self.bytes;
+        let i = self.at;
+        match (b[i], b.get(i + 1).copied()) {
+            (b'/', Some(b'/')) => {
+                self.at = memchr_from(b, i, b'\n').unwrap_or(b.len());
+                true
+            }
+            (b'/', Some(b'*')) => {
+                let mut depth = 0usize;
+                let mut j = i;
+                while j < b.len() {
+                    match (b[j], b.get(j + 1).copied()) {
+                        (b'/', Some(b'*')) => {
+                            depth += 1;
+                            j += 2;
+                        }
+                        (b'*', Some(b'/')) => {
+                            depth -= 1;
+                            j += 2;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => j += 1,
+                    }
+                }
+                self.at = j.min(b.len());
+                true
+            }
+            (b'"', _) => {
+                self.at = skip_string(b, i + 1);
+                true
+            }
+            (b'\'', Some(b'\\')) => {
+                // an escaped char literal: past the escaped char, up to the closing quote
+                let mut j = i + 3;
+                while j < b.len() && b[j] != b'\'' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                self.at = (j + 1).min(b.len());
+                true
+            }
+            (b'\'', Some(_)) => {
+                // a char literal `'x'` (x possibly multi-byte) or a lifetime / label
+                let width = utf8_width(b[i + 1]);
+                if b.get(i + 1 + width) == Some(&b'\'') {
+                    self.at = i + 2 + width;
+                } else {
+                    self.at = i + 1;
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn next(&mut self) -> Option<Token<'a>> {
+        loop {
+            let b = *self.bytes.get(self.at)?;
+            if b.is_ascii_whitespace() {
+                self.at += 1;
+                continue;
+            }
+            if self.skip_trivia_or_literal() {
+                if matches!(b, b'"' | b'\'') {
+                    return Some(Token::Other);
+                }
+                continue;
+            }
+            if is_ident_byte(b) {
+                let start = self.at;
+                // raw strings: r"..", r#".."#, br"..", cr#".."#
+                let prefix_len = match (b, self.peek(1)) {
+                    (b'r', _) => Some(1),
+                    (b'b' | b'c', Some(b'r')) => Some(2),
+                    _ => None,
+                };
+                if let Some(n) = prefix_len {
+                    let mut j = start + n;
+                    while self.bytes.get(j) == Some(&b'#') {
+                        j += 1;
+                    }
+                    if self.bytes.get(j) == Some(&b'"') {
+                        let hashes = j - start - n;
+                        self.at = skip_raw_string(self.bytes, j + 1, hashes);
+                        return Some(Token::Other);
+                    }
+                }
+                // byte and C strings, byte chars: b"..", c"..", b'x'
+                if matches!(b, b'b' | b'c') && matches!(self.peek(1), Some(b'"' | b'\'')) {
+                    self.at += 1;
+                    self.skip_trivia_or_literal();
+                    return Some(Token::Other);
+                }
+                // raw identifiers: r#name
+                if b == b'r'
+                    && self.peek(1) == Some(b'#')
+                    && self.peek(2).is_some_and(is_ident_byte)
+                {
+                    self.at += 2;
+                    while self.peek(0).is_some_and(is_ident_byte) {
+                        self.at += 1;
+                    }
+                    return Some(Token::Ident(&self.bytes[start..self.at]));
+                }
+                while self.peek(0).is_some_and(is_ident_byte) {
+                    self.at += 1;
+                }
+                return Some(Token::Ident(&self.bytes[start..self.at]));
+            }
+            self.at += 1;
+            return Some(match b {
+                b'(' | b'[' | b'{' => Token::Open(b),
+                b')' | b']' | b'}' => Token::Close(b),
+                b';' => Token::Punct(b),
+                _ => Token::Other,
+            });
+        }
+    }
+}
+
+fn memchr_from(bytes: &[u8], from: usize, needle: u8) -> Option<usize> {
+    bytes[from..]
+        .iter()
+        .position(|&b| b == needle)
+        .map(|p| p + from)
+}
+
+/// Past the closing quote of a string whose body starts at `at`.
+fn skip_string(b: &[u8], mut at: usize) -> usize {
+    while at < b.len() {
+        match b[at] {
+            b'\\' => at += 2,
+            b'"' => return at + 1,
+            _ => at += 1,
+        }
+    }
+    b.len()
+}
+
+/// Past the closing `"###` of a raw string whose body starts at `at`.
+fn skip_raw_string(b: &[u8], mut at: usize, hashes: usize) -> usize {
+    while at < b.len() {
+        if b[at] == b'"'
+            && b[at + 1..]
+                .iter()
+                .take(hashes)
+                .filter(|&&h| h == b'#')
+                .count()
+                == hashes
+        {
+            return at + 1 + hashes;
+        }
+        at += 1;
+    }
+    b.len()
+}
+
+fn utf8_width(first: u8) -> usize {
+    match first {
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::blank_fn_bodies;
+
+    /// `source` with each of `bodies` (text between a body's braces) replaced by as many spaces
+    /// as it has chars, line breaks kept.
+    fn blanked(source: &str, bodies: &[&str]) -> String {
+        let mut out = source.to_string();
+        for body in bodies {
+            let spaces: String = body
+                .chars()
+                .map(|c| if c == '\n' { c } else { ' ' })
+                .collect();
+            out = out.replacen(body, &spaces, 1);
+        }
+        out
+    }
+
+    #[test]
+    fn bodies_are_blanked_and_positions_kept() {
+        let src = "fn a() -> u8 {\n    let s = \"}\"; 1\n}\nstruct B { f: fn(u8) -> u8 }\n";
+        assert_eq!(
+            blank_fn_bodies(src),
+            blanked(src, &["\n    let s = \"}\"; 1\n"])
+        );
+    }
+
+    #[test]
+    fn declarations_without_bodies_and_literals_are_left_alone() {
+        let src = "trait T { fn a(&self); fn b(&self) { x() } }\nconst C: &str = r#\"fn x() { }\"#;\n// fn y() { }\nfn z<'a>(c: char) { let _ = ('{', c, 'a', b'\\''); }\n";
+        assert_eq!(
+            blank_fn_bodies(src),
+            blanked(src, &[" x() ", " let _ = ('{', c, 'a', b'\\''); "])
+        );
+    }
+
+    #[test]
+    fn multi_byte_text_keeps_its_columns() {
+        let src = "fn a() { \"h\u{e9}llo\" }\n";
+        assert_eq!(blank_fn_bodies(src), "fn a() {         }\n");
+    }
+}

@@ -1,0 +1,248 @@
+//! How `operator-gen manifests` reads files: its summary cache gives byte-identical output
+//! with and without it, and a corrupt, foreign or stale entry is recomputed, never used;
+//! module files that include themselves (`#[path]` or symlink cycles) and files that are not
+//! UTF-8 are located errors.
+
+use std::path::{Path, PathBuf};
+
+use operator_gen::manifests::{self, Cache, ManifestsOptions, Outputs};
+use operator_gen_tests::cli::copy_dir;
+use operator_gen_tests::workspace;
+
+fn generate(root: &Path, cache: Cache) -> Outputs {
+    try_generate(root, cache).unwrap_or_else(|e| panic!("{}: {e}", root.display()))
+}
+
+fn try_generate(root: &Path, cache: Cache) -> Result<Outputs, String> {
+    manifests::generate(
+        root,
+        &ManifestsOptions {
+            cache,
+            allow_dangerous_types: true,
+            ..Default::default()
+        },
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// The cache's entries, by file name.
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    out.retain(|p| p.extension().is_some_and(|e| e == "json"));
+    out.sort();
+    out
+}
+
+fn cases() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(workspace().join("testdata/conformance"))
+        .expect("testdata/conformance")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("src/lib.rs").is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn output_is_byte_identical_with_and_without_the_cache() {
+    let mut compared = Vec::new();
+    for case in cases() {
+        let cache = tempfile::tempdir().expect("cache dir");
+        let plain = try_generate(&case, Cache::Off);
+        let filling = try_generate(&case, Cache::At(cache.path().to_path_buf()));
+        let filled = entries(cache.path());
+        assert_eq!(
+            filled.is_empty(),
+            plain.is_err(),
+            "{}: a successful run writes entries, a failing one none",
+            case.display()
+        );
+        let cached = try_generate(&case, Cache::At(cache.path().to_path_buf()));
+        assert_eq!(
+            entries(cache.path()),
+            filled,
+            "{}: a run on unchanged files wrote new entries",
+            case.display()
+        );
+        assert_eq!(plain, filling, "{}: filling the cache", case.display());
+        assert_eq!(plain, cached, "{}: reading the cache", case.display());
+        compared.push(case.file_name().map(|n| n.to_string_lossy().into_owned()));
+    }
+    println!(
+        "compared {} cases with and without the cache: {compared:?}",
+        compared.len()
+    );
+    assert!(compared.contains(&Some("cronjobs".to_string())));
+    assert!(compared.contains(&Some("project_v4".to_string())));
+}
+
+/// A copy of the project_v4 case (18 files: API versions, controllers, webhooks) to damage.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("project dir");
+    copy_dir(
+        &workspace().join("testdata/conformance/project_v4"),
+        dir.path(),
+    );
+    dir
+}
+
+/// Damage done to a cache entry: (the entry, another entry) → new text.
+type Damage = Box<dyn Fn(&str, &str) -> String>;
+
+#[test]
+fn corrupt_entries_are_recomputed_not_trusted() {
+    let dir = project();
+    let plain = generate(dir.path(), Cache::Off);
+    let cache = tempfile::tempdir().expect("cache dir");
+    let at = Cache::At(cache.path().to_path_buf());
+    generate(dir.path(), at.clone());
+    let good: Vec<(PathBuf, String)> = entries(cache.path())
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("entry");
+            (p, text)
+        })
+        .collect();
+    assert!(good.len() >= 2, "expected an entry per file, got {good:?}");
+    // a summary that still parses but says something else: a line number changed
+    let lying = |text: &str| {
+        let at = text.find("\"line\":").expect("entries hold line numbers") + 7;
+        let digit = text[at..]
+            .find(|c: char| c.is_ascii_digit())
+            .expect("a number")
+            + at;
+        let mut out = text.to_string();
+        let changed = if &text[digit..=digit] == "9" {
+            "1"
+        } else {
+            "9"
+        };
+        out.replace_range(digit..=digit, changed);
+        out
+    };
+    let damages: Vec<(&str, Damage)> = vec![
+        (
+            "truncated",
+            Box::new(|t: &str, _| t[..t.len() / 2].to_string()),
+        ),
+        ("emptied", Box::new(|_: &str, _| String::new())),
+        ("garbled", Box::new(|t: &str, _| t.replace('{', "}"))),
+        (
+            "summary changed, checksum kept",
+            Box::new(move |t: &str, _| lying(t)),
+        ),
+        (
+            "another file's entry",
+            Box::new(|_: &str, other: &str| other.to_string()),
+        ),
+        (
+            "header only",
+            Box::new(|t: &str, _| t.lines().next().unwrap_or_default().to_string()),
+        ),
+    ];
+    let mut tried = 0;
+    for (what, damage) in &damages {
+        for (i, (path, text)) in good.iter().enumerate() {
+            let other = &good[(i + 1) % good.len()].1;
+            std::fs::write(path, damage(text, other)).expect("damage an entry");
+            assert_eq!(
+                generate(dir.path(), at.clone()),
+                plain,
+                "{what} entry {} changed the output",
+                path.display()
+            );
+            assert_eq!(
+                &std::fs::read_to_string(path).expect("entry"),
+                text,
+                "{what} entry {} was not rewritten",
+                path.display()
+            );
+            tried += 1;
+        }
+    }
+    println!(
+        "{tried} damaged entries ({} kinds of damage) ignored",
+        damages.len()
+    );
+}
+
+#[test]
+fn an_edited_file_is_parsed_again() {
+    let dir = project();
+    let cache = tempfile::tempdir().expect("cache dir");
+    let at = Cache::At(cache.path().to_path_buf());
+    let before = generate(dir.path(), at.clone());
+    // a description line of the v2 FirstMate changes: the output must follow the edit
+    let file = dir.path().join("src/v2/firstmate.rs");
+    let text = std::fs::read_to_string(&file).expect("v2/firstmate.rs");
+    let doc = "foo is an example field of FirstMate.";
+    assert!(text.contains(doc), "v2/firstmate.rs documents foo");
+    std::fs::write(&file, text.replacen(doc, "Edited description.", 1)).expect("edit");
+    let cached = generate(dir.path(), at);
+    let plain = generate(dir.path(), Cache::Off);
+    assert_eq!(cached, plain);
+    assert_ne!(cached, before, "the edit changes the output");
+    assert!(
+        cached.values().any(|y| y.contains("Edited description.")),
+        "the edited description is in the output"
+    );
+}
+
+fn scan_error(root: &Path) -> String {
+    match manifests::generate(root, &ManifestsOptions::default()) {
+        Ok(_) => panic!("{} scanned without error", root.display()),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_module_that_includes_its_own_file_is_a_located_error() {
+    let dir = tempfile::tempdir().expect("project");
+    std::fs::create_dir_all(dir.path().join("src")).expect("src");
+    std::fs::write(dir.path().join("src/lib.rs"), "pub mod a;\n").expect("lib.rs");
+    std::fs::create_dir_all(dir.path().join("src/a")).expect("src/a");
+    std::fs::write(
+        dir.path().join("src/a/mod.rs"),
+        "#[path = \"mod.rs\"]\npub mod again;\n",
+    )
+    .expect("a/mod.rs");
+    assert_eq!(
+        scan_error(dir.path()),
+        "src/a/mod.rs:2:9: module `again` includes src/a/mod.rs, a file of a module that encloses it (a #[path] or symlink cycle): point it at a file of its own"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_loop_is_a_located_error() {
+    let dir = tempfile::tempdir().expect("project");
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(&src).expect("src");
+    std::fs::write(src.join("lib.rs"), "pub mod inner;\n").expect("lib.rs");
+    std::fs::create_dir_all(src.join("inner")).expect("inner");
+    std::fs::write(src.join("inner/mod.rs"), "pub mod deeper;\n").expect("inner/mod.rs");
+    // inner/deeper -> inner: deeper/mod.rs is inner/mod.rs again
+    std::os::unix::fs::symlink(src.join("inner"), src.join("inner/deeper")).expect("symlink");
+    assert_eq!(
+        scan_error(dir.path()),
+        "src/inner/mod.rs:1:9: module `deeper` includes src/inner/deeper/mod.rs, a file of a module that encloses it (a #[path] or symlink cycle): point it at a file of its own"
+    );
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_a_located_error() {
+    let dir = tempfile::tempdir().expect("project");
+    std::fs::create_dir_all(dir.path().join("src")).expect("src");
+    std::fs::write(dir.path().join("src/lib.rs"), "pub mod latin1;\n").expect("lib.rs");
+    std::fs::write(
+        dir.path().join("src/latin1.rs"),
+        b"//! ok\n/// caf\xe9\npub struct A;\n",
+    )
+    .expect("latin1.rs");
+    assert_eq!(
+        scan_error(dir.path()),
+        "src/latin1.rs:2:8: is not UTF-8 text: save the file as UTF-8"
+    );
+}
