@@ -1,0 +1,8 @@
+//! The fleet operator's manager.
+
+mod controller;
+mod harbor;
+
+fn main() {
+    controller::run();
+}
