@@ -3,7 +3,8 @@
 //! `CustomResource` or `Schema` into the IR the derives also build.
 
 use operator_gen_codegen::ir::{Marker, TypeDef};
-use operator_gen_codegen::schema::Scope;
+use operator_gen_codegen::known;
+use operator_gen_codegen::schema::{Definition, Scope};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -503,44 +504,94 @@ impl Universe {
         Some(cur)
     }
 
-    /// The definition a type path written in module `from` names.
-    pub fn resolve(&self, from: &[String], path: &str) -> Option<(Vec<String>, &TypeDef)> {
+    /// What a type path written in module `from` names: a definition of this crate, or the
+    /// full path of a type of another crate (through `use`, renames, `pub use` and globs).
+    pub fn resolve(&self, from: &[String], path: &str) -> Option<Resolved<'_>> {
         self.resolve_depth(from, path, 0)
     }
 
-    fn resolve_depth(
-        &self,
-        from: &[String],
-        path: &str,
-        depth: usize,
-    ) -> Option<(Vec<String>, &TypeDef)> {
+    fn resolve_depth(&self, from: &[String], path: &str, depth: usize) -> Option<Resolved<'_>> {
         if depth > 16 {
             return None;
         }
-        let segments: Vec<String> = path.split("::").map(str::to_string).collect();
+        // generic arguments do not take part in resolution
+        let bare = path.split('<').next().unwrap_or(path);
+        let segments: Vec<String> = bare.split("::").map(str::to_string).collect();
         let (name, module_segments) = segments.split_last()?;
         let here = self.modules.get(from)?;
         if module_segments.is_empty() {
             if let Some(d) = here.types.get(name) {
-                return Some((from.to_vec(), d));
+                return Some(Resolved::Local(from.to_vec(), d));
             }
-            if let Some(target) = here.uses.get(name)
-                && let Some((last, mods)) = target.split_last()
-            {
-                let m = self.module_path(from, mods)?;
-                return self.resolve_depth(&m, last, depth + 1);
+            if let Some(target) = here.uses.get(name) {
+                return self.resolve_target(from, target, depth);
             }
             for glob in &here.globs {
-                if let Some(m) = self.module_path(from, glob)
-                    && let Some(found) = self.modules.get(&m).and_then(|mm| mm.types.get(name))
-                {
-                    return Some((m, found));
+                if let Some(m) = self.module_path(from, glob) {
+                    if let Some(found) = self.resolve_depth(&m, name, depth + 1) {
+                        return Some(found);
+                    }
+                } else if self.is_external(from, glob) {
+                    let mut full = glob.clone();
+                    full.push(name.clone());
+                    if let known::External::Known(_) = known::external(&full.join("::")) {
+                        return Some(Resolved::External(full));
+                    }
                 }
             }
             return None;
         }
-        let m = self.module_path(from, module_segments)?;
-        self.resolve_depth(&m, name, depth + 1)
+        if let Some(m) = self.module_path(from, module_segments) {
+            return self.resolve_depth(&m, name, depth + 1);
+        }
+        // a path into another crate, directly or through an alias brought in by `use`
+        let first = &module_segments[0];
+        if let Some(target) = here.uses.get(first) {
+            let mut full = target.clone();
+            full.extend(segments[1..].iter().cloned());
+            return self.resolve_target(from, &full, depth);
+        }
+        self.is_external(from, module_segments)
+            .then(|| Resolved::External(segments.clone()))
+    }
+
+    /// Resolves the target of a `use`: a path in this crate or a path into another crate.
+    fn resolve_target(
+        &self,
+        from: &[String],
+        target: &[String],
+        depth: usize,
+    ) -> Option<Resolved<'_>> {
+        let (last, mods) = target.split_last()?;
+        if mods.is_empty() {
+            return None;
+        }
+        if let Some(m) = self.module_path(from, mods) {
+            return self.resolve_depth(&m, last, depth + 1);
+        }
+        if let Some(alias) = self.modules.get(from).and_then(|h| h.uses.get(&mods[0]))
+            && alias.first() != mods.first()
+        {
+            let mut full = alias.clone();
+            full.extend(target[1..].iter().cloned());
+            return self.resolve_target(from, &full, depth + 1);
+        }
+        self.is_external(from, mods)
+            .then(|| Resolved::External(target.to_vec()))
+    }
+
+    /// Whether a module path leaves the scanned crates: its first segment is neither `crate`,
+    /// `self`, `super`, a module visible from `from` nor a scanned crate of the workspace.
+    fn is_external(&self, from: &[String], segments: &[String]) -> bool {
+        let Some(first) = segments.first() else {
+            return false;
+        };
+        if matches!(first.as_str(), "crate" | "self" | "super") {
+            return false;
+        }
+        let here = self.modules.get(from);
+        !here.is_some_and(|h| h.children.iter().any(|c| c == first) || h.uses.contains_key(first))
+            && !self.externs.contains_key(first)
     }
 
     /// Every custom resource spec struct, with its module path.
@@ -557,6 +608,15 @@ impl Universe {
     }
 }
 
+/// What a type path names.
+#[derive(Debug)]
+pub enum Resolved<'u> {
+    /// A definition of this crate, with its module path.
+    Local(Vec<String>, &'u TypeDef),
+    /// The full path of a type of another crate (`k8s_openapi::api::core::v1::Container`).
+    External(Vec<String>),
+}
+
 /// A definition in the module tree, for the schema emitter.
 pub struct ScanScope<'u> {
     pub universe: &'u Universe,
@@ -570,11 +630,15 @@ impl Scope for ScanScope<'_> {
     }
     fn resolve(&self, path: &str) -> Result<Box<dyn Scope + '_>, String> {
         match self.universe.resolve(&self.module, path) {
-            Some((module, def)) => Ok(Box::new(ScanScope {
+            Some(Resolved::Local(module, def)) => Ok(Box::new(ScanScope {
                 universe: self.universe,
                 module,
                 def,
             })),
+            Some(Resolved::External(full)) => match known::external(&full.join("::")) {
+                known::External::Known(canonical) => Ok(Box::new(Definition::known(&canonical))),
+                _ => Err(known::missing(&full.join("::"))),
+            },
             None => Err(format!(
                 "`{path}` has no schema: add #[derive(Schema)] to it, or import it with `use`"
             )),

@@ -22,6 +22,42 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
     expand(&input, false).into()
 }
 
+/// Implements `Schema` for every type of operator-gen's table of Kubernetes types, each gated on
+/// the k8s-openapi versions that have it; invoked once, inside `operator-gen-runtime`.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __kubernetes_schema_impls(_input: TokenStream) -> TokenStream {
+    let mut out = Tokens::new();
+    for (path, versions) in operator_gen_codegen::known::k8s_openapi_types() {
+        let full = format!("k8s_openapi::{path}");
+        let Ok(ty) = syn::parse_str::<syn::Path>(&format!("::{full}")) else {
+            continue;
+        };
+        let item = quote! {
+            impl crate::Schema for #ty {
+                fn definition() -> crate::schema::Definition {
+                    crate::schema::Definition::known(#full)
+                }
+            }
+        };
+        let contiguous = versions.windows(2).all(|w| w[1] == w[0] + 1);
+        match (versions.first(), versions.last()) {
+            (Some(lo), Some(hi)) if contiguous => {
+                let ge = format_ident!("k8s_if_ge_1_{}", lo);
+                let le = format_ident!("k8s_if_le_1_{}", hi);
+                out.extend(quote!(::k8s_openapi::#ge! { ::k8s_openapi::#le! { #item } }));
+            }
+            _ => {
+                for v in versions {
+                    let only = format_ident!("k8s_if_1_{}", v);
+                    out.extend(quote!(::k8s_openapi::#only! { #item }));
+                }
+            }
+        }
+    }
+    out.into()
+}
+
 fn expand(input: &syn::DeriveInput, custom_resource: bool) -> Tokens {
     let mut errors = Errors::default();
     let def = lower::type_def(input, &mut errors);

@@ -1,9 +1,12 @@
-//! Schemas of types the generator knows by name: Kubernetes' own (Time, Quantity, Condition, ...)
-//! and time types of the Rust ecosystem, as controller-gen emits them for their Go twins.
+//! Types the generator knows by their full path: every Kubernetes type of the generated table
+//! `known/k8s.json` (built from a real kube-apiserver's OpenAPI documents and the Go sources of
+//! the same release, as controller-gen emits them; see `hack/k8s-types/regenerate.sh`), the
+//! listable Kubernetes kinds, and the time types of the Rust ecosystem.
 
+use crate::ir::{Body, TypeDef, TypeExpr};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps as Props;
-
-const QUANTITY_PATTERN: &str = "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$";
+use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// `anyOf: [integer, string]` with `x-kubernetes-int-or-string`, as IntOrString and the
 /// XIntOrString marker give it.
@@ -24,76 +27,225 @@ pub(crate) fn int_or_string() -> Props {
     }
 }
 
-fn from_json(text: &str, name: &str) -> Result<Props, String> {
-    serde_json::from_str(text).map_err(|e| format!("built-in schema of {name} does not parse: {e}"))
+/// One listable Kubernetes kind, as the apiserver serves it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+pub struct Kind {
+    /// The API group (`""` for the core group).
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    /// The resource name (plural).
+    pub plural: String,
+    pub namespaced: bool,
+    /// The type under `k8s_openapi::` (`api::apps::v1::Deployment`).
+    #[serde(rename = "type")]
+    pub type_path: String,
 }
 
-/// The schema of a known type, by the last segment of its path.
-pub fn schema(name: &str) -> Result<Props, String> {
-    let string_format = |f: &str| Props {
-        type_: Some("string".into()),
-        format: Some(f.into()),
-        ..Default::default()
-    };
-    Ok(match name {
-        "Time" | "MicroTime" | "Timestamp" | "DateTime" | "Zoned" => string_format("date-time"),
-        // jiff writes durations as ISO 8601 strings ("PT1H30M"), as metav1.Duration is a string
-        "SignedDuration" | "Span" => Props {
-            type_: Some("string".into()),
-            ..Default::default()
-        },
-        "Quantity" => Props {
-            pattern: Some(QUANTITY_PATTERN.into()),
-            ..int_or_string()
-        },
-        "IntOrString" => int_or_string(),
-        "ObjectMeta" => Props {
-            type_: Some("object".into()),
-            ..Default::default()
-        },
-        "RawExtension" => Props {
-            type_: Some("object".into()),
-            x_kubernetes_preserve_unknown_fields: Some(true),
-            ..Default::default()
-        },
-        "Condition" => from_json(include_str!("known/condition.json"), name)?,
-        other if k8s_table()?.contains_key(other) => {
-            let expanded = expand(&serde_json::json!({ "$known": other }))?;
-            serde_json::from_value(expanded)
-                .map_err(|e| format!("built-in schema of {other} does not fit: {e}"))?
-        }
-        other => {
-            return Err(format!(
-                "the schema of `{other}` is not built in yet: use serde_json::Value (preserve unknown fields) or define the type in this crate"
-            ));
-        }
-    })
+#[derive(serde::Deserialize)]
+struct Entry {
+    schema: Value,
+    #[serde(default, rename = "k8s-openapi")]
+    k8s_openapi: Vec<u32>,
 }
 
-/// Kubernetes types as controller-gen emits them for k8s.io/api v0.36, stored once each with
-/// nested known types as `{"$known": Name}` references (regenerate with hack/known-types.py).
-fn k8s_table() -> Result<&'static serde_json::Map<String, serde_json::Value>, String> {
-    static TABLE: std::sync::OnceLock<Result<serde_json::Map<String, serde_json::Value>, String>> =
-        std::sync::OnceLock::new();
+#[derive(serde::Deserialize)]
+struct Table {
+    kubernetes: String,
+    kinds: Vec<Kind>,
+    types: BTreeMap<String, Entry>,
+}
+
+fn table() -> Result<&'static Table, String> {
+    static TABLE: std::sync::OnceLock<Result<Table, String>> = std::sync::OnceLock::new();
     TABLE
         .get_or_init(|| {
             serde_json::from_str(include_str!("known/k8s.json"))
-                .map_err(|e| format!("built-in Kubernetes schemas do not parse: {e}"))
+                .map_err(|e| format!("the built-in table of Kubernetes types does not parse: {e}"))
         })
         .as_ref()
         .map_err(Clone::clone)
 }
 
-/// Replaces `$known` references with the referenced schema; a description at the reference wins.
-fn expand(node: &serde_json::Value) -> Result<serde_json::Value, String> {
-    use serde_json::Value;
+/// The Kubernetes release the table was built from (`1.36.3`).
+pub fn kubernetes_version() -> &'static str {
+    table().map(|t| t.kubernetes.as_str()).unwrap_or("unknown")
+}
+
+/// Every listable Kubernetes kind of the table, sorted by group, version and kind.
+pub fn kinds() -> &'static [Kind] {
+    table().map(|t| t.kinds.as_slice()).unwrap_or_default()
+}
+
+/// Every Kubernetes type of the table that k8s-openapi has, as its path under `k8s_openapi::`,
+/// with the Kubernetes minor versions whose k8s-openapi module has it.
+pub fn k8s_openapi_types() -> Vec<(&'static str, &'static [u32])> {
+    table()
+        .map(|t| {
+            t.types
+                .iter()
+                .filter(|(_, e)| !e.k8s_openapi.is_empty())
+                .map(|(p, e)| (p.as_str(), e.k8s_openapi.as_slice()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Types of other crates with a schema of their own, by full path.
+const ECOSYSTEM: &[&str] = &[
+    "serde_json::Value",
+    "jiff::Timestamp",
+    "jiff::Zoned",
+    "jiff::SignedDuration",
+    "jiff::Span",
+    "chrono::DateTime",
+];
+
+/// Paths that re-export a crate or a type under another name: prefix → what it stands for.
+const REEXPORTS: &[(&str, &str)] = &[
+    ("operator_gen_runtime::k8s_openapi::", "k8s_openapi::"),
+    ("operator_gen_runtime::serde_json::", "serde_json::"),
+    ("k8s_openapi::jiff::", "jiff::"),
+    ("k8s_openapi::serde_json::", "serde_json::"),
+    ("kube::core::k8s_openapi::", "k8s_openapi::"),
+    (
+        "operator_gen_runtime::prelude::Condition",
+        "k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition",
+    ),
+    (
+        "operator_gen_runtime::prelude::ObjectMeta",
+        "k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta",
+    ),
+    (
+        "operator_gen_runtime::prelude::Time",
+        "k8s_openapi::apimachinery::pkg::apis::meta::v1::Time",
+    ),
+    (
+        "kube::api::ObjectMeta",
+        "k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta",
+    ),
+    (
+        "kube::core::ObjectMeta",
+        "k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta",
+    ),
+];
+
+/// What a path to a type of another crate (after `use` resolution, generic arguments dropped)
+/// means to the generator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum External {
+    /// A type with a built-in schema, by its canonical path.
+    Known(String),
+    /// A path under `k8s_openapi::` the table does not have.
+    MissingKubernetes(String),
+    /// Anything else.
+    Unknown(String),
+}
+
+/// Classifies the full path of a type defined outside the crate being scanned.
+pub fn external(path: &str) -> External {
+    let mut path = path.trim_start_matches("::").to_string();
+    for _ in 0..4 {
+        let Some((from, to)) = REEXPORTS.iter().find(|(from, _)| {
+            path.starts_with(from) && (from.ends_with("::") || path.len() == from.len())
+        }) else {
+            break;
+        };
+        path = format!("{to}{}", &path[from.len()..]);
+    }
+    if ECOSYSTEM.contains(&path.as_str()) {
+        return External::Known(path);
+    }
+    if let Some(rest) = path.strip_prefix("k8s_openapi::") {
+        return match table() {
+            Ok(t) if t.types.contains_key(rest) => External::Known(path),
+            _ => External::MissingKubernetes(path),
+        };
+    }
+    External::Unknown(path)
+}
+
+/// The definition standing for a known type: a newtype over it, so the emitters treat it as
+/// any named type (a field's doc replaces the type's description).
+pub fn definition(path: &str) -> TypeDef {
+    TypeDef {
+        name: path.rsplit("::").next().unwrap_or(path).to_string(),
+        doc: Vec::new(),
+        markers: Vec::new(),
+        serde: Default::default(),
+        body: Body::Newtype(TypeExpr::Known(path.to_string())),
+        resource: None,
+        loc: None,
+    }
+}
+
+/// The error for a path the generator has no schema for.
+pub fn missing(path: &str) -> String {
+    match external(path) {
+        External::MissingKubernetes(p) => format!(
+            "`{p}` is not in operator-gen's table of Kubernetes {} types: use a type that release has, or serde_json::Value",
+            kubernetes_version()
+        ),
+        External::Known(p) | External::Unknown(p) => format!(
+            "`{p}` has no schema: operator-gen knows Kubernetes types, jiff timestamps and serde_json::Value from other crates; define the type in this crate with #[derive(Schema)]"
+        ),
+    }
+}
+
+/// The schema of a known type, by the canonical path [`external`] returns.
+pub fn schema(path: &str) -> Result<Props, String> {
+    let string = |format: Option<&str>| Props {
+        type_: Some("string".into()),
+        format: format.map(str::to_string),
+        ..Default::default()
+    };
+    match path {
+        "serde_json::Value" => {
+            return Ok(Props {
+                x_kubernetes_preserve_unknown_fields: Some(true),
+                ..Default::default()
+            });
+        }
+        "jiff::Timestamp" | "jiff::Zoned" | "chrono::DateTime" => {
+            return Ok(string(Some("date-time")));
+        }
+        // jiff writes durations as ISO 8601 strings ("PT1H30M"), as metav1.Duration is a string
+        "jiff::SignedDuration" | "jiff::Span" => return Ok(string(None)),
+        _ => {}
+    }
+    let key = path
+        .strip_prefix("k8s_openapi::")
+        .ok_or_else(|| missing(path))?;
+    let mut stack = Vec::new();
+    let expanded = expand_type(key, &mut stack)?;
+    serde_json::from_value(expanded)
+        .map_err(|e| format!("the built-in schema of `{path}` does not fit: {e}"))
+}
+
+fn expand_type(key: &str, stack: &mut Vec<String>) -> Result<Value, String> {
+    if stack.iter().any(|k| k == key) {
+        return Err(format!(
+            "`k8s_openapi::{key}` contains itself, and a CRD schema cannot be recursive: use serde_json::Value for this field"
+        ));
+    }
+    let table = table()?;
+    let entry = table
+        .types
+        .get(key)
+        .ok_or_else(|| missing(&format!("k8s_openapi::{key}")))?;
+    stack.push(key.to_string());
+    let out = expand(&entry.schema, stack);
+    stack.pop();
+    out
+}
+
+/// Replaces `{"$known": path}` references with the referenced schema; a description at the
+/// reference wins over the type's.
+fn expand(node: &Value, stack: &mut Vec<String>) -> Result<Value, String> {
     Ok(match node {
         Value::Object(map) => {
-            if let Some(Value::String(name)) = map.get("$known") {
-                let target = k8s_table()?
-                    .get(name)
-                    .ok_or_else(|| format!("built-in schema {name} is missing"))?;
-                let mut expanded = expand(target)?;
+            if let Some(Value::String(key)) = map.get("$known") {
+                let mut expanded = expand_type(key, stack)?;
                 if let (Some(d), Some(o)) = (map.get("description"), expanded.as_object_mut()) {
                     o.insert("description".into(), d.clone());
                 }
@@ -101,22 +253,19 @@ fn expand(node: &serde_json::Value) -> Result<serde_json::Value, String> {
             } else {
                 Value::Object(
                     map.iter()
-                        .map(|(k, v)| Ok((k.clone(), expand(v)?)))
+                        .map(|(k, v)| Ok((k.clone(), expand(v, stack)?)))
                         .collect::<Result<_, String>>()?,
                 )
             }
         }
-        Value::Array(items) => Value::Array(items.iter().map(expand).collect::<Result<_, _>>()?),
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|v| expand(v, stack))
+                .collect::<Result<_, _>>()?,
+        ),
         other => other.clone(),
     })
-}
-
-/// Names of the Kubernetes types with a built-in schema.
-#[cfg(test)]
-pub fn k8s_type_names() -> Vec<String> {
-    k8s_table()
-        .map(|t| t.keys().cloned().collect())
-        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -124,36 +273,86 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_builtin_type_expands_to_a_schema() {
-        let names = k8s_type_names();
-        assert!(names.len() >= 20, "{names:?}");
-        for name in names {
-            let props = schema(&name).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert!(props.type_.is_some(), "{name} has no type");
+    fn every_table_type_expands_or_is_recursive() {
+        let table = table().expect("the table parses");
+        let mut recursive = Vec::new();
+        for key in table.types.keys() {
+            match schema(&format!("k8s_openapi::{key}")) {
+                Ok(_) => {}
+                Err(e) if e.contains("cannot be recursive") => recursive.push(key.clone()),
+                Err(e) => panic!("{key}: {e}"),
+            }
         }
-        let pod = schema("PodTemplateSpec").expect("PodTemplateSpec");
+        assert_eq!(
+            recursive,
+            [
+                "apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition",
+                "apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionList",
+                "apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionSpec",
+                "apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersion",
+                "apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceValidation",
+                "apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps",
+            ]
+        );
+        let pod = schema("k8s_openapi::api::core::v1::PodTemplateSpec").expect("PodTemplateSpec");
         let spec = &pod.properties.as_ref().expect("properties")["spec"];
         let containers = &spec.properties.as_ref().expect("pod spec properties")["containers"];
         assert_eq!(containers.x_kubernetes_list_type.as_deref(), Some("map"));
-        assert!(schema("NoSuchType").is_err());
+        let item = match &containers.items {
+            Some(k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrArray::Schema(s)) => s,
+            other => panic!("containers items: {other:?}"),
+        };
+        assert_eq!(
+            item.description.as_deref(),
+            Some("A single application container that you want to run within a pod.")
+        );
     }
-}
 
-#[cfg(test)]
-mod table_tests {
-    /// Every name lowering treats as known has a schema, and every built-in schema is reachable.
     #[test]
-    fn lowering_and_table_agree() {
-        for name in crate::lower::KNOWN_TYPES {
+    fn paths_resolve_through_reexports_and_never_by_last_segment() {
+        let container = "k8s_openapi::api::core::v1::Container";
+        assert_eq!(external(container), External::Known(container.into()));
+        assert_eq!(
+            external("operator_gen_runtime::k8s_openapi::api::core::v1::Container"),
+            External::Known(container.into())
+        );
+        assert_eq!(
+            external("operator_gen_runtime::prelude::Condition"),
+            External::Known("k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition".into())
+        );
+        assert_eq!(
+            external("k8s_openapi::jiff::Timestamp"),
+            External::Known("jiff::Timestamp".into())
+        );
+        assert_eq!(
+            external("my_crate::Container"),
+            External::Unknown("my_crate::Container".into())
+        );
+        assert_eq!(
+            external("k8s_openapi::api::core::v1::NoSuchType"),
+            External::MissingKubernetes("k8s_openapi::api::core::v1::NoSuchType".into())
+        );
+        assert!(missing("k8s_openapi::api::core::v1::NoSuchType").contains(kubernetes_version()));
+    }
+
+    #[test]
+    fn kinds_name_their_types() {
+        let deployment = kinds()
+            .iter()
+            .find(|k| k.group == "apps" && k.kind == "Deployment")
+            .expect("apps/v1 Deployment");
+        assert_eq!(
+            (
+                deployment.plural.as_str(),
+                deployment.namespaced,
+                deployment.type_path.as_str()
+            ),
+            ("deployments", true, "api::apps::v1::Deployment")
+        );
+        for k in kinds() {
             assert!(
-                super::schema(name).is_ok(),
-                "{name} is known to lowering but has no schema"
-            );
-        }
-        for name in super::k8s_type_names() {
-            assert!(
-                crate::lower::KNOWN_TYPES.contains(&name.as_str()),
-                "{name} is unreachable"
+                table().expect("table").types.contains_key(&k.type_path),
+                "{k:?}"
             );
         }
     }

@@ -4,7 +4,7 @@
 pub mod client;
 pub mod crd;
 pub mod ir;
-mod known;
+pub mod known;
 pub mod lower;
 pub mod markers;
 pub mod names;

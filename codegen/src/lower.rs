@@ -566,45 +566,6 @@ fn variant(v: &syn::Variant, errors: &mut Errors) -> Variant {
     }
 }
 
-/// Names of types whose schema the generator knows, by last path segment.
-pub const KNOWN_TYPES: &[&str] = &[
-    "Time",
-    "MicroTime",
-    "Quantity",
-    "IntOrString",
-    "ObjectMeta",
-    "RawExtension",
-    "Timestamp",
-    "DateTime",
-    "Zoned",
-    "SignedDuration",
-    "Span",
-    "Condition",
-    "JobTemplateSpec",
-    "JobSpec",
-    "LabelSelector",
-    "PodTemplateSpec",
-    "PodSpec",
-    "Affinity",
-    "Toleration",
-    "Volume",
-    "PodSecurityContext",
-    "LocalObjectReference",
-    "Container",
-    "SecurityContext",
-    "ResourceRequirements",
-    "EnvVar",
-    "EnvFromSource",
-    "ContainerPort",
-    "VolumeMount",
-    "Probe",
-    "Lifecycle",
-    "SecretKeySelector",
-    "ConfigMapKeySelector",
-    "EnvVarSource",
-    "ObjectReference",
-];
-
 /// The error for `impl Trait` as a field type; rustc reports it too, so the derive leaves it out.
 pub const IMPL_TRAIT_FIELD: &str =
     "`impl Trait` is not allowed in a field type: name a concrete type that has a schema";
@@ -694,16 +655,20 @@ fn path_type(path: &syn::Path, errors: &mut Errors) -> TypeExpr {
             }
             TypeExpr::Map(Box::new(type_expr(args[1], errors)))
         }
-        "Value" => TypeExpr::Value,
-        known if KNOWN_TYPES.contains(&known) => TypeExpr::Known(known.to_string()),
+        // every other type is named by its path as written; the scan resolves it through the
+        // module tree and `use`, the derive through the compiler (`<path as Schema>`), so a known
+        // type is recognised by its full path, never by its last segment
         _ => {
+            let mut written: Vec<String> =
+                path.segments.iter().map(|s| s.ident.to_string()).collect();
             if !args.is_empty() {
-                errors.push(
-                    seg.span(),
-                    format!("`{name}<...>` is generic: a schema needs a concrete named type"),
-                );
+                let args = &seg.arguments;
+                let last = written.pop().unwrap_or_default();
+                written.push(format!(
+                    "{last}{}",
+                    quote::quote!(#args).to_string().replace(' ', "")
+                ));
             }
-            let written: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
             TypeExpr::Named(written.join("::"))
         }
     }

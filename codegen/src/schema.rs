@@ -68,7 +68,8 @@ impl<'s> Emitter<'s> {
     fn type_schema_inner(&mut self, scope: &dyn Scope) -> Result<Props> {
         let def = scope.def();
         if let Body::Newtype(ty) = &def.body
-            && let TypeExpr::Named(_) = strip_option(ty)
+            && let TypeExpr::Named(path) = strip_option(ty)
+            && !names_known_type(scope, path)
         {
             // a newtype over a named type refers to it, as a field would
             return self.merged_schema(scope, ty, &def.doc, &def.markers, false, def.loc);
@@ -424,6 +425,14 @@ impl<'s> Emitter<'s> {
             }
         }
     }
+}
+
+/// Whether a path names a type with a built-in schema (a newtype over one takes the built-in
+/// schema with the newtype's markers applied, as before a type-level `Type` marker replaces it).
+fn names_known_type(scope: &dyn Scope, path: &str) -> bool {
+    scope
+        .resolve(path)
+        .is_ok_and(|s| matches!(&s.def().body, Body::Newtype(TypeExpr::Known(_))))
 }
 
 /// Merges what a reference says (`src`) into the schema of the type it names (`dst`), following
@@ -952,6 +961,17 @@ impl Definition {
             Err(e) => panic!(
                 "operator-gen: the IR a derive recorded does not parse ({e}): rebuild with the same operator-gen version"
             ),
+        }
+    }
+}
+
+impl Definition {
+    /// The definition of a type with a built-in schema, by its canonical full path
+    /// (`k8s_openapi::api::core::v1::Container`, `serde_json::Value`).
+    pub fn known(path: &str) -> Definition {
+        Definition {
+            def: known::definition(path),
+            deps: Vec::new(),
         }
     }
 }

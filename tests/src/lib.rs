@@ -1,5 +1,7 @@
 //! Shared helpers for operator-gen integration tests: paths, YAML comparison.
 
+pub mod k8s_types;
+
 use std::path::PathBuf;
 
 /// The workspace root.

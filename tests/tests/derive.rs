@@ -19,6 +19,8 @@ mod multiple_versions;
 mod nogroup;
 #[path = "../../testdata/conformance/oneofs/src/lib.rs"]
 mod oneofs;
+#[path = "../../testdata/paths/src/lib.rs"]
+mod paths;
 #[path = "../../testdata/conformance/plural/src/lib.rs"]
 mod plural;
 #[path = "../../testdata/conformance/project_v4/src/lib.rs"]
@@ -88,6 +90,11 @@ fn scan_and_derive_agree_byte_for_byte() {
             "../validation",
             "config/crd/bases/test.operator-gen.dev_widgets.yaml",
             validation::Widget::crd_yaml(),
+        ),
+        (
+            "../paths",
+            "config/crd/bases/paths.example.com_lookups.yaml",
+            paths::Lookup::crd_yaml(),
         ),
         (
             "plural",

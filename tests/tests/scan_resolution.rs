@@ -105,3 +105,97 @@ fn an_unresolvable_type_is_a_located_error() {
         "{err}"
     );
 }
+
+/// `testdata/paths`: this crate's own `Condition`, `Volume`, `Container`, `Time` and `Value`
+/// keep their schemas; Kubernetes types reached through a rename, a module alias, a `pub use`
+/// re-export, a glob, a full path and the prelude get the built-in ones.
+#[test]
+fn types_are_known_by_full_path_never_by_last_segment() {
+    let root = operator_gen_tests::workspace().join("testdata/paths");
+    let outputs = manifests::generate(&root, &ManifestsOptions::default()).expect("manifests");
+    let crd = &outputs["config/crd/bases/paths.example.com_lookups.yaml"];
+    let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(crd).expect("yaml");
+    let spec = &docs[0]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    let own = |field: &str, property: &str| {
+        assert!(
+            spec[field]["properties"][property].is_object(),
+            "{field} should be this crate's type with property {property}: {}",
+            spec[field]
+        );
+    };
+    own("condition", "healthy");
+    own("volume", "size_gb");
+    own("container", "image_ref");
+    own("value", "amount");
+    assert_eq!(
+        spec["time"]["type"], "string",
+        "this crate's Time is a newtype over String"
+    );
+    assert_eq!(
+        spec["time"]["description"],
+        "A time of day of this crate, as \"HH:MM\"."
+    );
+    assert!(spec["time"].get("format").is_none(), "{}", spec["time"]);
+
+    // Kubernetes' own, with their field docs or else the type's description
+    assert_eq!(
+        spec["kubeCondition"]["description"],
+        "Kubernetes' condition, renamed."
+    );
+    assert_eq!(
+        spec["kubeCondition"]["properties"]["lastTransitionTime"]["format"],
+        "date-time"
+    );
+    assert_eq!(
+        spec["kubeVolume"]["properties"]["configMap"]["x-kubernetes-map-type"],
+        "atomic"
+    );
+    assert_eq!(
+        spec["kubeContainer"]["description"],
+        "A single application container that you want to run within a pod."
+    );
+    assert_eq!(
+        spec["kubeContainer"]["properties"]["ports"]["x-kubernetes-list-type"],
+        "map"
+    );
+    assert_eq!(spec["kubeTime"]["format"], "date-time");
+    assert_eq!(
+        spec["kubeValue"]["x-kubernetes-preserve-unknown-fields"],
+        true
+    );
+    assert_eq!(spec["quantity"]["x-kubernetes-int-or-string"], true);
+    assert_eq!(spec["objectMeta"], serde_json::json!({"type": "object"}));
+    let networking = &spec["networking"]["properties"];
+    assert_eq!(
+        networking["ingress"]["description"],
+        "The ingress to expose."
+    );
+    assert!(networking["ingress"]["properties"]["rules"].is_object());
+    assert_eq!(
+        networking["policy"]["description"],
+        "NetworkPolicySpec provides the specification of a NetworkPolicy"
+    );
+}
+
+/// A path into k8s-openapi the table does not have is an error naming it and the release.
+#[test]
+fn a_kubernetes_type_missing_from_the_table_is_an_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "src/lib.rs",
+        &format!(
+            "{HEAD}\n#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n\
+             #[k8s(group = \"missing.example.com\", version = \"v1\", kind = \"Gap\")]\n\
+             pub struct GapSpec {{\n    pub x: k8s_openapi::api::core::v1::NoSuchSpec,\n}}\n"
+        ),
+    );
+    let err = manifests::generate(root, &ManifestsOptions::default())
+        .expect_err("an unknown Kubernetes type fails");
+    let text = format!("{err}");
+    assert!(
+        text.contains("`k8s_openapi::api::core::v1::NoSuchSpec` is not in operator-gen's table of Kubernetes 1.36"),
+        "{text}"
+    );
+}

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::init::BOILERPLATE;
 use crate::cli::ApiArgs;
-use crate::core_types::{CORE_TYPES, CoreType};
+use crate::core_types::{CoreType, core_types};
 use crate::error::{Error, Result};
 use crate::names;
 use crate::printer::Printer;
@@ -430,7 +430,8 @@ fn validate_group(group: &str, project: &Project) -> Result<()> {
 
 /// Resolve a built-in group (`apps`, `core`, `networking`, `rbac.authorization` ...).
 fn find_core(group: &str, version: &str, kind: &str) -> Result<Option<CoreType>> {
-    let in_group: Vec<&CoreType> = CORE_TYPES
+    let all = core_types();
+    let in_group: Vec<&CoreType> = all
         .iter()
         .filter(|c| {
             c.module == group
