@@ -199,3 +199,44 @@ fn a_kubernetes_type_missing_from_the_table_is_an_error() {
         "{text}"
     );
 }
+
+/// As controller-gen writes descriptions: a field without its own doc takes its type's doc, for
+/// this crate's types and Kubernetes types alike (list items too); a field doc replaces it.
+#[test]
+fn a_field_without_doc_takes_its_types_description() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(root, "PROJECT", "version: \"3\"\n");
+    write(
+        root,
+        "src/lib.rs",
+        &format!(
+            "{HEAD}\n/// Inner holds one string.\n#[derive(Schema, Serialize, Deserialize, Clone, Debug)]\n\
+             pub struct Inner {{ pub x: String }}\n\n\
+             /// Label is a name of this crate.\n#[derive(Schema, Serialize, Deserialize, Clone, Debug)]\n\
+             pub struct Label(pub String);\n\n\
+             #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n\
+             #[k8s(group = \"docs.example.com\", version = \"v1\", kind = \"Doc\")]\n\
+             pub struct DocSpec {{\n    pub plain: Inner,\n    /// Its own doc.\n    pub documented: Inner,\n\
+             pub labels: Vec<Label>,\n    pub affinity: Option<k8s_openapi::api::core::v1::Affinity>,\n\
+             /// Where pods go.\n    pub placed: Option<k8s_openapi::api::core::v1::Affinity>,\n}}\n"
+        ),
+    );
+    let outputs = manifests::generate(root, &ManifestsOptions::default()).expect("manifests");
+    let crd = &outputs["config/crd/bases/docs.example.com_docs.yaml"];
+    let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(crd).expect("yaml");
+    let spec = &docs[0]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        ["properties"];
+    assert_eq!(spec["plain"]["description"], "Inner holds one string.");
+    assert_eq!(spec["documented"]["description"], "Its own doc.");
+    assert!(spec["labels"].get("description").is_none(), "{}", spec["labels"]);
+    assert_eq!(
+        spec["labels"]["items"]["description"],
+        "Label is a name of this crate."
+    );
+    assert_eq!(
+        spec["affinity"]["description"],
+        "Affinity is a group of affinity scheduling rules."
+    );
+    assert_eq!(spec["placed"]["description"], "Where pods go.");
+}
