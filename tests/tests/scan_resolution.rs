@@ -225,11 +225,14 @@ fn a_field_without_doc_takes_its_types_description() {
     let outputs = manifests::generate(root, &ManifestsOptions::default()).expect("manifests");
     let crd = &outputs["config/crd/bases/docs.example.com_docs.yaml"];
     let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(crd).expect("yaml");
-    let spec = &docs[0]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
-        ["properties"];
+    let spec = &docs[0]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
     assert_eq!(spec["plain"]["description"], "Inner holds one string.");
     assert_eq!(spec["documented"]["description"], "Its own doc.");
-    assert!(spec["labels"].get("description").is_none(), "{}", spec["labels"]);
+    assert!(
+        spec["labels"].get("description").is_none(),
+        "{}",
+        spec["labels"]
+    );
     assert_eq!(
         spec["labels"]["items"]["description"],
         "Label is a name of this crate."
