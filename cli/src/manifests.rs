@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use operator_gen_codegen::crd::{self, VersionInput};
 use operator_gen_codegen::ir::Marker;
+use operator_gen_codegen::markers::Kind;
 use operator_gen_codegen::rbac;
 use operator_gen_codegen::schema::{Scope, Settings};
 use operator_gen_codegen::webhook;
@@ -144,12 +145,15 @@ fn emit(
     let mut kinds: BTreeMap<(String, String), Vec<Resource>> = BTreeMap::new();
     for (module, def) in universe.resources() {
         let Some(r) = &def.resource else { continue };
+        if skipped(universe, module) {
+            continue;
+        }
         if let Some(markers) = universe.module_markers.get(module) {
             for m in markers {
-                let (given, what) = if m.name == "groupName" {
-                    (&r.group, "group")
-                } else {
-                    (&r.version, "version")
+                let (given, what) = match m.kind {
+                    Kind::GroupName => (&r.group, "group"),
+                    Kind::VersionName => (&r.version, "version"),
+                    _ => continue,
                 };
                 if m.value.as_str() != Some(given.as_str()) {
                     let file = universe
@@ -159,7 +163,7 @@ fn emit(
                         .unwrap_or_default();
                     diags.push(located(&file, def.loc, format!(
                         "`{}` says {what} `{given}` but its module says `+{}={}`: make them agree",
-                        def.name, m.name, m.value.as_str().unwrap_or_default()
+                        def.name, m.name(), m.value.as_str().unwrap_or_default()
                     )));
                 }
             }
@@ -226,13 +230,13 @@ fn emit(
     let rbac_markers: Vec<Marker> = universe
         .package_markers
         .iter()
-        .filter(|(_, m)| m.name == "kubebuilder:rbac")
+        .filter(|(_, m)| m.kind == Kind::Rbac)
         .map(|(_, m)| m.clone())
         .collect();
     for (file, m) in universe
         .package_markers
         .iter()
-        .filter(|(_, m)| m.name == "kubebuilder:rbac")
+        .filter(|(_, m)| m.kind == Kind::Rbac)
     {
         if let Err(msg) = rbac::check(m) {
             diags.push(located(file, m.loc, msg));
@@ -257,7 +261,7 @@ fn emit(
     let webhook_markers: Vec<&(PathBuf, Marker)> = universe
         .package_markers
         .iter()
-        .filter(|(_, m)| webhook::is_webhook_marker(&m.name))
+        .filter(|(_, m)| webhook::is_webhook_marker(m.kind))
         .collect();
     if !webhook_markers.is_empty() {
         let markers: Vec<Marker> = webhook_markers.iter().map(|(_, m)| m.clone()).collect();
@@ -279,6 +283,16 @@ fn emit(
     } else {
         Err(diags)
     }
+}
+
+/// Whether `+kubebuilder:skip` stands on the module or one of its ancestors: no CRD for it.
+fn skipped(universe: &Universe, module: &[String]) -> bool {
+    (0..=module.len()).any(|n| {
+        universe
+            .module_markers
+            .get(&module[..n])
+            .is_some_and(|ms| operator_gen_codegen::ir::has_marker(ms, Kind::Skip))
+    })
 }
 
 fn file_of(universe: &Universe, module: &[String]) -> PathBuf {
@@ -317,4 +331,76 @@ pub fn run(opts: &ManifestsOptions, printer: &Printer) -> Result<()> {
         scaffold.file(&rel, text, IfExists::Overwrite)?;
     }
     scaffold.commit(printer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SOURCE: &str = r#"
+pub mod api {
+    pub mod v1 {
+        //! +groupName=ship.example.com
+        //! +versionName=v1
+
+        /// FrigateSpec is the desired state of a Frigate.
+        #[derive(CustomResource)]
+        #[k8s(group = "ship.example.com", version = "v1", kind = "Frigate")]
+        pub struct FrigateSpec {
+            pub size: i32,
+        }
+    }
+}
+"#;
+
+    /// The files `manifests` writes for `source`, or its messages.
+    fn run(source: &str) -> std::result::Result<Vec<String>, Vec<String>> {
+        let universe = scan::scan_source(Path::new("src/lib.rs"), source)
+            .map_err(|d| d.iter().map(|d| d.message.clone()).collect::<Vec<_>>())?;
+        outputs(&universe, &Settings::default(), "manager-role")
+            .map(|o| o.into_keys().collect())
+            .map_err(|d| d.iter().map(|d| d.message.clone()).collect())
+    }
+
+    #[test]
+    fn module_markers_steer_the_scan() {
+        let crd = "config/crd/bases/ship.example.com_frigates.yaml";
+        let role = "config/rbac/role.yaml";
+        assert_eq!(run(SOURCE), Ok(vec![crd.to_string(), role.to_string()]));
+        // +kubebuilder:skip on a module drops the CRDs of its kinds and of its submodules'
+        let skipped = SOURCE.replace("pub mod api {", "pub mod api {\n    //! +kubebuilder:skip");
+        assert_eq!(run(&skipped), Ok(vec![role.to_string()]));
+        let skipped_here = SOURCE.replace(
+            "//! +versionName=v1",
+            "//! +versionName=v1\n//! +kubebuilder:skip",
+        );
+        assert_eq!(run(&skipped_here), Ok(vec![role.to_string()]));
+        // +groupName and +versionName must agree with the kind's own
+        let group = SOURCE.replace("+groupName=ship.example.com", "+groupName=boat.example.com");
+        assert_eq!(
+            run(&group),
+            Err(vec![
+                "`FrigateSpec` says group `ship.example.com` but its module says `+groupName=boat.example.com`: make them agree".to_string()
+            ])
+        );
+        let version = SOURCE.replace("+versionName=v1", "+versionName=v2");
+        assert_eq!(
+            run(&version),
+            Err(vec![
+                "`FrigateSpec` says version `v1` but its module says `+versionName=v2`: make them agree".to_string()
+            ])
+        );
+        // on an item's outer docs they describe nothing
+        let misplaced = SOURCE.replace(
+            "pub mod v1 {",
+            "/// +groupName=ship.example.com\n    pub mod v1 {",
+        );
+        assert_eq!(
+            run(&misplaced),
+            Err(vec![
+                "marker `+groupName` describes a module: move it to the module's `//!` docs"
+                    .to_string()
+            ])
+        );
+    }
 }

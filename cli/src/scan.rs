@@ -32,7 +32,8 @@ pub struct Module {
 pub struct Universe {
     pub modules: BTreeMap<Vec<String>, Module>,
     pub package_markers: Vec<(PathBuf, Marker)>,
-    /// Module-level `+groupName`/`+versionName` per module.
+    /// Module-level markers the scan reads (`+groupName`, `+versionName`,
+    /// `+kubebuilder:skip`) per module.
     pub module_markers: BTreeMap<Vec<String>, Vec<Marker>>,
     /// Other crates by the name they are used by, with the path of their root module: the
     /// project's own crate at `[]`, every other one at `["::name"]`.

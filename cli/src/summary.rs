@@ -6,7 +6,7 @@
 
 use operator_gen_codegen::ir::Marker;
 use operator_gen_codegen::lower::{self, Errors};
-use operator_gen_codegen::markers::Target;
+use operator_gen_codegen::markers::{Effect, Kind, Target};
 use serde::{Deserialize, Serialize};
 
 use crate::scan::{self, Module};
@@ -25,7 +25,7 @@ pub struct ModSummary {
 pub enum Step {
     /// A package-level marker (`+kubebuilder:rbac`, webhook markers).
     PackageMarker(Marker),
-    /// A module-level `+groupName` / `+versionName` of this module.
+    /// A module-level marker the scan reads (`+groupName`, `+versionName`, `+kubebuilder:skip`).
     ModuleMarker(Marker),
     /// A located problem in this file.
     Error {
@@ -104,9 +104,9 @@ fn module_markers(out: &mut ModSummary, attrs: &[syn::Attribute]) {
     let (_, markers) = lower::docs_and_markers(&inner, Target::Package, &mut errors);
     out.errors(errors);
     for m in markers {
-        if m.name == "groupName" || m.name == "versionName" {
+        if matches!(m.def().effect, Effect::Scan(_)) {
             out.steps.push(Step::ModuleMarker(m));
-        } else if is_package_level(&m.name) {
+        } else if is_package_level(m.kind) {
             out.steps.push(Step::PackageMarker(m));
         }
     }
@@ -165,7 +165,16 @@ fn package_docs(out: &mut ModSummary, attrs: &[syn::Attribute]) {
     let (_, markers) = lower::docs_and_markers(&outer, Target::Package, &mut errors);
     out.errors(errors);
     for m in markers {
-        if m.name == "groupName" || m.name == "versionName" {
+        if matches!(m.def().effect, Effect::Scan(_)) {
+            let loc = m.loc.unwrap_or_default();
+            out.steps.push(Step::Error {
+                line: loc.line,
+                column: loc.column,
+                message: format!(
+                    "marker `+{}` describes a module: move it to the module's `//!` docs",
+                    m.name()
+                ),
+            });
             continue;
         }
         out.steps.push(Step::PackageMarker(m));
@@ -179,12 +188,12 @@ fn type_item(out: &mut ModSummary, input: syn::DeriveInput) {
         let mut errors = Errors::default();
         let (_, markers) = lower::docs_and_markers(&input.attrs, Target::Type, &mut errors);
         for m in &markers {
-            if is_package_level(&m.name) {
+            if is_package_level(m.kind) {
                 out.steps.push(Step::PackageMarker(m.clone()));
             } else {
                 errors.push(input.ident.span(), format!(
                     "marker `+{}` on `{}` has no effect because the type does not derive Schema: add #[derive(Schema)] or drop the marker",
-                    m.name, input.ident
+                    m.name(), input.ident
                 ));
             }
         }
@@ -196,7 +205,7 @@ fn type_item(out: &mut ModSummary, input: syn::DeriveInput) {
     lower::check_derives(&input, def.as_ref(), derives, &mut errors);
     // rbac and webhook markers may also sit on a type's doc
     if let Some(d) = &def {
-        for m in d.markers.iter().filter(|m| is_package_level(&m.name)) {
+        for m in d.markers.iter().filter(|m| is_package_level(m.kind)) {
             out.steps.push(Step::PackageMarker(m.clone()));
         }
     }
@@ -206,11 +215,9 @@ fn type_item(out: &mut ModSummary, input: syn::DeriveInput) {
     }
 }
 
-fn is_package_level(name: &str) -> bool {
-    matches!(
-        name,
-        "kubebuilder:rbac" | "kubebuilder:webhook" | "kubebuilder:webhookconfiguration"
-    )
+/// Markers that describe the whole project wherever they stand: rbac rules and webhooks.
+fn is_package_level(kind: Kind) -> bool {
+    matches!(kind.def().effect, Effect::Rbac | Effect::Webhook)
 }
 
 fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {

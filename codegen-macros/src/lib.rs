@@ -152,9 +152,13 @@ fn root(input: &syn::DeriveInput, def: &TypeDef) -> Tokens {
     let spec = &input.ident;
     let vis = &input.vis;
     let kind = format_ident!("{}", r.kind);
-    let client = match operator_gen_codegen::client::verbs(&def.markers, r.status.is_some()) {
-        Ok(verbs) => client(&kind, vis, names.namespaced, &verbs),
-        Err(message) => return syn::Error::new(input.ident.span(), message).to_compile_error(),
+    let verbs = operator_gen_codegen::client::verbs(&def.markers, r.status.is_some());
+    let namespaced = operator_gen_codegen::client::namespaced(&def.markers, names.namespaced);
+    let client = match (verbs, namespaced) {
+        (Ok(verbs), Ok(namespaced)) => client(&kind, vis, namespaced, &verbs),
+        (Err(message), _) | (_, Err(message)) => {
+            return syn::Error::new(input.ident.span(), message).to_compile_error();
+        }
     };
     let (group, version, kind_str, plural) =
         (&names.group, &names.version, &names.kind, &names.plural);

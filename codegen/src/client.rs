@@ -1,6 +1,7 @@
 //! Which typed-client methods a kind gets: code-generator's `+genclient` verb rules.
 
 use crate::ir::{Marker, has_marker, marker};
+use crate::markers::Kind;
 
 /// The client verbs code-generator knows, in its method order, plus `patchStatus`.
 pub const VERBS: &[&str] = &[
@@ -22,9 +23,9 @@ const STATUS_VERBS: &[&str] = &["updateStatus", "patchStatus", "applyStatus"];
 
 /// The verbs of a kind's typed client; an error names a bad marker and the fix.
 pub fn verbs(markers: &[Marker], has_status: bool) -> Result<Vec<&'static str>, String> {
-    let list = |name: &str| marker(markers, name).map(|m| m.arg_list_of_value());
-    let only = list("genclient:onlyVerbs");
-    let skip = list("genclient:skipVerbs").unwrap_or_default();
+    let list = |kind: Kind| marker(markers, kind).map(|m| m.arg_list_of_value());
+    let only = list(Kind::GenClientOnlyVerbs);
+    let skip = list(Kind::GenClientSkipVerbs).unwrap_or_default();
     for v in only.iter().flatten().chain(&skip) {
         if !VERBS.contains(&v.as_str()) {
             return Err(format!(
@@ -38,11 +39,11 @@ pub fn verbs(markers: &[Marker], has_status: bool) -> Result<Vec<&'static str>, 
             "client verb `{both}` is both in onlyVerbs and skipVerbs: keep it in one"
         ));
     }
-    if has_marker(markers, "genclient:noVerbs") {
+    if has_marker(markers, Kind::GenClientNoVerbs) {
         return Ok(Vec::new());
     }
-    let readonly = has_marker(markers, "genclient:readonly");
-    let no_status = !has_status || has_marker(markers, "genclient:noStatus");
+    let readonly = has_marker(markers, Kind::GenClientReadonly);
+    let no_status = !has_status || has_marker(markers, Kind::GenClientNoStatus);
     Ok(VERBS
         .iter()
         .copied()
@@ -51,6 +52,15 @@ pub fn verbs(markers: &[Marker], has_status: bool) -> Result<Vec<&'static str>, 
         .filter(|v| !readonly || ["get", "list", "watch"].contains(v))
         .filter(|v| !no_status || !STATUS_VERBS.contains(v))
         .collect())
+}
+
+/// Whether the typed client takes a namespace. code-generator's `+genclient:nonNamespaced`
+/// asks for a cluster-scoped client, which only a cluster-scoped kind can have.
+pub fn namespaced(markers: &[Marker], kind_namespaced: bool) -> Result<bool, String> {
+    if has_marker(markers, Kind::GenClientNonNamespaced) && kind_namespaced {
+        return Err("`+genclient:nonNamespaced` asks for a cluster-scoped client, but the kind is namespaced: add `+kubebuilder:resource:scope=Cluster` or drop the marker".into());
+    }
+    Ok(kind_namespaced)
 }
 
 impl Marker {
@@ -72,7 +82,8 @@ mod tests {
     use serde_json::json;
 
     fn m(name: &str, value: serde_json::Value) -> Marker {
-        Marker::new(name, value)
+        let (def, _) = crate::markers::lookup(name).expect("a known marker");
+        Marker::new(def.kind, value)
     }
 
     #[test]
@@ -105,6 +116,14 @@ mod tests {
             m("genclient:skipVerbs", json!(["get"])),
         ];
         assert!(verbs(&both, true).expect_err("conflict").contains("both"));
+        let cluster = [m("genclient:nonNamespaced", json!(true))];
+        assert_eq!(namespaced(&cluster, false), Ok(false));
+        assert!(
+            namespaced(&cluster, true)
+                .expect_err("a namespaced kind")
+                .contains("scope=Cluster")
+        );
+        assert_eq!(namespaced(&[], true), Ok(true));
         assert!(
             verbs(&[m("genclient:skipVerbs", json!(["frobnicate"]))], true)
                 .expect_err("unknown")

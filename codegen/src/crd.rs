@@ -2,6 +2,7 @@
 //! per group and kind, with names, scope, versions, subresources and printer columns.
 
 use crate::ir::*;
+use crate::markers::Kind;
 use crate::schema::{Emitter, SchemaError, Scope, Settings};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionNames,
@@ -31,7 +32,7 @@ pub struct ResourceNames {
 /// Names of the resource a spec struct's `#[k8s(...)]` and markers declare.
 pub fn names(def: &TypeDef) -> Option<ResourceNames> {
     let r = def.resource.as_ref()?;
-    let res = marker(&def.markers, "kubebuilder:resource");
+    let res = marker(&def.markers, Kind::Resource);
     let get = |k: &str| res.and_then(|m| m.arg_str(k)).map(str::to_string);
     Some(ResourceNames {
         group: r.group.clone(),
@@ -93,7 +94,7 @@ fn root_schema(
     if spec_def
         .markers
         .iter()
-        .any(|m| m.name == "kubebuilder:validation:XIntOrString")
+        .any(|m| m.kind == Kind::XIntOrString && !m.items)
     {
         spec.type_ = None;
     }
@@ -140,7 +141,7 @@ fn version(
 ) -> Result<Option<CustomResourceDefinitionVersion>, SchemaError> {
     let def = input.spec.def();
     let m = &def.markers;
-    if has_marker(m, "kubebuilder:skipversion") {
+    if has_marker(m, Kind::SkipVersion) {
         return Ok(None);
     }
     let mut schema = root_schema(emitter, input, names)?;
@@ -149,13 +150,13 @@ fn version(
     }
     let mut subresources = CustomResourceSubresources::default();
     let mut any_sub = false;
-    if has_marker(m, "kubebuilder:subresource:status") {
+    if has_marker(m, Kind::SubresourceStatus) {
         subresources.status = Some(CustomResourceSubresourceStatus(serde_json::Value::Object(
             Default::default(),
         )));
         any_sub = true;
     }
-    if let Some(scale) = marker(m, "kubebuilder:subresource:scale") {
+    if let Some(scale) = marker(m, Kind::SubresourceScale) {
         subresources.scale = Some(CustomResourceSubresourceScale {
             spec_replicas_path: scale.arg_str("specpath").unwrap_or_default().to_string(),
             status_replicas_path: scale.arg_str("statuspath").unwrap_or_default().to_string(),
@@ -163,7 +164,7 @@ fn version(
         });
         any_sub = true;
     }
-    let columns: Vec<CustomResourceColumnDefinition> = markers_named(m, "kubebuilder:printcolumn")
+    let columns: Vec<CustomResourceColumnDefinition> = markers_named(m, Kind::PrintColumn)
         .map(|c| CustomResourceColumnDefinition {
             name: c.arg_str("name").unwrap_or_default().to_string(),
             type_: c.arg_str("type").unwrap_or_default().to_string(),
@@ -181,16 +182,16 @@ fn version(
             ));
         }
     }
-    let selectable: Vec<SelectableField> = markers_named(m, "kubebuilder:selectablefield")
+    let selectable: Vec<SelectableField> = markers_named(m, Kind::SelectableField)
         .map(|s| SelectableField {
             json_path: s.arg_str("JSONPath").unwrap_or_default().to_string(),
         })
         .collect();
-    let deprecated = marker(m, "kubebuilder:deprecatedversion");
+    let deprecated = marker(m, Kind::DeprecatedVersion);
     Ok(Some(CustomResourceDefinitionVersion {
         name: names.version.clone(),
-        served: !has_marker(m, "kubebuilder:unservedversion"),
-        storage: has_marker(m, "kubebuilder:storageversion"),
+        served: !has_marker(m, Kind::UnservedVersion),
+        storage: has_marker(m, Kind::StorageVersion),
         deprecated: deprecated.map(|_| true),
         deprecation_warning: deprecated
             .and_then(|d| d.arg_str("warning"))
@@ -258,7 +259,7 @@ pub fn crd(
                 ),
             ));
         }
-        for md in markers_named(&def.markers, "kubebuilder:metadata") {
+        for md in markers_named(&def.markers, Kind::Metadata) {
             for (list, target) in [("annotations", &mut annotations), ("labels", &mut labels)] {
                 for kv in md.arg_list(list) {
                     let Some((k, v)) = kv.split_once('=') else {

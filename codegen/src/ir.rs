@@ -1,6 +1,7 @@
 //! The intermediate representation both front ends (source scan and derive) build and every
 //! emitter reads: type definitions, fields, serde attributes and markers.
 
+pub use crate::markers::Kind;
 use serde::{Deserialize, Serialize};
 
 /// A position in a source file, 1-based line and 0-based column as `proc_macro2` reports them.
@@ -10,15 +11,50 @@ pub struct Loc {
     pub column: usize,
 }
 
-/// One marker: a canonical controller-gen name (`kubebuilder:validation:Minimum`) and its value.
-/// Single-value markers hold the value itself; markers with named arguments hold an object.
+/// One marker: its registry entry, whether it is the `items:` form, and its value. Single-value
+/// markers hold the value itself; markers with named arguments hold an object.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(try_from = "RawMarker", into = "RawMarker")]
 pub struct Marker {
-    pub name: String,
-    #[serde(default)]
+    pub kind: Kind,
+    /// `kubebuilder:validation:items:<Name>`: applies to the items of a list.
+    pub items: bool,
     pub value: serde_json::Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loc: Option<Loc>,
+}
+
+/// A marker as the IR records it: by its controller-gen name.
+#[derive(Serialize, Deserialize)]
+struct RawMarker {
+    name: String,
+    #[serde(default)]
+    value: serde_json::Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    loc: Option<Loc>,
+}
+
+impl From<Marker> for RawMarker {
+    fn from(m: Marker) -> RawMarker {
+        RawMarker {
+            name: m.name(),
+            value: m.value,
+            loc: m.loc,
+        }
+    }
+}
+
+impl TryFrom<RawMarker> for Marker {
+    type Error = String;
+    fn try_from(raw: RawMarker) -> Result<Marker, String> {
+        let (def, items) = crate::markers::registry::by_name(&raw.name)
+            .ok_or_else(|| format!("unknown marker `{}`", raw.name))?;
+        Ok(Marker {
+            kind: def.kind,
+            items,
+            value: raw.value,
+            loc: raw.loc,
+        })
+    }
 }
 
 /// A named type definition: a struct, a newtype, an enum.
@@ -171,12 +207,30 @@ pub enum Prim {
 }
 
 impl Marker {
-    pub fn new(name: &str, value: serde_json::Value) -> Marker {
+    pub fn new(kind: Kind, value: serde_json::Value) -> Marker {
         Marker {
-            name: name.to_string(),
+            kind,
+            items: false,
             value,
             loc: None,
         }
+    }
+    /// The controller-gen name, `items:` form included.
+    pub fn name(&self) -> String {
+        let name = self.kind.name();
+        if self.items {
+            name.replacen(
+                "kubebuilder:validation:",
+                "kubebuilder:validation:items:",
+                1,
+            )
+        } else {
+            name.to_string()
+        }
+    }
+    /// The registry entry.
+    pub fn def(&self) -> &'static crate::markers::Def {
+        self.kind.def()
     }
     /// A named argument of a marker with arguments.
     pub fn arg(&self, key: &str) -> Option<&serde_json::Value> {
@@ -202,20 +256,17 @@ pub fn value_to_string(v: &serde_json::Value) -> String {
     }
 }
 
-/// Markers with a given name, in source order.
-pub fn markers_named<'a>(
-    markers: &'a [Marker],
-    name: &'a str,
-) -> impl Iterator<Item = &'a Marker> + 'a {
-    markers.iter().filter(move |m| m.name == name)
+/// Markers of a given kind, in source order.
+pub fn markers_named(markers: &[Marker], kind: Kind) -> impl Iterator<Item = &Marker> + '_ {
+    markers.iter().filter(move |m| m.kind == kind && !m.items)
 }
 
-pub fn has_marker(markers: &[Marker], name: &str) -> bool {
-    markers
-        .iter()
-        .any(|m| m.name == name && m.value != serde_json::Value::Bool(false))
+/// Whether a flag marker is given and not turned off with `=false`.
+pub fn has_marker(markers: &[Marker], kind: Kind) -> bool {
+    markers_named(markers, kind).any(|m| m.value != serde_json::Value::Bool(false))
 }
 
-pub fn marker<'a>(markers: &'a [Marker], name: &str) -> Option<&'a Marker> {
-    markers.iter().rev().find(|m| m.name == name)
+/// The last marker of a given kind.
+pub fn marker(markers: &[Marker], kind: Kind) -> Option<&Marker> {
+    markers_named(markers, kind).last()
 }

@@ -93,6 +93,11 @@ pub fn check_derives(
                 "#[derive(CustomResource)] goes on the spec struct, a struct with named fields",
             );
         }
+        if let Some(names) = crate::crd::names(d)
+            && let Err(message) = crate::client::namespaced(&d.markers, names.namespaced)
+        {
+            errors.push(input.ident.span(), message);
+        }
     } else if derives.schema && d.resource.is_some() {
         errors.push(
             input.ident.span(),
@@ -127,12 +132,11 @@ pub fn docs_and_markers(
             let line = line.strip_prefix(' ').unwrap_or(line);
             if line.trim_start().starts_with('+') {
                 match markers::parse_line(line) {
-                    Ok(Some((name, value))) => {
-                        check_target(&name, target, attr.span(), errors);
+                    Ok(Some(marker)) => {
+                        check_target(&marker, target, attr.span(), errors);
                         found.push(Marker {
-                            name,
-                            value,
                             loc: loc(attr.span()),
+                            ..marker
                         });
                     }
                     Ok(None) => {}
@@ -146,10 +150,10 @@ pub fn docs_and_markers(
     (doc, found)
 }
 
-fn check_target(name: &str, target: Target, span: Span, errors: &mut Errors) {
-    if let Some((_, targets)) = markers::lookup(name)
-        && !targets.contains(&target)
-    {
+fn check_target(marker: &Marker, target: Target, span: Span, errors: &mut Errors) {
+    let targets = marker.def().targets;
+    if !targets.contains(&target) {
+        let name = marker.name();
         let place = match target {
             Target::Package => "a module",
             Target::Type => "a type",
@@ -190,7 +194,7 @@ fn k8s_attrs(
                 .map(|i| i.to_string())
                 .unwrap_or_default();
             let span = meta.path.span();
-            let repeatable = markers::attribute_name(&key).is_some_and(|n| markers::repeatable(&n));
+            let repeatable = markers::attribute_name(&key).is_some_and(|(d, _)| d.repeatable);
             if !repeatable && !seen.insert(key.clone()) {
                 return Err(meta.error(format!("#[k8s({key})] is given twice: give it once")));
             }
@@ -221,7 +225,7 @@ fn k8s_attrs(
                     .optional_spec = true;
                 return Ok(());
             }
-            let Some(name) = markers::attribute_name(&key) else {
+            let Some((def, items)) = markers::attribute_name(&key) else {
                 let hint = attribute_suggestion(&key);
                 return Err(meta.error(format!("unknown key `{key}` in #[k8s(...)]{hint}")));
             };
@@ -238,21 +242,24 @@ fn k8s_attrs(
                         .unwrap_or_default();
                     let k = k.trim_end_matches('_').to_string();
                     let expr: syn::Expr = inner.value()?.parse()?;
-                    map.insert(markers::attribute_arg_name(&name, &k), expr_value(&expr)?);
+                    map.insert(markers::attribute_arg_name(def, &k), expr_value(&expr)?);
                     Ok(())
                 })?;
                 Value::Object(map)
             } else {
                 Value::Bool(true)
             };
-            match markers::check_value(&name, value) {
+            let mut marker = Marker {
+                kind: def.kind,
+                items,
+                value: Value::Null,
+                loc: loc(span),
+            };
+            match markers::check_value(&marker.name(), def.arg, value) {
                 Ok(value) => {
-                    check_target(&name, target, span, errors);
-                    out.push(Marker {
-                        name,
-                        value,
-                        loc: loc(span),
-                    });
+                    marker.value = value;
+                    check_target(&marker, target, span, errors);
+                    out.push(marker);
                 }
                 Err(e) => errors.push(span, format!("#[k8s({key})]: {}", e.message)),
             }
@@ -265,68 +272,24 @@ fn k8s_attrs(
     out
 }
 
+/// Keys of `#[k8s(...)]` that describe the resource itself rather than a marker.
+const RESOURCE_KEYS: &[&str] = &[
+    "group",
+    "version",
+    "kind",
+    "status",
+    "doc",
+    "no_spec",
+    "optional_spec",
+];
+
 fn attribute_suggestion(key: &str) -> String {
-    const KEYS: &[&str] = &[
-        "group",
-        "version",
-        "kind",
-        "status",
-        "doc",
-        "no_spec",
-        "optional_spec",
-        "minimum",
-        "maximum",
-        "exclusive_minimum",
-        "exclusive_maximum",
-        "multiple_of",
-        "min_length",
-        "max_length",
-        "pattern",
-        "enum_values",
-        "format",
-        "min_items",
-        "max_items",
-        "unique_items",
-        "min_properties",
-        "max_properties",
-        "type",
-        "x_validation",
-        "optional",
-        "required",
-        "nullable",
-        "default",
-        "example",
-        "title",
-        "list_type",
-        "list_map_key",
-        "map_type",
-        "struct_type",
-        "immutable",
-        "preserve_unknown_fields",
-        "schemaless",
-        "embedded_resource",
-        "resource",
-        "subresource_status",
-        "scale",
-        "printcolumn",
-        "storage_version",
-        "deprecated_version",
-        "skip_version",
-        "unserved_version",
-        "selectable_field",
-        "metadata",
-        "external_docs",
-        "at_most_one_of",
-        "exactly_one_of",
-        "at_least_one_of",
-        "rbac",
-        "genclient",
-    ];
-    KEYS.iter()
-        .map(|k| (strsim::jaro_winkler(k, key), *k))
-        .filter(|(s, _)| *s >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, k)| format!(": did you mean `{k}`?"))
+    let keys = RESOURCE_KEYS
+        .iter()
+        .map(|k| k.to_string())
+        .chain(markers::registry::all_keys());
+    markers::closest(key, keys, 0.8)
+        .map(|k| format!(": did you mean `{k}`?"))
         .unwrap_or_else(|| ": see the attribute reference in the operator-gen README".to_string())
 }
 

@@ -1,310 +1,63 @@
-//! The marker grammar: controller-gen's catalog, the parser for `+name:args` doc-comment lines,
-//! and the table that maps the Rust attribute form (`#[k8s(min_length = 4)]`) onto it.
+//! The marker grammar: the parser for `+name:args` doc-comment lines and for the values of the
+//! Rust attribute form (`#[k8s(min_length = 4)]`), both checked against the [`registry`].
 
+pub mod fixture;
+pub mod registry;
+
+use crate::ir::Marker;
+pub use registry::{Arg, Def, Effect, Kind, REGISTRY, Target};
 use serde_json::{Map, Value};
 
-/// Where a marker may stand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Target {
-    /// A module (`//!` lines) or anywhere: package-level markers such as rbac and webhook.
-    Package,
-    /// The spec struct of a custom resource, or any named type.
-    Type,
-    Field,
+/// The registry entry of a canonical marker name and whether it is its `items:` form.
+pub fn lookup(name: &str) -> Option<(&'static Def, bool)> {
+    registry::by_name(name)
 }
 
-/// The shape of a marker's value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Arg {
-    /// No value; `=false` turns it off.
-    Flag,
-    Bool,
-    Int,
-    Float,
-    Str,
-    /// `a;b;c` or `{a,b,c}`.
-    List,
-    /// controller-gen's "any" literal: objects, lists, numbers, bools, strings.
-    Any,
-    /// A JSON document (`+default=`).
-    Json,
-    /// Named arguments `k=v,k2=v2` with the given keys and shapes.
-    Args(&'static [(&'static str, Arg)]),
-    /// Accepted and without effect on manifests (deepcopy, apply configurations, scaffold markers).
-    Ignored,
-}
-
-pub struct Spec {
-    pub name: &'static str,
-    pub targets: &'static [Target],
-    pub arg: Arg,
-}
-
-const P: &[Target] = &[Target::Package];
-const T: &[Target] = &[Target::Type];
-const F: &[Target] = &[Target::Field];
-const TF: &[Target] = &[Target::Type, Target::Field];
-const PTF: &[Target] = &[Target::Package, Target::Type, Target::Field];
-
-const RBAC: &[(&str, Arg)] = &[
-    ("groups", Arg::List),
-    ("resources", Arg::List),
-    ("resourceNames", Arg::List),
-    ("verbs", Arg::List),
-    ("urls", Arg::List),
-    ("namespace", Arg::Str),
-    ("roleName", Arg::Str),
-];
-const WEBHOOK: &[(&str, Arg)] = &[
-    ("mutating", Arg::Bool),
-    ("failurePolicy", Arg::Str),
-    ("matchPolicy", Arg::Str),
-    ("sideEffects", Arg::Str),
-    ("timeoutSeconds", Arg::Int),
-    ("groups", Arg::List),
-    ("resources", Arg::List),
-    ("verbs", Arg::List),
-    ("versions", Arg::List),
-    ("name", Arg::Str),
-    ("path", Arg::Str),
-    ("url", Arg::Str),
-    ("serviceName", Arg::Str),
-    ("serviceNamespace", Arg::Str),
-    ("servicePort", Arg::Int),
-    ("admissionReviewVersions", Arg::List),
-    ("reinvocationPolicy", Arg::Str),
-    ("webhookVersions", Arg::List),
-    ("patch", Arg::Str),
-];
-const XVALIDATION: &[(&str, Arg)] = &[
-    ("rule", Arg::Str),
-    ("message", Arg::Str),
-    ("messageExpression", Arg::Str),
-    ("reason", Arg::Str),
-    ("fieldPath", Arg::Str),
-    ("optionalOldSelf", Arg::Bool),
-];
-
-/// Validation markers that also exist as `kubebuilder:validation:items:<Name>`.
-pub const VALIDATIONS: &[(&str, Arg)] = &[
-    ("Minimum", Arg::Float),
-    ("Maximum", Arg::Float),
-    ("ExclusiveMinimum", Arg::Bool),
-    ("ExclusiveMaximum", Arg::Bool),
-    ("MultipleOf", Arg::Float),
-    ("MinLength", Arg::Int),
-    ("MaxLength", Arg::Int),
-    ("Pattern", Arg::Str),
-    ("Enum", Arg::List),
-    ("Format", Arg::Str),
-    ("MinItems", Arg::Int),
-    ("MaxItems", Arg::Int),
-    ("UniqueItems", Arg::Bool),
-    ("MinProperties", Arg::Int),
-    ("MaxProperties", Arg::Int),
-    ("Type", Arg::Str),
-    ("XValidation", Arg::Args(XVALIDATION)),
-    ("XEmbeddedResource", Arg::Flag),
-    ("XIntOrString", Arg::Flag),
-    ("XPreserveUnknownFields", Arg::Flag),
-    ("Nullable", Arg::Flag),
-];
-
-macro_rules! spec {
-    ($name:expr, $targets:expr, $arg:expr) => {
-        Spec {
-            name: $name,
-            targets: $targets,
-            arg: $arg,
-        }
-    };
-}
-
-/// Every marker that is not a `kubebuilder:validation:` one (those come from [`VALIDATIONS`]).
-pub const CATALOG: &[Spec] = &[
-    spec!("groupName", P, Arg::Str),
-    spec!("versionName", P, Arg::Str),
-    spec!("kubebuilder:skip", P, Arg::Flag),
-    spec!("kubebuilder:object:generate", PTF, Arg::Ignored),
-    spec!("kubebuilder:object:root", T, Arg::Flag),
-    spec!("kubebuilder:ac:generate", PTF, Arg::Ignored),
-    spec!("kubebuilder:ac:output:package", P, Arg::Ignored),
-    spec!("k8s:deepcopy-gen", PTF, Arg::Ignored),
-    spec!("k8s:deepcopy-gen:interfaces", T, Arg::Ignored),
-    spec!("k8s:openapi-gen", PTF, Arg::Ignored),
-    spec!("kubebuilder:rbac", PTF, Arg::Args(RBAC)),
-    spec!("kubebuilder:webhook", PTF, Arg::Args(WEBHOOK)),
-    spec!(
-        "kubebuilder:webhookconfiguration",
-        PTF,
-        Arg::Args(&[("mutating", Arg::Bool), ("name", Arg::Str)])
-    ),
-    spec!(
-        "kubebuilder:resource",
-        T,
-        Arg::Args(&[
-            ("path", Arg::Str),
-            ("scope", Arg::Str),
-            ("shortName", Arg::List),
-            ("categories", Arg::List),
-            ("singular", Arg::Str),
-        ])
-    ),
-    spec!("kubebuilder:subresource:status", T, Arg::Flag),
-    spec!(
-        "kubebuilder:subresource:scale",
-        T,
-        Arg::Args(&[
-            ("specpath", Arg::Str),
-            ("statuspath", Arg::Str),
-            ("selectorpath", Arg::Str)
-        ])
-    ),
-    spec!(
-        "kubebuilder:printcolumn",
-        T,
-        Arg::Args(&[
-            ("name", Arg::Str),
-            ("type", Arg::Str),
-            ("JSONPath", Arg::Str),
-            ("description", Arg::Str),
-            ("format", Arg::Str),
-            ("priority", Arg::Int),
-        ])
-    ),
-    spec!("kubebuilder:storageversion", T, Arg::Flag),
-    spec!(
-        "kubebuilder:deprecatedversion",
-        T,
-        Arg::Args(&[("warning", Arg::Str)])
-    ),
-    spec!("kubebuilder:skipversion", T, Arg::Flag),
-    spec!("kubebuilder:unservedversion", T, Arg::Flag),
-    spec!(
-        "kubebuilder:selectablefield",
-        T,
-        Arg::Args(&[("JSONPath", Arg::Str)])
-    ),
-    spec!(
-        "kubebuilder:metadata",
-        T,
-        Arg::Args(&[("annotations", Arg::List), ("labels", Arg::List)])
-    ),
-    spec!(
-        "kubebuilder:externalDocs",
-        TF,
-        Arg::Args(&[("url", Arg::Str), ("description", Arg::Str)])
-    ),
-    spec!("kubebuilder:validation:Required", PTF, Arg::Flag),
-    spec!("kubebuilder:validation:Optional", PTF, Arg::Flag),
-    spec!("kubebuilder:validation:Schemaless", F, Arg::Flag),
-    spec!("kubebuilder:validation:EmbeddedResource", F, Arg::Flag),
-    spec!("kubebuilder:validation:AtMostOneOf", T, Arg::List),
-    spec!("kubebuilder:validation:ExactlyOneOf", T, Arg::List),
-    spec!("kubebuilder:validation:AtLeastOneOf", T, Arg::List),
-    spec!("kubebuilder:pruning:PreserveUnknownFields", TF, Arg::Flag),
-    spec!("kubebuilder:default", TF, Arg::Any),
-    spec!("default", TF, Arg::Json),
-    spec!("kubebuilder:example", TF, Arg::Any),
-    spec!("kubebuilder:title", TF, Arg::Any),
-    spec!("optional", F, Arg::Flag),
-    spec!("required", F, Arg::Flag),
-    spec!("k8s:optional", F, Arg::Flag),
-    spec!("k8s:required", F, Arg::Flag),
-    spec!("nullable", F, Arg::Flag),
-    spec!("listType", TF, Arg::Str),
-    spec!("listMapKey", TF, Arg::Str),
-    spec!("k8s:listType", TF, Arg::Str),
-    spec!("k8s:listMapKey", TF, Arg::Str),
-    spec!("mapType", TF, Arg::Str),
-    spec!("structType", TF, Arg::Str),
-    spec!("k8s:enum", T, Arg::Flag),
-    spec!("k8s:immutable", F, Arg::Flag),
-    spec!("genclient", T, Arg::Flag),
-    spec!("genclient:nonNamespaced", T, Arg::Flag),
-    spec!("genclient:noStatus", T, Arg::Flag),
-    spec!("genclient:noVerbs", T, Arg::Flag),
-    spec!("genclient:readonly", T, Arg::Flag),
-    spec!("genclient:onlyVerbs", T, Arg::List),
-    spec!("genclient:skipVerbs", T, Arg::List),
-];
-
-/// The value shape and allowed targets of a canonical marker name.
-pub fn lookup(name: &str) -> Option<(Arg, &'static [Target])> {
-    if let Some(s) = CATALOG.iter().find(|s| s.name == name) {
-        return Some((s.arg, s.targets));
-    }
-    let rest = name.strip_prefix("kubebuilder:validation:")?;
-    let rest = rest.strip_prefix("items:").unwrap_or(rest);
-    VALIDATIONS
-        .iter()
-        .find(|(n, _)| *n == rest)
-        .map(|(_, a)| (*a, TF))
-}
-
-/// Markers that may be given more than once, each occurrence adding to the result.
-pub fn repeatable(name: &str) -> bool {
-    let short = name
-        .strip_prefix("kubebuilder:validation:items:")
-        .or_else(|| name.strip_prefix("kubebuilder:validation:"))
-        .unwrap_or(name);
-    matches!(
-        short,
-        "XValidation"
-            | "AtMostOneOf"
-            | "ExactlyOneOf"
-            | "AtLeastOneOf"
-            | "listMapKey"
-            | "k8s:listMapKey"
-            | "kubebuilder:printcolumn"
-            | "kubebuilder:selectablefield"
-            | "kubebuilder:metadata"
-            | "kubebuilder:rbac"
-            | "kubebuilder:webhook"
-            | "kubebuilder:webhookconfiguration"
-    )
-}
-
-/// Scaffold markers of kubebuilder and operator-gen: accepted anywhere, no effect.
+/// Scaffold markers of kubebuilder and operator-gen: accepted anywhere, they mark where later
+/// commands insert code.
 fn is_scaffold(name: &str) -> bool {
     name.starts_with("kubebuilder:scaffold:") || name.starts_with("operator-gen:scaffold:")
 }
 
-fn all_names() -> Vec<String> {
-    let mut names: Vec<String> = CATALOG.iter().map(|s| s.name.to_string()).collect();
-    for (v, _) in VALIDATIONS {
-        names.push(format!("kubebuilder:validation:{v}"));
-        names.push(format!("kubebuilder:validation:items:{v}"));
-    }
-    names
-}
-
-/// The closest known marker name, when one is close enough to be a likely typo.
-pub fn suggest(name: &str) -> Option<String> {
-    // past 256 characters no marker name can score 0.85 against it; comparing costs
-    // |name| x |candidate| per candidate, which a long garbled line would pay for nothing
-    if name.len() > 256 {
+/// The closest of `candidates` to `given`, when one is close enough to be a likely typo: an
+/// equal name up to case first, then a bare last `:` segment (`validation:nullable` for
+/// `nullable`), then the best Jaro-Winkler score of at least `threshold`.
+pub fn closest(
+    given: &str,
+    candidates: impl Iterator<Item = String>,
+    threshold: f64,
+) -> Option<String> {
+    // past 256 characters no name can score high against it; comparing costs
+    // |given| x |candidate| per candidate, which a long garbled line would pay for nothing
+    if given.len() > 256 {
         return None;
     }
-    let lower = name.to_ascii_lowercase();
+    let lower = given.to_ascii_lowercase();
+    let last = lower.rsplit(':').next().unwrap_or_default().to_string();
     let mut best: Option<(f64, String)> = None;
-    for candidate in all_names() {
-        let score = strsim::jaro_winkler(&lower, &candidate.to_ascii_lowercase());
-        let exact_ci = candidate.eq_ignore_ascii_case(name);
-        let score = if exact_ci { 2.0 } else { score };
+    let mut bare: Option<String> = None;
+    for candidate in candidates {
+        if bare.is_none() && candidate.eq_ignore_ascii_case(&last) {
+            bare = Some(candidate.clone());
+        }
+        let score = if candidate.eq_ignore_ascii_case(given) {
+            2.0
+        } else {
+            strsim::jaro_winkler(&lower, &candidate.to_ascii_lowercase())
+        };
         if best.as_ref().is_none_or(|(b, _)| score > *b) {
             best = Some((score, candidate));
         }
     }
-    // a bare last segment (`validation:nullable` for `nullable`) is also a likely slip
-    if let Some(last) = lower.rsplit(':').next()
-        && let Some(c) = all_names()
-            .into_iter()
-            .find(|c| c.eq_ignore_ascii_case(last))
-    {
-        return Some(c);
+    if let Some(b) = bare {
+        return Some(b);
     }
-    best.filter(|(s, _)| *s >= 0.85).map(|(_, n)| n)
+    best.filter(|(s, _)| *s >= threshold).map(|(_, n)| n)
+}
+
+/// The closest known marker name, when one is close enough to be a likely typo.
+pub fn suggest(name: &str) -> Option<String> {
+    closest(name, registry::all_names(), 0.85)
 }
 
 /// Why a marker line was refused.
@@ -320,8 +73,8 @@ fn err<T>(message: impl Into<String>) -> Result<T, MarkerError> {
 }
 
 /// Parses one doc-comment line that starts with `+` (the `+` included). `Ok(None)` means a
-/// scaffold marker or an accepted marker without effect on manifests.
-pub fn parse_line(line: &str) -> Result<Option<(String, Value)>, MarkerError> {
+/// scaffold marker. A marker without effect in Rust is refused with the registry's reason.
+pub fn parse_line(line: &str) -> Result<Option<Marker>, MarkerError> {
     let body = line.trim().trim_start_matches('+');
     if body.is_empty() {
         return err("empty marker `+`: write a marker name after `+`, or drop the line");
@@ -331,18 +84,18 @@ pub fn parse_line(line: &str) -> Result<Option<(String, Value)>, MarkerError> {
     }
     // the name is the longest known prefix that ends at a `:` or `=` before the first `=`
     let head_end = body.find('=').unwrap_or(body.len());
-    let mut found: Option<(String, Arg)> = None;
+    let mut found: Option<(usize, &'static Def, bool)> = None;
     for (i, c) in body[..head_end]
         .char_indices()
         .chain(std::iter::once((head_end, '=')))
     {
         if (c == ':' || i == head_end)
-            && let Some((arg, _)) = lookup(&body[..i])
+            && let Some((def, items)) = lookup(&body[..i])
         {
-            found = Some((body[..i].to_string(), arg));
+            found = Some((i, def, items));
         }
     }
-    let Some((name, arg)) = found else {
+    let Some((end, def, items)) = found else {
         let shown = &body[..head_end];
         return match suggest(shown) {
             Some(s) => err(format!("unknown marker `+{shown}`: did you mean `+{s}`?")),
@@ -351,12 +104,17 @@ pub fn parse_line(line: &str) -> Result<Option<(String, Value)>, MarkerError> {
             )),
         };
     };
-    let rest = &body[name.len()..];
-    if arg == Arg::Ignored {
-        return Ok(None);
+    let name = &body[..end];
+    if let Effect::None(reason) = def.effect {
+        return err(format!("marker `+{name}` has no effect in Rust: {reason}"));
     }
-    let value = parse_value(&name, arg, rest)?;
-    Ok(Some((name, value)))
+    let value = parse_value(name, def.arg, &body[end..])?;
+    Ok(Some(Marker {
+        kind: def.kind,
+        items,
+        value,
+        loc: None,
+    }))
 }
 
 fn parse_value(name: &str, arg: Arg, rest: &str) -> Result<Value, MarkerError> {
@@ -419,7 +177,7 @@ fn parse_single(name: &str, arg: Arg, raw: &str, whole: bool) -> Result<Value, M
                 err(format!("marker `+{name}` expects a JSON value, found `{raw_t}`: quote strings as \"text\""))
             }
         }),
-        Arg::Args(_) | Arg::Ignored => err(format!("marker `+{name}` cannot take a single value")),
+        Arg::Args(_) => err(format!("marker `+{name}` cannot take a single value")),
     }
 }
 
@@ -518,26 +276,11 @@ fn parse_args(name: &str, keys: &[(&str, Arg)], raw: &str) -> Result<Value, Mark
         let key = rest[..eq.min(comma)].trim();
         let Some((_, arg)) = keys.iter().find(|(k, _)| *k == key) else {
             let known: Vec<&str> = keys.iter().map(|(k, _)| *k).collect();
-            let close = known
-                .iter()
-                .map(|k| {
-                    (
-                        strsim::jaro_winkler(&k.to_ascii_lowercase(), &key.to_ascii_lowercase()),
-                        *k,
-                    )
-                })
-                .fold(None::<(f64, &str)>, |b, c| {
-                    if b.is_none_or(|b| c.0 > b.0) {
-                        Some(c)
-                    } else {
-                        b
-                    }
-                });
-            return match close {
-                Some((s, k)) if s >= 0.8 => err(format!(
+            return match closest(key, known.iter().map(|k| k.to_string()), 0.8) {
+                Some(k) => err(format!(
                     "marker `+{name}` has no argument `{key}`: did you mean `{k}`?"
                 )),
-                _ => err(format!(
+                None => err(format!(
                     "marker `+{name}` has no argument `{key}`: it takes {}",
                     known.join(", ")
                 )),
@@ -740,78 +483,15 @@ fn top_colon(s: &str) -> Option<usize> {
     None
 }
 
-/// The Rust attribute form: `#[k8s(min_length = 4)]` key → canonical marker name.
-pub fn attribute_name(key: &str) -> Option<String> {
-    let fixed = match key {
-        "optional" => "optional",
-        "required" => "required",
-        "nullable" => "nullable",
-        "default" => "kubebuilder:default",
-        "example" => "kubebuilder:example",
-        "title" => "kubebuilder:title",
-        "list_type" => "listType",
-        "list_map_key" => "listMapKey",
-        "map_type" => "mapType",
-        "struct_type" => "structType",
-        "immutable" => "k8s:immutable",
-        "enum_type" => "k8s:enum",
-        "preserve_unknown_fields" => "kubebuilder:pruning:PreserveUnknownFields",
-        "schemaless" => "kubebuilder:validation:Schemaless",
-        "embedded_resource" => "kubebuilder:validation:EmbeddedResource",
-        "at_most_one_of" => "kubebuilder:validation:AtMostOneOf",
-        "exactly_one_of" => "kubebuilder:validation:ExactlyOneOf",
-        "at_least_one_of" => "kubebuilder:validation:AtLeastOneOf",
-        "external_docs" => "kubebuilder:externalDocs",
-        "resource" => "kubebuilder:resource",
-        "subresource_status" => "kubebuilder:subresource:status",
-        "scale" => "kubebuilder:subresource:scale",
-        "printcolumn" => "kubebuilder:printcolumn",
-        "storage_version" => "kubebuilder:storageversion",
-        "deprecated_version" => "kubebuilder:deprecatedversion",
-        "skip_version" => "kubebuilder:skipversion",
-        "unserved_version" => "kubebuilder:unservedversion",
-        "selectable_field" => "kubebuilder:selectablefield",
-        "metadata" => "kubebuilder:metadata",
-        "rbac" => "kubebuilder:rbac",
-        "webhook" => "kubebuilder:webhook",
-        "genclient" => "genclient",
-        "non_namespaced" => "genclient:nonNamespaced",
-        "no_status" => "genclient:noStatus",
-        "no_verbs" => "genclient:noVerbs",
-        "readonly" => "genclient:readonly",
-        "only_verbs" => "genclient:onlyVerbs",
-        "skip_verbs" => "genclient:skipVerbs",
-        _ => "",
-    };
-    if !fixed.is_empty() {
-        return Some(fixed.to_string());
-    }
-    let (items, key) = match key.strip_prefix("items_") {
-        Some(k) => (true, k),
-        None => (false, key),
-    };
-    let pascal = heck::ToUpperCamelCase::to_upper_camel_case(key);
-    let pascal = match pascal.as_str() {
-        "Validation" | "XValidation" => "XValidation".to_string(),
-        "EnumValues" => "Enum".to_string(),
-        "IntOrString" => "XIntOrString".to_string(),
-        other => other.to_string(),
-    };
-    VALIDATIONS
-        .iter()
-        .find(|(n, _)| *n == pascal)
-        .map(|(n, _)| {
-            if items {
-                format!("kubebuilder:validation:items:{n}")
-            } else {
-                format!("kubebuilder:validation:{n}")
-            }
-        })
+/// The registry entry an attribute key (`min_length`, `items_maximum`) names, and whether it is
+/// the `items_` form.
+pub fn attribute_name(key: &str) -> Option<(&'static Def, bool)> {
+    registry::by_key(key)
 }
 
 /// Argument names of the attribute form are snake_case; marker arguments are controller-gen's.
-pub fn attribute_arg_name(marker: &str, key: &str) -> String {
-    let Some((Arg::Args(keys), _)) = lookup(marker) else {
+pub fn attribute_arg_name(def: &Def, key: &str) -> String {
+    let Arg::Args(keys) = def.arg else {
         return key.to_string();
     };
     let flat = key.replace('_', "").to_ascii_lowercase();
@@ -821,11 +501,8 @@ pub fn attribute_arg_name(marker: &str, key: &str) -> String {
         .unwrap_or_else(|| key.to_string())
 }
 
-/// Checks an attribute-form value against the marker's shape and normalises it.
-pub fn check_value(name: &str, value: Value) -> Result<Value, MarkerError> {
-    let Some((arg, _)) = lookup(name) else {
-        return err(format!("unknown marker `{name}`"));
-    };
+/// Checks an attribute-form value of the marker `name` against its shape and normalises it.
+pub fn check_value(name: &str, arg: Arg, value: Value) -> Result<Value, MarkerError> {
     let ok = match (arg, &value) {
         (Arg::Flag | Arg::Bool, Value::Bool(_)) => true,
         (Arg::Int, Value::Number(n)) => n.is_i64(),
@@ -883,7 +560,6 @@ fn describe(arg: Arg) -> &'static str {
         Arg::List => "a list of strings",
         Arg::Any | Arg::Json => "a value",
         Arg::Args(_) => "named arguments",
-        Arg::Ignored => "nothing",
     }
 }
 
@@ -893,7 +569,8 @@ mod tests {
     use serde_json::json;
 
     fn p(line: &str) -> (String, Value) {
-        parse_line(line).expect("parses").expect("has effect")
+        let m = parse_line(line).expect("parses").expect("has effect");
+        (m.name(), m.value)
     }
 
     #[test]
@@ -988,30 +665,54 @@ mod tests {
             parse_line("+kubebuilder:scaffold:imports").expect("ok"),
             None
         );
+        let e = parse_line("+kubebuilder:object:generate=true").expect_err("no effect");
         assert_eq!(
-            parse_line("+kubebuilder:object:generate=true").expect("ok"),
-            None
+            e.message,
+            "marker `+kubebuilder:object:generate` has no effect in Rust: Rust types derive Clone instead of generated deep copies; drop the marker"
+        );
+        let e = parse_line("+kubebuilder:object:root=true").expect_err("no effect");
+        assert!(
+            e.message
+                .contains("#[derive(CustomResource)] on the spec struct generates the root type"),
+            "{}",
+            e.message
         );
     }
 
     #[test]
     fn attribute_names_map_to_markers() {
+        let name = |key: &str| {
+            attribute_name(key).map(|(d, items)| {
+                Marker {
+                    kind: d.kind,
+                    items,
+                    value: Value::Null,
+                    loc: None,
+                }
+                .name()
+            })
+        };
         assert_eq!(
-            attribute_name("min_length").as_deref(),
+            name("min_length").as_deref(),
             Some("kubebuilder:validation:MinLength")
         );
         assert_eq!(
-            attribute_name("items_minimum").as_deref(),
+            name("items_minimum").as_deref(),
             Some("kubebuilder:validation:items:Minimum")
         );
         assert_eq!(
-            attribute_name("x_validation").as_deref(),
+            name("x_validation").as_deref(),
             Some("kubebuilder:validation:XValidation")
         );
-        assert_eq!(attribute_name("list_type").as_deref(), Some("listType"));
-        assert_eq!(attribute_name("bogus"), None);
+        assert_eq!(name("list_type").as_deref(), Some("listType"));
+        assert_eq!(name("enum_type").as_deref(), Some("k8s:enum"));
         assert_eq!(
-            attribute_arg_name("kubebuilder:printcolumn", "json_path"),
+            name("non_namespaced").as_deref(),
+            Some("genclient:nonNamespaced")
+        );
+        assert_eq!(name("bogus"), None);
+        assert_eq!(
+            attribute_arg_name(Kind::PrintColumn.def(), "json_path"),
             "JSONPath"
         );
     }

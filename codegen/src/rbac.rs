@@ -2,6 +2,7 @@
 //! controller-gen does, into a ClusterRole and one Role per namespace.
 
 use crate::ir::Marker;
+use crate::markers::Kind;
 use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, Role};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use std::collections::BTreeMap;
@@ -155,7 +156,7 @@ pub fn check(m: &Marker) -> Result<(), String> {
 /// Roles from rbac markers, ClusterRole first, then Roles by namespace and name.
 pub fn roles(markers: &[Marker], default_role_name: &str) -> Vec<RoleObject> {
     let mut buckets: BTreeMap<(String, String), Vec<&Marker>> = BTreeMap::new();
-    for m in markers.iter().filter(|m| m.name == "kubebuilder:rbac") {
+    for m in crate::ir::markers_named(markers, Kind::Rbac) {
         let ns = m.arg_str("namespace").unwrap_or_default().to_string();
         let name = m
             .arg_str("roleName")

@@ -3,9 +3,9 @@
 
 use crate::ir::*;
 use crate::known;
+use crate::markers::{Effect, Kind};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
-    ExternalDocumentation, JSON, JSONSchemaProps as Props, JSONSchemaPropsOrArray,
-    JSONSchemaPropsOrBool, ValidationRule,
+    JSON, JSONSchemaProps as Props, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool, ValidationRule,
 };
 use serde_json::Value;
 
@@ -128,7 +128,7 @@ impl<'s> Emitter<'s> {
             );
             let schema = self.field_schema(scope, field)?;
             let is_required = field_required(field, serde);
-            if has_marker(&field.markers, "k8s:immutable") && !is_required {
+            if has_marker(&field.markers, Kind::Immutable) && !is_required {
                 parent_rules.push(ValidationRule {
                     rule: format!("!has(oldSelf.{name}) || has(self.{name})"),
                     message: Some(format!("field {name} is immutable once set")),
@@ -155,9 +155,9 @@ impl<'s> Emitter<'s> {
     }
 
     pub fn field_schema(&mut self, scope: &dyn Scope, field: &Field) -> Result<Props> {
-        let schemaless = has_marker(&field.markers, "kubebuilder:validation:Schemaless");
+        let schemaless = has_marker(&field.markers, Kind::Schemaless);
         if !schemaless && let TypeExpr::Named(_) = strip_option(&field.ty) {
-            let immutable = has_marker(&field.markers, "k8s:immutable");
+            let immutable = has_marker(&field.markers, Kind::Immutable);
             return self.merged_schema(
                 scope,
                 &field.ty,
@@ -176,7 +176,7 @@ impl<'s> Emitter<'s> {
             props.description = Some(d);
         }
         apply_markers(&mut props, &field.markers).map_err(|m| self.err(scope, field.loc, m))?;
-        if has_marker(&field.markers, "k8s:immutable") {
+        if has_marker(&field.markers, Kind::Immutable) {
             push_rule(
                 &mut props,
                 ValidationRule {
@@ -205,10 +205,8 @@ impl<'s> Emitter<'s> {
         loc: Option<Loc>,
     ) -> Result<Props> {
         let target = self.expr_schema(scope, ty, loc)?;
-        let (items, own): (Vec<Marker>, Vec<Marker>) = markers
-            .iter()
-            .cloned()
-            .partition(|m| m.name.starts_with("kubebuilder:validation:items:"));
+        let (items, own): (Vec<Marker>, Vec<Marker>) =
+            markers.iter().cloned().partition(|m| m.items);
         // the reference starts from the type's type, so markers check against it
         let mut reference = Props {
             type_: target.type_.clone(),
@@ -544,16 +542,16 @@ fn strip_option(ty: &TypeExpr) -> &TypeExpr {
 /// Whether a field must be present: not an `Option`, no serde default, no optional marker.
 pub fn field_required(field: &Field, container: &ContainerSerde) -> bool {
     let m = &field.markers;
-    if has_marker(m, "kubebuilder:validation:Optional") {
+    if has_marker(m, Kind::ValidationOptional) {
         return false;
     }
-    if has_marker(m, "kubebuilder:validation:Required") {
+    if has_marker(m, Kind::ValidationRequired) {
         return true;
     }
-    if has_marker(m, "optional") || has_marker(m, "k8s:optional") {
+    if has_marker(m, Kind::Optional) || has_marker(m, Kind::K8sOptional) {
         return false;
     }
-    if has_marker(m, "required") || has_marker(m, "k8s:required") {
+    if has_marker(m, Kind::Required) || has_marker(m, Kind::K8sRequired) {
         return true;
     }
     !matches!(field.ty, TypeExpr::Option(_)) && !field.serde.default && !container.default
@@ -607,44 +605,45 @@ pub fn description(doc: &[String]) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
-fn push_rule(props: &mut Props, rule: ValidationRule) {
+pub(crate) fn push_rule(props: &mut Props, rule: ValidationRule) {
     props
         .x_kubernetes_validations
         .get_or_insert_with(Vec::new)
         .push(rule);
 }
 
-fn priority(name: &str) -> u8 {
-    match name {
-        "kubebuilder:validation:Type"
-        | "kubebuilder:validation:XIntOrString"
-        | "listType"
-        | "k8s:listType"
-        | "default" => 9,
-        "kubebuilder:validation:AtMostOneOf" => 11,
-        "kubebuilder:validation:ExactlyOneOf" => 12,
-        "kubebuilder:validation:AtLeastOneOf" => 13,
-        n if n.starts_with("kubebuilder:validation:items:") => 14,
-        _ => 10,
-    }
-}
-
-/// Applies schema markers in controller-gen's order; ties keep source order.
+/// Applies the markers with a schema effect in their registry priority order (controller-gen's
+/// `ApplyPriority`); ties keep source order; `items:` markers apply to the list's items, last.
 pub fn apply_markers(props: &mut Props, markers: &[Marker]) -> std::result::Result<(), String> {
-    let mut ordered: Vec<&Marker> = markers.iter().collect();
-    ordered.sort_by_key(|m| priority(&m.name));
-    for m in ordered {
-        if let Some(item) = m.name.strip_prefix("kubebuilder:validation:items:") {
+    let mut ordered: Vec<(&Marker, crate::markers::registry::Apply)> = markers
+        .iter()
+        .filter_map(|m| match m.def().effect {
+            Effect::Schema(apply) => Some((m, apply)),
+            _ => None,
+        })
+        .collect();
+    ordered.sort_by_key(|(m, _)| {
+        if m.items {
+            crate::markers::registry::ITEMS_PRIORITY
+        } else {
+            m.def().priority
+        }
+    });
+    for (m, apply) in ordered {
+        if m.items {
             let Some(JSONSchemaPropsOrArray::Schema(items)) = props.items.as_mut() else {
                 return Err(format!(
                     "marker `+{}` applies to list items, but this is not a list: drop `items:`",
-                    m.name
+                    m.name()
                 ));
             };
-            let inner = Marker::new(&format!("kubebuilder:validation:{item}"), m.value.clone());
-            apply_one(items, &inner)?;
+            let inner = Marker {
+                items: false,
+                ..m.clone()
+            };
+            apply(items, &inner)?;
         } else {
-            apply_one(props, m)?;
+            apply(props, m)?;
         }
     }
     Ok(())
@@ -655,244 +654,17 @@ fn type_is(props: &Props, types: &[&str]) -> bool {
         || props.x_kubernetes_int_or_string == Some(true)
 }
 
-fn need(props: &Props, types: &[&str], m: &Marker) -> std::result::Result<(), String> {
+/// Refuses a marker on a schema whose type it does not fit.
+pub(crate) fn need(props: &Props, types: &[&str], m: &Marker) -> std::result::Result<(), String> {
     if type_is(props, types) {
         Ok(())
     } else {
         Err(format!(
             "marker `+{}` needs a {} field, but this one is {}: move it to a matching field or drop it",
-            m.name,
+            m.name(),
             types.join(" or "),
             props.type_.as_deref().unwrap_or("untyped")
         ))
-    }
-}
-
-fn apply_one(props: &mut Props, m: &Marker) -> std::result::Result<(), String> {
-    let v = &m.value;
-    let on = v != &Value::Bool(false);
-    let int = || {
-        v.as_i64()
-            .ok_or_else(|| format!("marker `+{}` expects an integer", m.name))
-    };
-    let float = || {
-        v.as_f64()
-            .ok_or_else(|| format!("marker `+{}` expects a number", m.name))
-    };
-    let string = || {
-        v.as_str()
-            .map(str::to_string)
-            .ok_or_else(|| format!("marker `+{}` expects a string", m.name))
-    };
-    let Some(short) = m.name.strip_prefix("kubebuilder:validation:") else {
-        match m.name.as_str() {
-            "kubebuilder:default" => {
-                let value = match (v, props.type_.as_deref()) {
-                    (Value::Object(o), Some("array")) if o.is_empty() => Value::Array(vec![]),
-                    _ => v.clone(),
-                };
-                props.default = Some(JSON(value));
-            }
-            "default" if !v.is_null() => {
-                props.default = Some(JSON(v.clone()));
-            }
-            "kubebuilder:example" => props.example = Some(JSON(v.clone())),
-            "kubebuilder:title" => props.title = Some(crate::ir::value_to_string(v)),
-            "nullable" if on => props.nullable = Some(true),
-            "kubebuilder:pruning:PreserveUnknownFields" if on => {
-                props.x_kubernetes_preserve_unknown_fields = Some(true)
-            }
-            "listType" | "k8s:listType" => {
-                need(props, &["array"], m)?;
-                let t = string()?;
-                if !["map", "set", "atomic"].contains(&t.as_str()) {
-                    return Err(format!("listType must be map, set or atomic, found `{t}`"));
-                }
-                props.x_kubernetes_list_type = Some(t);
-            }
-            "listMapKey" | "k8s:listMapKey" => {
-                need(props, &["array"], m)?;
-                let keys = props
-                    .x_kubernetes_list_map_keys
-                    .get_or_insert_with(Vec::new);
-                let k = string()?;
-                if !keys.contains(&k) {
-                    keys.push(k);
-                }
-            }
-            "mapType" => {
-                need(props, &["object"], m)?;
-                props.x_kubernetes_map_type = Some(string()?);
-            }
-            "structType" => {
-                need(props, &["object"], m)?;
-                props.x_kubernetes_map_type = Some(string()?);
-            }
-            "kubebuilder:externalDocs" => {
-                props.external_docs = Some(ExternalDocumentation {
-                    url: m.arg_str("url").map(str::to_string),
-                    description: m.arg_str("description").map(str::to_string),
-                });
-            }
-            _ => {}
-        }
-        return Ok(());
-    };
-    match short {
-        "Minimum" => {
-            need(props, &["integer", "number"], m)?;
-            props.minimum = Some(float()?)
-        }
-        "Maximum" => {
-            need(props, &["integer", "number"], m)?;
-            props.maximum = Some(float()?)
-        }
-        "ExclusiveMinimum" => props.exclusive_minimum = Some(on),
-        "ExclusiveMaximum" => props.exclusive_maximum = Some(on),
-        "MultipleOf" => {
-            need(props, &["integer", "number"], m)?;
-            props.multiple_of = Some(float()?)
-        }
-        "MinLength" => {
-            need(props, &["string"], m)?;
-            props.min_length = Some(int()?)
-        }
-        "MaxLength" => {
-            need(props, &["string"], m)?;
-            props.max_length = Some(int()?)
-        }
-        "Pattern" => {
-            need(props, &["string"], m)?;
-            props.pattern = Some(string()?)
-        }
-        "Enum" => {
-            let items = v.as_array().cloned().unwrap_or_default();
-            props.enum_ = Some(items.into_iter().map(|i| JSON(enum_item(i))).collect());
-        }
-        "Format" => props.format = Some(string()?),
-        "MinItems" => {
-            need(props, &["array"], m)?;
-            props.min_items = Some(int()?)
-        }
-        "MaxItems" => {
-            need(props, &["array"], m)?;
-            props.max_items = Some(int()?)
-        }
-        "UniqueItems" => props.unique_items = Some(on),
-        "MinProperties" => {
-            need(props, &["object"], m)?;
-            props.min_properties = Some(int()?)
-        }
-        "MaxProperties" => {
-            need(props, &["object"], m)?;
-            props.max_properties = Some(int()?)
-        }
-        "Type" => {
-            let t = string()?;
-            props.type_ = Some(t.clone());
-            if t != "object" {
-                props.properties = None;
-                props.required = None;
-            }
-        }
-        "XValidation" => {
-            let reason = m.arg_str("reason").map(str::to_string);
-            if let Some(r) = &reason
-                && ![
-                    "FieldValueInvalid",
-                    "FieldValueForbidden",
-                    "FieldValueRequired",
-                    "FieldValueDuplicate",
-                ]
-                .contains(&r.as_str())
-            {
-                return Err(format!(
-                    "XValidation reason `{r}` is not one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate"
-                ));
-            }
-            let Some(rule) = m.arg_str("rule") else {
-                return Err("XValidation needs `rule=\"<CEL expression>\"`".into());
-            };
-            push_rule(
-                props,
-                ValidationRule {
-                    rule: rule.to_string(),
-                    message: m.arg_str("message").map(str::to_string),
-                    message_expression: m.arg_str("messageExpression").map(str::to_string),
-                    reason,
-                    field_path: m.arg_str("fieldPath").map(str::to_string),
-                    optional_old_self: m.arg("optionalOldSelf").and_then(Value::as_bool),
-                },
-            );
-        }
-        "XEmbeddedResource" | "EmbeddedResource" if on => {
-            props.x_kubernetes_embedded_resource = Some(true);
-            props.x_kubernetes_preserve_unknown_fields = Some(true);
-            props.type_ = Some("object".into());
-        }
-        "XIntOrString" if on => {
-            let int_or_string = crate::known::int_or_string();
-            props.x_kubernetes_int_or_string = int_or_string.x_kubernetes_int_or_string;
-            props.any_of = int_or_string.any_of;
-            props.type_ = None;
-        }
-        "XPreserveUnknownFields" if on => props.x_kubernetes_preserve_unknown_fields = Some(true),
-        "Nullable" if on => props.nullable = Some(true),
-        "AtMostOneOf" | "ExactlyOneOf" | "AtLeastOneOf" => {
-            let fields: Vec<String> = v
-                .as_array()
-                .map(|a| a.iter().map(value_to_string).collect())
-                .unwrap_or_default();
-            if let Some(f) = fields.iter().find(|f| f.contains('.')) {
-                return Err(format!(
-                    "{short} lists `{f}`: name direct fields only, without dots"
-                ));
-            }
-            let counts: Vec<String> = fields
-                .iter()
-                .map(|f| format!("(has(self.{f})?1:0)"))
-                .collect();
-            let list = fields.join(" ");
-            let (rule, message) = match short {
-                "AtMostOneOf" => (
-                    format!("{} <= 1", counts.join("+")),
-                    format!("at most one of the fields in [{list}] may be set"),
-                ),
-                "ExactlyOneOf" => (
-                    format!("{} == 1", counts.join("+")),
-                    format!("exactly one of the fields in [{list}] must be set"),
-                ),
-                _ => (
-                    fields
-                        .iter()
-                        .map(|f| format!("has(self.{f})"))
-                        .collect::<Vec<_>>()
-                        .join("||"),
-                    format!("at least one of the fields in [{list}] must be set"),
-                ),
-            };
-            push_rule(
-                props,
-                ValidationRule {
-                    rule,
-                    message: Some(message),
-                    ..Default::default()
-                },
-            );
-        }
-        _ => {}
-    }
-    Ok(())
-}
-
-/// Enum items are JSON-decoded where they parse (`1;2;"foo"`), strings otherwise.
-fn enum_item(v: Value) -> Value {
-    match v {
-        Value::String(s) => serde_json::from_str::<Value>(&s)
-            .ok()
-            .filter(|p| p.is_number() || p.is_string() || p.is_boolean())
-            .unwrap_or(Value::String(s)),
-        other => other,
     }
 }
 

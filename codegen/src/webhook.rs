@@ -3,6 +3,7 @@
 //! defaults and checks.
 
 use crate::ir::Marker;
+use crate::markers::Kind;
 use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhook, MutatingWebhookConfiguration, RuleWithOperations, ServiceReference,
     ValidatingWebhook, ValidatingWebhookConfiguration, WebhookClientConfig,
@@ -38,8 +39,8 @@ pub struct WebhookError {
 }
 
 /// True for the markers this emitter reads.
-pub fn is_webhook_marker(name: &str) -> bool {
-    name == WEBHOOK || name == CONFIGURATION
+pub fn is_webhook_marker(kind: Kind) -> bool {
+    matches!(kind, Kind::Webhook | Kind::WebhookConfiguration)
 }
 
 /// The webhook configurations the markers describe: the mutating one first, then the validating
@@ -54,7 +55,7 @@ pub fn configurations(markers: &[Marker]) -> Result<Vec<WebhookObject>, Vec<Webh
     let mut validating_name: Option<(String, usize)> = None;
     for (i, m) in markers.iter().enumerate() {
         let fail = |message: String| WebhookError { marker: i, message };
-        if m.name == CONFIGURATION {
+        if m.kind == Kind::WebhookConfiguration {
             match configuration_name(m) {
                 Ok((is_mutating, name)) => {
                     let slot = if is_mutating {
@@ -72,7 +73,7 @@ pub fn configurations(markers: &[Marker]) -> Result<Vec<WebhookObject>, Vec<Webh
                 }
                 Err(msg) => errors.push(fail(msg)),
             }
-        } else if m.name == WEBHOOK {
+        } else if m.kind == Kind::Webhook {
             match Config::parse(m) {
                 Ok(c) if c.mutating => match c.mutating_webhook() {
                     Ok(w) => mutating.push(w),
@@ -515,8 +516,7 @@ mod tests {
     use crate::markers::parse_line;
 
     fn marker(line: &str) -> Marker {
-        let (name, value) = parse_line(line).expect("parses").expect("has effect");
-        Marker::new(&name, value)
+        parse_line(line).expect("parses").expect("has effect")
     }
 
     const BASE: &str = "+kubebuilder:webhook:failurePolicy=fail,sideEffects=None,groups=apps,resources=deployments,verbs=create;update,versions=v1,admissionReviewVersions=v1";
@@ -545,6 +545,12 @@ mod tests {
                 WebhookObject::Validating(c) => serde_json::to_value(c).expect("serializes"),
             })
             .collect()
+    }
+
+    #[test]
+    fn message_names_are_the_registry_names() {
+        assert_eq!(WEBHOOK, Kind::Webhook.name());
+        assert_eq!(CONFIGURATION, Kind::WebhookConfiguration.name());
     }
 
     #[test]

@@ -89,6 +89,14 @@ const CASES: &[(&str, &str)] = &[
         "`impl Trait` is not allowed in a field type: name a concrete type that has a schema",
     ),
     (
+        "no_effect_marker",
+        "marker `+kubebuilder:object:root` has no effect in Rust: #[derive(CustomResource)] on the spec struct generates the root type and its list; drop the marker",
+    ),
+    (
+        "cluster_client_on_namespaced_kind",
+        "`+genclient:nonNamespaced` asks for a cluster-scoped client, but the kind is namespaced: add `+kubebuilder:resource:scope=Cluster` or drop the marker",
+    ),
+    (
         "schema_with_resource",
         "#[k8s(group, version, kind)] belongs with #[derive(CustomResource)]: derive it instead of Schema",
     ),
