@@ -6,7 +6,7 @@ use operator_gen_codegen::ir::{Marker, TypeDef};
 use operator_gen_codegen::lower::{self, Errors};
 use operator_gen_codegen::markers::fixture;
 use operator_gen_codegen::markers::{Effect, Kind, REGISTRY, parse_line};
-use operator_gen_codegen::schema::{Scope, Settings};
+use operator_gen_codegen::schema::{Definition, Scope, Settings};
 use operator_gen_codegen::{client, rbac, webhook};
 use std::collections::BTreeMap;
 
@@ -24,16 +24,18 @@ impl Scope for At<'_> {
     }
     fn resolve(&self, path: &str) -> Result<Box<dyn Scope + '_>, String> {
         let name = path.rsplit("::").next().unwrap_or(path);
-        self.types
-            .0
-            .get(name)
-            .map(|def| {
-                Box::new(At {
-                    types: self.types,
-                    def,
-                }) as Box<dyn Scope>
-            })
-            .ok_or_else(|| format!("`{path}` is not in the fixture"))
+        if let Some(def) = self.types.0.get(name) {
+            return Ok(Box::new(At {
+                types: self.types,
+                def,
+            }));
+        }
+        match operator_gen_codegen::known::external(path) {
+            operator_gen_codegen::known::External::Known(canonical) => {
+                Ok(Box::new(Definition::known(&canonical)))
+            }
+            _ => Err(format!("`{path}` is not in the fixture")),
+        }
     }
 }
 
