@@ -738,7 +738,7 @@ registry! {
             need(props, &["string"], m)?;
             props.max_length = Some(int(m)?);
             Ok(())
-        })).items().proved(&[rejects("String", "+kubebuilder:validation:MaxLength=2", "\"ab\"", "\"abc\"", "at most 2 chars long")]),
+        })).items().proved(&[rejects("String", "+kubebuilder:validation:MaxLength=2", "\"ab\"", "\"abc\"", "Too long: may not be more than 2 bytes")]),
     Pattern => def("kubebuilder:validation:Pattern", &["pattern"], TF, Arg::Str,
         Effect::Schema(|props, m| {
             need(props, &["string"], m)?;
@@ -767,7 +767,7 @@ registry! {
             need(props, &["array"], m)?;
             props.max_items = Some(int(m)?);
             Ok(())
-        })).items().proved(&[rejects("Vec<String>", "+kubebuilder:validation:MaxItems=1", "[\"a\"]", "[\"a\",\"b\"]", "must have at most 1 items")]),
+        })).items().proved(&[rejects("Vec<String>", "+kubebuilder:validation:MaxItems=1", "[\"a\"]", "[\"a\",\"b\"]", "Too many: 2: must have at most 1 item")]),
     UniqueItems => def("kubebuilder:validation:UniqueItems", &["unique_items"], TF, Arg::Bool,
         Effect::Schema(|props, m| {
             props.unique_items = Some(on(m));
@@ -784,7 +784,7 @@ registry! {
             need(props, &["object"], m)?;
             props.max_properties = Some(int(m)?);
             Ok(())
-        })).items().proved(&[rejects("BTreeMap<String, String>", "+kubebuilder:validation:MaxProperties=1", "{\"a\":\"1\"}", "{\"a\":\"1\",\"b\":\"2\"}", "must have at most 1 properties")]),
+        })).items().proved(&[rejects("BTreeMap<String, String>", "+kubebuilder:validation:MaxProperties=1", "{\"a\":\"1\"}", "{\"a\":\"1\",\"b\":\"2\"}", "Too many: 2: must have at most 1 item")]),
     Type => def("kubebuilder:validation:Type", &["type"], TF, Arg::Str,
         Effect::Schema(|props, m| {
             let t = string(m)?;
