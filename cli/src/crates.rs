@@ -25,6 +25,15 @@ pub struct Crates {
     pub others: Vec<Crate>,
 }
 
+/// operator-gen's own crates: a project may use them by path (`init --runtime-path`), and they
+/// hold no types of the user's, so they are never read.
+const OURS: &[&str] = &[
+    "operator-gen",
+    "operator-gen-runtime",
+    "operator-gen-macros",
+    "operator-gen-codegen",
+];
+
 /// True when the manifest at `root` can bring in other local crates.
 fn may_have_others(manifest: &str) -> bool {
     let Ok(table) = manifest.parse::<toml::Table>() else {
@@ -36,9 +45,14 @@ fn may_have_others(manifest: &str) -> bool {
     }
     let local = |deps: Option<&toml::Value>| {
         deps.and_then(toml::Value::as_table).is_some_and(|t| {
-            t.values().any(|d| {
-                d.as_table()
-                    .is_some_and(|d| d.contains_key("path") || d.contains_key("workspace"))
+            t.iter().any(|(name, d)| {
+                let package = d
+                    .get("package")
+                    .and_then(toml::Value::as_str)
+                    .unwrap_or(name);
+                !OURS.contains(&package)
+                    && d.as_table()
+                        .is_some_and(|d| d.contains_key("path") || d.contains_key("workspace"))
             })
         })
     };
@@ -228,6 +242,10 @@ fn metadata(manifest: &Path) -> Result<Metadata, String> {
                             ds.iter()
                                 .filter(|d| {
                                     d.get("kind").is_none_or(|k| k.is_null() || k == "build")
+                                        && !d
+                                            .get("name")
+                                            .and_then(|n| n.as_str())
+                                            .is_some_and(|n| OURS.contains(&n))
                                 })
                                 .filter_map(|d| d.get("path").and_then(|p| p.as_str()))
                                 .map(PathBuf::from)
