@@ -191,9 +191,15 @@ where
 
 fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
     match cmd {
-        Command::Init(args) => commands::init::run(&args, &current_dir()?, printer),
+        Command::Init(args) => {
+            let root = current_dir()?;
+            let _lock = crate::transaction::lock(&root, printer)?;
+            commands::init::run(&args, &root, printer)
+        }
         Command::Create(CreateCommand::Api(args)) => {
-            commands::api::run(&args, &current_dir()?, printer)
+            let root = current_dir()?;
+            let _lock = crate::transaction::lock(&root, printer)?;
+            commands::api::run(&args, &root, printer)
         }
         Command::Manifests(args) => {
             let opts = crate::manifests::ManifestsOptions {

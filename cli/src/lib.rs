@@ -15,6 +15,7 @@ pub mod scan;
 pub mod sources;
 pub mod summary;
 pub mod templates;
+pub mod transaction;
 
 pub use error::{Error, Result};
 pub use printer::Printer;

@@ -1,13 +1,13 @@
 //! The in-memory change set a command builds: whole files and fragments inserted before
-//! scaffold marker lines, checked in memory and then committed to disk in one step (each file
-//! goes to a temporary file in its directory and is renamed into place).
+//! scaffold marker lines, checked in memory and then committed to disk all or nothing (see
+//! [`crate::transaction`]).
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::printer::Printer;
+use crate::transaction::{self, Change};
 
 /// What to do when a whole file already exists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,46 +172,29 @@ impl Scaffold {
             .map(|(p, f)| (p.as_path(), f.content.as_str(), f.original.is_none()))
     }
 
-    /// Write every changed file: first all to temporary files next to their targets, then
-    /// rename them into place. A failure before the renames leaves the disk as it was.
+    /// Write every changed file all or nothing through [`crate::transaction::commit`]: a kill
+    /// at any point leaves the old tree or, after the next command's recovery, the new one. The
+    /// caller holds the project's [`crate::transaction::lock`].
     pub fn commit(self, printer: &Printer) -> Result<()> {
-        let mut created_dirs: Vec<PathBuf> = Vec::new();
-        let mut staged: Vec<(PathBuf, String, bool, tempfile::NamedTempFile)> = Vec::new();
-        let result = (|| -> Result<()> {
-            for (rel, pending) in &self.files {
-                if pending.original.as_deref() == Some(pending.content.as_str()) {
-                    continue;
-                }
-                let target = self.root.join(rel);
-                let dir = target.parent().unwrap_or(&self.root).to_path_buf();
-                create_dirs(&dir, &mut created_dirs)?;
-                let mut tmp = tempfile::Builder::new()
-                    .prefix(".operator-gen-")
-                    .tempfile_in(&dir)
-                    .map_err(|e| Error::io("create a temporary file in", &dir, e))?;
-                tmp.write_all(pending.content.as_bytes())
-                    .and_then(|()| tmp.flush())
-                    .map_err(|e| Error::io("write", tmp.path(), e))?;
-                set_permissions(tmp.path(), &target)?;
-                let display = rel.to_string_lossy().replace('\\', "/");
-                staged.push((target, display, pending.original.is_none(), tmp));
-            }
-            Ok(())
-        })();
-        if let Err(e) = result {
-            drop(staged);
-            for dir in created_dirs.iter().rev() {
-                let _ = std::fs::remove_dir(dir);
-            }
-            return Err(e);
-        }
-        for (target, display, is_new, tmp) in staged {
-            tmp.persist(&target)
-                .map_err(|e| Error::io("write", &target, e.error))?;
-            if is_new {
-                printer.created(&display)
+        let changed: Vec<(String, &Pending)> = self
+            .files
+            .iter()
+            .filter(|(_, p)| p.original.as_deref() != Some(p.content.as_str()))
+            .map(|(rel, p)| (rel.to_string_lossy().replace('\\', "/"), p))
+            .collect();
+        let changes: Vec<Change> = changed
+            .iter()
+            .map(|(rel, p)| Change {
+                rel,
+                content: &p.content,
+            })
+            .collect();
+        transaction::commit(&self.root, &changes)?;
+        for (rel, pending) in &changed {
+            if pending.original.is_none() {
+                printer.created(rel)
             } else {
-                printer.updated(&display)
+                printer.updated(rel)
             }
         }
         Ok(())
@@ -224,33 +207,6 @@ fn read_disk(path: &Path) -> Result<Option<String>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io("read", path, e)),
     }
-}
-
-fn create_dirs(dir: &Path, created: &mut Vec<PathBuf>) -> Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    if let Some(parent) = dir.parent() {
-        create_dirs(parent, created)?;
-    }
-    std::fs::create_dir(dir).map_err(|e| Error::io("create directory", dir, e))?;
-    created.push(dir.to_path_buf());
-    Ok(())
-}
-
-#[cfg(unix)]
-fn set_permissions(tmp: &Path, target: &Path) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    let perms = match std::fs::metadata(target) {
-        Ok(m) => m.permissions(),
-        Err(_) => std::fs::Permissions::from_mode(0o644),
-    };
-    std::fs::set_permissions(tmp, perms).map_err(|e| Error::io("set permissions on", tmp, e))
-}
-
-#[cfg(not(unix))]
-fn set_permissions(_tmp: &Path, _target: &Path) -> Result<()> {
-    Ok(())
 }
 
 /// Single-line fragments with these prefixes join the run of like lines right above the marker

@@ -1,0 +1,456 @@
+//! Writing a change set all or nothing: a lock on the project directory serialises commands, and
+//! a journal at the project root lets the next command finish (roll forward) or undo (roll back)
+//! a commit that was killed half way, so the tree is always the old one or the new one.
+//!
+//! A commit runs in four steps:
+//! 1. the journal `.operator-gen-journal` is written (to `.operator-gen-journal.new`, then
+//!    renamed) in state `prepare`, naming every directory to create and every file to write;
+//! 2. the directories are created and each file's new contents staged beside it as
+//!    `.<name>.operator-gen-new`;
+//! 3. the journal is rewritten in state `commit`: this rename is the point of no return;
+//! 4. each staged file is renamed over its target, then the journal is removed.
+//!
+//! [`lock`] takes the lock and then [`recover`]s: a journal in state `prepare` is rolled back
+//! (staged files and created directories removed), one in state `commit` rolled forward (the
+//! remaining staged files renamed into place). Both are idempotent, so a kill during recovery is
+//! recovered by the next command too.
+//!
+//! Test-only hook: with `OPERATOR_GEN_TEST_PAUSE_AFTER=N` the process prints
+//! `paused after file operation N` on stderr after the Nth file operation of a commit and waits
+//! for a line (or end of file) on stdin, so a test can SIGKILL it at every point of the commit, or
+//! hold it there while it starts a second command.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::printer::Printer;
+
+/// The journal's file name at the project root.
+pub const JOURNAL: &str = ".operator-gen-journal";
+/// The journal being written, before its rename.
+const JOURNAL_NEW: &str = ".operator-gen-journal.new";
+/// The suffix of a staged file: `dir/.name.operator-gen-new` stands for `dir/name`.
+const STAGED_SUFFIX: &str = ".operator-gen-new";
+/// The test-only variable that pauses a commit after its Nth file operation.
+pub const PAUSE_AFTER: &str = "OPERATOR_GEN_TEST_PAUSE_AFTER";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum State {
+    /// Staging: nothing the user sees has changed yet; recovery rolls back.
+    Prepare,
+    /// Every file is staged; recovery rolls forward.
+    Commit,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Journal {
+    state: State,
+    /// Directories the commit creates, relative to the root, parents first.
+    dirs: Vec<String>,
+    /// Files the commit writes, relative to the root.
+    files: Vec<String>,
+}
+
+/// One file of a commit.
+#[derive(Debug)]
+pub struct Change<'a> {
+    /// Path relative to the root, `/`-separated.
+    pub rel: &'a str,
+    /// The new contents.
+    pub content: &'a str,
+}
+
+/// The exclusive lock on a project directory; released when dropped.
+#[derive(Debug)]
+pub struct ProjectLock {
+    _file: File,
+}
+
+/// Lock the project at `root` (waiting, with a message, while another command holds it), then
+/// recover any commit an interrupted command left behind.
+pub fn lock(root: &Path, printer: &Printer) -> Result<ProjectLock> {
+    let file = open_lock_file(root)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            printer.warn(&format!(
+                "another operator-gen command is changing {}; waiting for it to finish",
+                root.display()
+            ));
+            file.lock()
+                .map_err(|e| Error::io("lock the project directory", root, e))?;
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(Error::io("lock the project directory", root, e));
+        }
+    }
+    recover(root, printer)?;
+    Ok(ProjectLock { _file: file })
+}
+
+/// The file the lock is taken on: the project directory itself where the OS allows it (nothing
+/// is added to the tree), else `.operator-gen.lock` in it.
+#[cfg(unix)]
+fn open_lock_file(root: &Path) -> Result<File> {
+    File::open(root).map_err(|e| Error::io("open the project directory", root, e))
+}
+
+#[cfg(not(unix))]
+fn open_lock_file(root: &Path) -> Result<File> {
+    let path = root.join(".operator-gen.lock");
+    std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io("create the lock file", &path, e))
+}
+
+/// Finish or undo the commit an interrupted command left at `root`; a no-op without a journal.
+pub fn recover(root: &Path, printer: &Printer) -> Result<()> {
+    remove_if_present(&root.join(JOURNAL_NEW))?;
+    let path = root.join(JOURNAL);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io("read", &path, e)),
+    };
+    let journal: Journal = serde_json::from_str(&text).map_err(|e| {
+        Error::msg(format!(
+            "{} is not a journal operator-gen can read ({e}); remove it and any `.*{STAGED_SUFFIX}` files next to the project's files",
+            path.display()
+        ))
+    })?;
+    match journal.state {
+        State::Prepare => {
+            for rel in &journal.files {
+                remove_if_present(&staged_path(&root.join(rel)))?;
+            }
+            for rel in journal.dirs.iter().rev() {
+                // Only an empty directory goes: anything put there since is the user's.
+                let _ = std::fs::remove_dir(root.join(rel));
+            }
+            remove_if_present(&path)?;
+            printer.warn(
+                "an earlier operator-gen command was interrupted before it changed anything; its staged files were removed",
+            );
+        }
+        State::Commit => {
+            for rel in &journal.files {
+                let target = root.join(rel);
+                let staged = staged_path(&target);
+                if staged.exists() {
+                    std::fs::rename(&staged, &target)
+                        .map_err(|e| Error::io("finish writing", &target, e))?;
+                }
+            }
+            remove_if_present(&path)?;
+            printer.warn(&format!(
+                "an earlier operator-gen command was interrupted while writing its files; finished writing {}",
+                journal.files.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Write `changes` under `root` all or nothing (see the module documentation). The caller holds
+/// the [`lock`]. An error before the point of no return leaves the tree as it was.
+pub fn commit(root: &Path, changes: &[Change<'_>]) -> Result<()> {
+    if changes.is_empty() {
+        return Ok(());
+    }
+    if !root.is_dir() {
+        std::fs::create_dir_all(root).map_err(|e| write_error(root, e))?;
+    }
+    let mut steps = Steps::from_env();
+    let mut dirs: Vec<String> = Vec::new();
+    for change in changes {
+        let mut missing = Vec::new();
+        let mut dir = Path::new(change.rel).parent();
+        while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+            if root.join(d).is_dir() {
+                break;
+            }
+            missing.push(d.to_string_lossy().replace('\\', "/"));
+            dir = d.parent();
+        }
+        for d in missing.into_iter().rev() {
+            if !dirs.contains(&d) {
+                dirs.push(d);
+            }
+        }
+    }
+    let mut journal = Journal {
+        state: State::Prepare,
+        dirs,
+        files: changes.iter().map(|c| c.rel.to_owned()).collect(),
+    };
+    write_journal(root, &journal, &mut steps)?;
+    if let Err(e) = stage(root, &journal, changes, &mut steps) {
+        roll_back(root, &journal);
+        return Err(e);
+    }
+    journal.state = State::Commit;
+    if let Err(e) = write_journal(root, &journal, &mut steps) {
+        roll_back(root, &journal);
+        return Err(e);
+    }
+    for rel in &journal.files {
+        let target = root.join(rel);
+        std::fs::rename(staged_path(&target), &target).map_err(|e| {
+            Error::msg(format!(
+                "cannot finish writing {}: {e}; fix the cause and run any operator-gen command in the project to finish the change",
+                target.display()
+            ))
+        })?;
+        steps.done();
+    }
+    sync_dir(root);
+    std::fs::remove_file(root.join(JOURNAL)).map_err(|e| write_error(root, e))?;
+    steps.done();
+    Ok(())
+}
+
+fn stage(root: &Path, journal: &Journal, changes: &[Change<'_>], steps: &mut Steps) -> Result<()> {
+    for rel in &journal.dirs {
+        let dir = root.join(rel);
+        std::fs::create_dir(&dir).map_err(|e| write_error(&dir, e))?;
+        steps.done();
+    }
+    for change in changes {
+        let target = root.join(change.rel);
+        let dir = target.parent().unwrap_or(root);
+        let staged = staged_path(&target);
+        let mut file = File::create(&staged).map_err(|e| write_error(dir, e))?;
+        // Two writes, so a test can kill the command with a half-written staged file.
+        let bytes = change.content.as_bytes();
+        let (first, second) = bytes.split_at(bytes.len() / 2);
+        file.write_all(first).map_err(|e| write_error(dir, e))?;
+        steps.done();
+        // No fsync per file: the journal's sync orders the commit point, and a kill (unlike a
+        // power loss) cannot lose data the kernel already holds.
+        file.write_all(second).map_err(|e| write_error(dir, e))?;
+        drop(file);
+        copy_permissions(&staged, &target)?;
+        steps.done();
+    }
+    Ok(())
+}
+
+/// Undo an unfinished prepare step in this process (best effort: the journal stays when
+/// anything cannot be removed, so the next command retries).
+fn roll_back(root: &Path, journal: &Journal) {
+    let mut clean = true;
+    for rel in &journal.files {
+        clean &= remove_if_present(&staged_path(&root.join(rel))).is_ok();
+    }
+    for rel in journal.dirs.iter().rev() {
+        let dir = root.join(rel);
+        if dir.exists() {
+            clean &= std::fs::remove_dir(&dir).is_ok();
+        }
+    }
+    let _ = remove_if_present(&root.join(JOURNAL_NEW));
+    if clean {
+        let _ = remove_if_present(&root.join(JOURNAL));
+    }
+}
+
+fn write_journal(root: &Path, journal: &Journal, steps: &mut Steps) -> Result<()> {
+    let new = root.join(JOURNAL_NEW);
+    let text = serde_json::to_string_pretty(journal)
+        .map_err(|e| Error::msg(format!("cannot serialize the journal: {e}")))?;
+    let mut file = File::create(&new).map_err(|e| write_error(root, e))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.sync_all())
+        .map_err(|e| write_error(root, e))?;
+    drop(file);
+    steps.done();
+    std::fs::rename(&new, root.join(JOURNAL)).map_err(|e| write_error(root, e))?;
+    sync_dir(root);
+    steps.done();
+    Ok(())
+}
+
+fn staged_path(target: &Path) -> PathBuf {
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    target.with_file_name(format!(".{name}{STAGED_SUFFIX}"))
+}
+
+fn remove_if_present(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io("remove", path, e)),
+    }
+}
+
+fn write_error(dir: &Path, e: std::io::Error) -> Error {
+    if e.kind() == std::io::ErrorKind::PermissionDenied {
+        Error::msg(format!(
+            "cannot write in {}: permission denied; make the directory writable (chmod u+w) or run operator-gen as its owner",
+            dir.display()
+        ))
+    } else {
+        Error::io("write in", dir, e)
+    }
+}
+
+/// Make the directory entry changes durable (best effort: not every platform can sync a directory).
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+#[cfg(unix)]
+fn copy_permissions(staged: &Path, target: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let perms = match std::fs::metadata(target) {
+        Ok(m) => m.permissions(),
+        Err(_) => std::fs::Permissions::from_mode(0o644),
+    };
+    std::fs::set_permissions(staged, perms).map_err(|e| Error::io("set permissions on", staged, e))
+}
+
+#[cfg(not(unix))]
+fn copy_permissions(_staged: &Path, _target: &Path) -> Result<()> {
+    Ok(())
+}
+
+/// Counts a commit's file operations for the test-only pause hook.
+struct Steps {
+    done: u64,
+    pause_after: Option<u64>,
+}
+
+impl Steps {
+    fn from_env() -> Steps {
+        Steps {
+            done: 0,
+            pause_after: std::env::var(PAUSE_AFTER).ok().and_then(|v| v.parse().ok()),
+        }
+    }
+
+    fn done(&mut self) {
+        self.done += 1;
+        if self.pause_after == Some(self.done) {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "paused after file operation {}",
+                self.done
+            );
+            let _ = std::io::stdin().read_line(&mut String::new());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::printer::Verbosity;
+
+    fn files(root: &Path) -> Vec<String> {
+        fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+                .map(|r| r.flatten().map(|e| e.path()).collect())
+                .unwrap_or_default();
+            entries.sort();
+            for p in entries {
+                let rel = p
+                    .strip_prefix(root)
+                    .map(|r| r.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                if p.is_dir() {
+                    out.push(format!("{rel}/"));
+                    walk(root, &p, out);
+                } else {
+                    let text = std::fs::read_to_string(&p).unwrap_or_default();
+                    out.push(format!("{rel}={text}"));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(root, root, &mut out);
+        out
+    }
+
+    #[test]
+    fn commit_writes_files_and_leaves_no_journal() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("old"), "old").expect("write");
+        commit(
+            dir.path(),
+            &[
+                Change {
+                    rel: "a/b/new",
+                    content: "new",
+                },
+                Change {
+                    rel: "old",
+                    content: "changed",
+                },
+            ],
+        )
+        .expect("commit");
+        assert_eq!(
+            files(dir.path()),
+            ["a/", "a/b/", "a/b/new=new", "old=changed"]
+        );
+    }
+
+    #[test]
+    fn prepare_journal_rolls_back_and_commit_journal_rolls_forward() {
+        let printer = Printer::new(Verbosity::Quiet);
+        for state in [State::Prepare, State::Commit] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let root = dir.path();
+            std::fs::write(root.join("old"), "old").expect("write");
+            std::fs::create_dir_all(root.join("a/b")).expect("mkdir");
+            std::fs::write(root.join("a/b/.new.operator-gen-new"), "new").expect("write");
+            std::fs::write(root.join(".old.operator-gen-new"), "changed").expect("write");
+            std::fs::write(root.join(JOURNAL_NEW), "half a jour").expect("write");
+            let journal = Journal {
+                state,
+                dirs: vec!["a".into(), "a/b".into()],
+                files: vec!["a/b/new".into(), "old".into()],
+            };
+            std::fs::write(
+                root.join(JOURNAL),
+                serde_json::to_string(&journal).expect("json"),
+            )
+            .expect("write");
+            recover(root, &printer).expect("recover");
+            let expected: &[&str] = match state {
+                State::Prepare => &["old=old"],
+                State::Commit => &["a/", "a/b/", "a/b/new=new", "old=changed"],
+            };
+            assert_eq!(files(root), expected, "{state:?}");
+            recover(root, &printer).expect("recover twice");
+            assert_eq!(files(root), expected, "{state:?} twice");
+        }
+    }
+
+    #[test]
+    fn a_second_lock_waits_for_the_first() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let printer = Printer::new(Verbosity::Quiet);
+        let first = lock(dir.path(), &printer).expect("lock");
+        let other = open_lock_file(dir.path()).expect("open");
+        assert!(matches!(
+            other.try_lock(),
+            Err(std::fs::TryLockError::WouldBlock)
+        ));
+        drop(first);
+        other.try_lock().expect("free after the first is dropped");
+    }
+}

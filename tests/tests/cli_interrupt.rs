@@ -1,0 +1,318 @@
+//! Interrupts and contention: `init`, `create api` and `manifests`, each SIGKILLed after every
+//! file operation of its commit (through the test-only `OPERATOR_GEN_TEST_PAUSE_AFTER` hook),
+//! leave the tree exactly as it was before or after the command once the next command has
+//! recovered, and running the command again gives the after state. Two `create api` for
+//! different kinds started together on one project both land: the second waits for the first.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStderr, Command, Stdio};
+
+use operator_gen::printer::{Printer, Verbosity};
+use operator_gen::transaction;
+use operator_gen_tests::cli;
+
+const CAPTAIN: &str = "create api --group crew --version v1 --kind Captain";
+const FRIGATE: &str = "create api --group crew --version v1 --kind Frigate";
+
+/// Every directory (`path/`) and file (`path` → bytes) under `dir`, hidden ones included.
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let rel = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/");
+            if path.is_dir() {
+                out.insert(format!("{rel}/"), Vec::new());
+                walk(root, &path, out);
+            } else {
+                out.insert(rel, std::fs::read(&path).unwrap_or_default());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn describe(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> String {
+    let only_a: Vec<&String> = a.keys().filter(|k| !b.contains_key(*k)).collect();
+    let only_b: Vec<&String> = b.keys().filter(|k| !a.contains_key(*k)).collect();
+    let differ: Vec<&String> = a
+        .iter()
+        .filter(|(k, v)| b.get(*k).is_some_and(|w| w != *v))
+        .map(|(k, _)| k)
+        .collect();
+    format!(
+        "only in the tree: {only_a:?}; only in the expected: {only_b:?}; contents differ: {differ:?}"
+    )
+}
+
+fn command(dir: &Path, args: &str) -> Command {
+    let mut c = Command::new(cli::operator_gen_bin());
+    c.args(cli::split_args(args))
+        .current_dir(dir)
+        .env("OPERATOR_GEN_YEAR", cli::YEAR)
+        .env("NO_COLOR", "1");
+    c
+}
+
+/// Start `args` paused after file operation `n`; `None` when the command finished first.
+fn start_paused(dir: &Path, args: &str, n: u64) -> Option<(Child, BufReader<ChildStderr>)> {
+    let mut child = command(dir, args)
+        .env(transaction::PAUSE_AFTER, n.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn operator-gen");
+    let mut err = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut seen = String::new();
+    if wait_for_line(&mut err, "paused after file operation", &mut seen) {
+        return Some((child, err));
+    }
+    let status = child.wait().expect("wait");
+    assert!(status.success(), "`{args}` failed without a pause: {seen}");
+    None
+}
+
+/// Read `err` until a line containing `needle` (true) or the end (false); the lines go to `seen`.
+fn wait_for_line(err: &mut BufReader<ChildStderr>, needle: &str, seen: &mut String) -> bool {
+    loop {
+        let mut line = String::new();
+        match err.read_line(&mut line) {
+            Ok(0) | Err(_) => return false,
+            Ok(_) => {
+                seen.push_str(&line);
+                if line.contains(needle) {
+                    return true;
+                }
+            }
+        }
+    }
+}
+
+struct Case {
+    name: &'static str,
+    setup: &'static [&'static str],
+    args: &'static str,
+    /// Stderr of a re-run after the command already completed.
+    done_again: Option<&'static str>,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "init",
+        setup: &[],
+        args: "init",
+        done_again: Some("target directory is already initialized"),
+    },
+    Case {
+        name: "create api",
+        setup: &["init"],
+        args: CAPTAIN,
+        done_again: Some("API resource already exists"),
+    },
+    Case {
+        name: "manifests",
+        setup: &["init", CAPTAIN],
+        args: "manifests",
+        done_again: None,
+    },
+];
+
+#[test]
+fn a_command_killed_at_any_file_operation_leaves_the_old_or_the_new_tree() {
+    let quiet = Printer::new(Verbosity::Quiet);
+    let mut report = Vec::new();
+    for case in CASES {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let base = tmp.path().join("base/demo");
+        std::fs::create_dir_all(&base).expect("mkdir");
+        for args in case.setup {
+            let out = cli::run(&base, &cli::split_args(args));
+            assert_eq!(out.code, 0, "setup `{args}`: {}", out.stderr);
+        }
+        let before = tree(&base);
+        let done = tmp.path().join("done/demo");
+        cli::copy_dir(&base, &done);
+        let out = cli::run(&done, &cli::split_args(case.args));
+        assert_eq!(out.code, 0, "`{}`: {}", case.args, out.stderr);
+        let after = tree(&done);
+        assert_ne!(before, after, "`{}` changed nothing", case.args);
+
+        let (mut rolled_back, mut rolled_forward) = (0, 0);
+        let mut n = 1;
+        loop {
+            let dir = tmp.path().join(format!("kill-{n}/demo"));
+            cli::copy_dir(&base, &dir);
+            let Some((mut child, _err)) = start_paused(&dir, case.args, n) else {
+                // The command finished before operation `n`: every point was covered.
+                std::fs::remove_dir_all(dir.parent().expect("parent")).expect("clean up");
+                break;
+            };
+            child.kill().expect("SIGKILL");
+            child.wait().expect("wait");
+            let what = format!("`{}` killed after file operation {n}", case.args);
+            if n % 2 == 1 {
+                // Odd points: recover through the library, then compare before re-running.
+                transaction::recover(&dir, &quiet).expect("recover");
+                let now = tree(&dir);
+                if now == before {
+                    rolled_back += 1;
+                } else if now == after {
+                    rolled_forward += 1;
+                } else {
+                    panic!(
+                        "{what}: after recovery the tree is neither the old nor the new one: {}",
+                        describe(&now, &after)
+                    );
+                }
+            }
+            // Re-running recovers (even points) and completes the command.
+            let out = cli::run(&dir, &cli::split_args(case.args));
+            let completed = out.code == 0
+                || case
+                    .done_again
+                    .is_some_and(|m| out.code == 1 && out.stderr.contains(m));
+            assert!(completed, "{what}: the re-run failed: {}", out.stderr);
+            assert!(!out.stderr.contains("panicked"), "{what}: {}", out.stderr);
+            let now = tree(&dir);
+            assert!(
+                now == after,
+                "{what}: the re-run does not give the new tree: {}",
+                describe(&now, &after)
+            );
+            std::fs::remove_dir_all(dir.parent().expect("parent")).expect("clean up");
+            n += 1;
+        }
+        assert!(
+            rolled_back > 0 && rolled_forward > 0,
+            "{}: expected kills both before and after the point of no return, got {rolled_back} rolled back and {rolled_forward} rolled forward",
+            case.name
+        );
+        report.push(format!(
+            "{}: killed at each of {} file operations ({rolled_back} odd points rolled back, {rolled_forward} rolled forward)",
+            case.name,
+            n - 1
+        ));
+    }
+    println!("{}", report.join("\n"));
+}
+
+/// What both kinds leave in the project.
+fn assert_both_kinds(dir: &Path, what: &str) {
+    let read = |rel: &str| std::fs::read_to_string(dir.join(rel)).unwrap_or_default();
+    let expected: &[(&str, &[&str])] = &[
+        ("PROJECT", &["kind: Captain", "kind: Frigate"]),
+        (
+            "config/crd/kustomization.yaml",
+            &[
+                "- bases/crew.my.domain_captains.yaml",
+                "- bases/crew.my.domain_frigates.yaml",
+            ],
+        ),
+        (
+            "config/samples/kustomization.yaml",
+            &["- crew_v1_captain.yaml", "- crew_v1_frigate.yaml"],
+        ),
+        (
+            "src/main.rs",
+            &[
+                "demo::controller::captain::register(&mut mgr);",
+                "demo::controller::frigate::register(&mut mgr);",
+            ],
+        ),
+        (
+            "src/api/v1/mod.rs",
+            &["pub mod captain;", "pub mod frigate;"],
+        ),
+        (
+            "src/controller/mod.rs",
+            &["pub mod captain;", "pub mod frigate;"],
+        ),
+    ];
+    for (file, lines) in expected {
+        let text = read(file);
+        for line in *lines {
+            assert!(
+                text.contains(line),
+                "{what}: {file} lacks {line:?}:\n{text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_second_command_waits_for_the_first_and_both_land() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let base = tmp.path().join("base/demo");
+    std::fs::create_dir_all(&base).expect("mkdir");
+    let out = cli::run(&base, &cli::split_args("init"));
+    assert_eq!(out.code, 0, "init: {}", out.stderr);
+
+    // Held: the first is paused inside its commit while the second starts.
+    let dir = tmp.path().join("held/demo");
+    cli::copy_dir(&base, &dir);
+    let (mut first, mut first_err) =
+        start_paused(&dir, CAPTAIN, 3).expect("create api has more than 3 file operations");
+    let mut second = command(&dir, FRIGATE)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut second_err = BufReader::new(second.stderr.take().expect("stderr"));
+    let mut seen = String::new();
+    assert!(
+        wait_for_line(
+            &mut second_err,
+            "another operator-gen command is changing",
+            &mut seen
+        ),
+        "the second command did not say it waits: {seen}"
+    );
+    first
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"\n")
+        .expect("resume the first");
+    let mut rest = String::new();
+    wait_for_line(&mut first_err, "\u{0}", &mut rest);
+    assert!(first.wait().expect("wait").success(), "first: {rest}");
+    wait_for_line(&mut second_err, "\u{0}", &mut seen);
+    assert!(second.wait().expect("wait").success(), "second: {seen}");
+    assert_both_kinds(&dir, "held");
+
+    // Raced: both started at once, several times.
+    for trial in 0..6 {
+        let dir = tmp.path().join(format!("race-{trial}/demo"));
+        cli::copy_dir(&base, &dir);
+        let spawn = |args: &str| {
+            command(&dir, args)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        };
+        let (a, b) = (spawn(CAPTAIN), spawn(FRIGATE));
+        for (child, args) in [(a, CAPTAIN), (b, FRIGATE)] {
+            let out = child.wait_with_output().expect("wait");
+            assert!(
+                out.status.success(),
+                "race {trial}: `{args}` failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        assert_both_kinds(&dir, &format!("race {trial}"));
+    }
+}
