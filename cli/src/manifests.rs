@@ -55,6 +55,12 @@ pub fn cache_dir(root: &Path) -> PathBuf {
     target.join("operator-gen").join("scan-cache")
 }
 
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// The largest object etcd stores by default (`--max-request-bytes`, 1.5 MiB): a bigger CRD
+/// cannot be created.
+pub const MAX_CRD_BYTES: usize = 3 << 19;
+
 /// The files `manifests` writes, relative to the project root, with their contents.
 pub type Outputs = BTreeMap<String, String>;
 
@@ -206,10 +212,22 @@ fn emit(
         }
         match crd::crd(&inputs, settings) {
             Ok(Some(c)) => {
-                out.insert(
-                    format!("config/crd/bases/{}", crd::file_name(&c)),
-                    crd::to_yaml(&c),
-                );
+                let yaml = crd::to_yaml(&c);
+                if yaml.len() > MAX_CRD_BYTES {
+                    let (module, def) = specs[0];
+                    diags.push(located(
+                        &file_of(universe, module),
+                        def.loc,
+                        format!(
+                            "the CRD of `{}` would be {:.1} MiB, more than the {:.1} MiB the apiserver can store (etcd's request limit); shorten its doc comments or pass --max-desc-len",
+                            def.name,
+                            yaml.len() as f64 / MIB,
+                            MAX_CRD_BYTES as f64 / MIB
+                        ),
+                    ));
+                    continue;
+                }
+                out.insert(format!("config/crd/bases/{}", crd::file_name(&c)), yaml);
             }
             Ok(None) => {}
             Err(e) => {
@@ -325,6 +343,7 @@ fn located(file: &Path, loc: Option<operator_gen_codegen::ir::Loc>, message: Str
 /// Generate the project's manifests and write the ones that changed.
 pub fn run(opts: &ManifestsOptions, printer: &Printer) -> Result<()> {
     let root = project_root(opts)?;
+    let _lock = crate::transaction::lock(&root, printer)?;
     let outputs = generate(&root, opts)?;
     let mut scaffold = Scaffold::new(&root);
     for (rel, text) in outputs {

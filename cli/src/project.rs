@@ -5,6 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::commands::init;
 use crate::error::{Error, Result};
 
 /// The `layout` value operator-gen writes.
@@ -117,7 +118,43 @@ impl Project {
                 project.version
             )));
         }
+        project.check_layout()?;
+        if let Err(problem) = init::check_project_name(&project.project_name) {
+            return Err(Error::msg(format!(
+                "PROJECT: {problem}; fix projectName in PROJECT"
+            )));
+        }
+        if let Err(problem) = init::check_domain(&project.domain) {
+            return Err(Error::msg(format!(
+                "PROJECT: {problem}; fix domain in PROJECT"
+            )));
+        }
         Ok(project)
+    }
+
+    /// The layout must be operator-gen's own: another tool's project, or one written by a newer
+    /// operator-gen, is refused rather than half understood.
+    fn check_layout(&self) -> Result<()> {
+        if self.layout.len() == 1 && self.layout[0] == LAYOUT {
+            return Ok(());
+        }
+        let (ours, version) = LAYOUT.split_once("/v").unwrap_or((LAYOUT, "1"));
+        let newer = self.layout.iter().find(|l| {
+            l.strip_prefix(ours)
+                .and_then(|v| v.strip_prefix("/v"))
+                .and_then(|v| v.parse::<u32>().ok())
+                .zip(version.parse::<u32>().ok())
+                .is_some_and(|(theirs, mine)| theirs > mine)
+        });
+        if let Some(newer) = newer {
+            return Err(Error::msg(format!(
+                "PROJECT has layout {newer}, newer than this operator-gen understands ({LAYOUT}); install a newer operator-gen"
+            )));
+        }
+        Err(Error::msg(format!(
+            "PROJECT has layout [{}], which operator-gen does not scaffold (it writes {LAYOUT}); run operator-gen in a project made by `operator-gen init`",
+            self.layout.join(", ")
+        )))
     }
 
     /// The file's text: the header comment, then the fields.

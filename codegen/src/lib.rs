@@ -10,6 +10,7 @@ pub mod markers;
 pub mod names;
 pub mod rbac;
 pub mod schema;
+pub mod unquote;
 pub mod webhook;
 pub mod yaml;
 

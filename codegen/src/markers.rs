@@ -210,22 +210,16 @@ fn unquote_whole(raw: &str, whole: bool) -> Result<String, MarkerError> {
 
 /// Reads a quoted string starting at byte 0; returns it and the bytes consumed.
 fn read_quoted(raw: &str, q: char) -> Result<(String, usize), MarkerError> {
+    if q == '"' {
+        return crate::unquote::double_quoted(raw).map_err(|e| MarkerError { message: e.message });
+    }
+    // Backtick and single-quoted strings are raw: backslashes stay.
     let mut out = String::new();
-    let mut iter = raw.char_indices().skip(1);
-    while let Some((i, c)) = iter.next() {
+    for (i, c) in raw.char_indices().skip(1) {
         if c == q {
             return Ok((out, i + c.len_utf8()));
         }
-        if c == '\\' && q == '"' {
-            match iter.next() {
-                Some((_, 'n')) => out.push('\n'),
-                Some((_, 't')) => out.push('\t'),
-                Some((_, other)) => out.push(other),
-                None => break,
-            }
-        } else {
-            out.push(c);
-        }
+        out.push(c);
     }
     err(format!(
         "unterminated string starting with {q}: close it with {q}"

@@ -3,6 +3,4 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|line: &str| {
-    let _ = operator_gen_codegen::markers::parse_line(line);
-});
+fuzz_target!(|line: &str| operator_gen_tests::fuzz::marker_line(line));

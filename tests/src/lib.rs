@@ -96,5 +96,6 @@ pub fn first_difference(
 }
 
 pub mod cli;
+pub mod fuzz;
 pub mod operator;
 pub mod tools;

@@ -23,6 +23,27 @@ enum Setup {
     Makefile,
     /// `init --namespaced`.
     InitNamespaced,
+    /// `init`, then the edits.
+    InitThen(&'static [Edit]),
+    /// `init`, `create api` for crew/v1 Captain, then the edits.
+    CaptainThen(&'static [Edit]),
+    /// `init`, then the project made read-only; the command runs as an unprivileged user.
+    ReadOnly,
+}
+
+/// A change to a scaffolded project.
+#[derive(Clone, Copy, Debug)]
+enum Edit {
+    /// Replace the first `from` in `file` with `to`.
+    Replace(&'static str, &'static str, &'static str),
+    /// Write `file` with these bytes.
+    Write(&'static str, &'static [u8]),
+    /// Append text to `file`.
+    Append(&'static str, &'static str),
+    /// Make `file` a symbolic link to `target`.
+    Symlink(&'static str, &'static str),
+    /// Put a doc comment of this many bytes on Captain's spec field.
+    BigDoc(usize),
 }
 
 struct Row {
@@ -241,6 +262,176 @@ fn rows() -> Vec<Row> {
             "invalid value 'maybe'",
             2,
         ),
+        // create api: PROJECT
+        row(
+            InitThen(&[Edit::Replace(
+                "PROJECT",
+                "- operator-gen.io/v1",
+                "- go.kubebuilder.io/v4",
+            )]),
+            CAPTAIN,
+            "PROJECT has layout [go.kubebuilder.io/v4], which operator-gen does not scaffold",
+            1,
+        ),
+        row(
+            InitThen(&[Edit::Replace(
+                "PROJECT",
+                "- operator-gen.io/v1",
+                "- operator-gen.io/v2",
+            )]),
+            CAPTAIN,
+            "PROJECT has layout operator-gen.io/v2, newer than this operator-gen understands (operator-gen.io/v1); install a newer operator-gen",
+            1,
+        ),
+        row(
+            InitThen(&[Edit::Replace(
+                "PROJECT",
+                "projectName: demo",
+                "projectName: Bad_Name",
+            )]),
+            CAPTAIN,
+            "PROJECT: project name \"Bad_Name\" is invalid: it must be a DNS-1123 label (lower-case letters, digits and '-', starting and ending alphanumeric); fix projectName in PROJECT",
+            1,
+        ),
+        row(
+            InitThen(&[Edit::Replace(
+                "PROJECT",
+                "domain: my.domain",
+                "domain: My_Domain",
+            )]),
+            CAPTAIN,
+            "PROJECT: domain \"My_Domain\" is invalid",
+            1,
+        ),
+        // create api: kinds that clash with another kind's names
+        row(
+            WithCaptain,
+            "create api --group crew --version v1 --kind CaptainSpec",
+            "kind \"CaptainSpec\" clashes with kind Captain of crew/v1: both would define `CaptainSpec` in the same module; pick another kind or another version",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create api --group crew --version v1 --kind CaptainList",
+            "kind \"CaptainList\" clashes with kind Captain of crew/v1: both would define `CaptainList`",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create api --group crew --version v1 --kind CaptainStatus",
+            "both would define `CaptainStatus`",
+            1,
+        ),
+        row(
+            CaptainThen(&[]),
+            "create api --group crew --version v1 --kind CaptainNamespace",
+            "both would define `CaptainNamespaceLister`",
+            1,
+        ),
+        // create api: scaffold markers
+        row(
+            InitThen(&[Edit::Replace(
+                "config/crd/kustomization.yaml",
+                "# +operator-gen:scaffold:crdkustomizeresource",
+                "",
+            )]),
+            CAPTAIN,
+            "config/crd/kustomization.yaml has no `# +operator-gen:scaffold:crdkustomizeresource` line; put the marker back",
+            1,
+        ),
+        row(
+            InitThen(&[Edit::Replace(
+                "config/samples/kustomization.yaml",
+                "# +operator-gen:scaffold:manifestskustomizesamples",
+                "",
+            )]),
+            CAPTAIN,
+            "config/samples/kustomization.yaml has no `# +operator-gen:scaffold:manifestskustomizesamples` line",
+            1,
+        ),
+        row(
+            InitThen(&[Edit::Replace(
+                "src/api/mod.rs",
+                "// +operator-gen:scaffold:modules",
+                "",
+            )]),
+            CAPTAIN,
+            "src/api/mod.rs has no `// +operator-gen:scaffold:modules` line",
+            1,
+        ),
+        // a project the user cannot write
+        row(
+            ReadOnly,
+            CAPTAIN,
+            "permission denied; make the directory writable (chmod u+w) or run operator-gen as its owner",
+            1,
+        ),
+        // manifests: sources
+        row(
+            CaptainThen(&[Edit::Write("src/api/v1/captain.rs", b"//! caf\xe9\n")]),
+            "manifests",
+            "src/api/v1/captain.rs:",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Append(
+                "src/api/v1/captain.rs",
+                "\npub struct Broken {\n",
+            )]),
+            "manifests",
+            "src/api/v1/captain.rs:",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Symlink("src/api/v1/captain.rs", "captain.rs")]),
+            "manifests",
+            "src/api/v1/captain.rs",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Append(
+                "src/main.rs",
+                "\n#[path = \"main.rs\"]\nmod again;\n",
+            )]),
+            "manifests",
+            "src/main.rs:",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Append(
+                "src/api/v1/mod.rs",
+                "\n#[path = \"mod.rs\"]\npub mod again;\n",
+            )]),
+            "manifests",
+            "src/api/v1/mod.rs:",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Replace(
+                "src/api/v1/captain.rs",
+                "pub foo: Option<String>,",
+                "pub foo: Option<String>,\n    pub next: Option<Box<CaptainSpec>>,",
+            )]),
+            "manifests",
+            "src/api/v1/captain.rs:",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Replace(
+                "src/api/v1/captain.rs",
+                "/// +optional",
+                "/// +optional\n    /// +kubebuilder:validation:Pattern=\"^\\d+$\"",
+            )]),
+            "manifests",
+            "invalid escape `\\d` in a double-quoted string",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::BigDoc(5 << 20)]),
+            "manifests",
+            "src/api/v1/captain.rs:",
+            1,
+        ),
         // other commands
         row(Empty, "completion nosh", "invalid value 'nosh'", 2),
         row(Empty, "frobnicate", "unrecognized subcommand", 2),
@@ -272,7 +463,116 @@ fn set_up(dir: &Path, setup: Setup) {
             ok("init");
             std::fs::remove_file(dir.join("src/main.rs")).expect("remove main.rs");
         }
+        Setup::InitThen(edits) => {
+            ok("init");
+            apply(dir, edits);
+        }
+        Setup::CaptainThen(edits) => {
+            ok("init");
+            ok(CAPTAIN);
+            apply(dir, edits);
+        }
+        Setup::ReadOnly => {
+            ok("init");
+            make_read_only(dir);
+        }
     }
+}
+
+fn apply(dir: &Path, edits: &[Edit]) {
+    for edit in edits {
+        match *edit {
+            Edit::Replace(file, from, to) => {
+                let path = dir.join(file);
+                let text = std::fs::read_to_string(&path).expect("read");
+                assert!(text.contains(from), "{file} lacks {from:?}");
+                std::fs::write(&path, text.replacen(from, to, 1)).expect("write");
+            }
+            Edit::Write(file, bytes) => std::fs::write(dir.join(file), bytes).expect("write"),
+            Edit::Append(file, text) => {
+                let path = dir.join(file);
+                let old = std::fs::read_to_string(&path).expect("read");
+                std::fs::write(&path, old + text).expect("write");
+            }
+            Edit::Symlink(file, target) => {
+                let path = dir.join(file);
+                let _ = std::fs::remove_file(&path);
+                std::os::unix::fs::symlink(target, &path).expect("symlink");
+            }
+            Edit::BigDoc(bytes) => {
+                let path = dir.join("src/api/v1/captain.rs");
+                let text = std::fs::read_to_string(&path).expect("read");
+                let line = format!("    /// {}\n", "x".repeat(1000));
+                let doc = line.repeat(bytes / line.len() + 1);
+                let at = "    pub foo: Option<String>,";
+                assert!(text.contains(at), "captain.rs lacks its foo field");
+                std::fs::write(&path, text.replacen(at, &format!("{doc}{at}"), 1)).expect("write");
+            }
+        }
+    }
+}
+
+/// Every directory and file under `dir` (and `dir` itself) without write permission, and the
+/// path to it traversable by others.
+fn make_read_only(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    fn walk(p: &Path) {
+        if p.is_dir() {
+            for e in std::fs::read_dir(p).expect("read dir").flatten() {
+                walk(&e.path());
+            }
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+        } else {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+        }
+    }
+    walk(dir);
+    let mut parent = dir.parent();
+    while let Some(p) =
+        parent.filter(|p| p.starts_with(std::env::temp_dir()) && *p != std::env::temp_dir())
+    {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        parent = p.parent();
+    }
+}
+
+/// Whether this process runs as root (a file it creates is owned by uid 0).
+fn running_as_root(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let probe = dir.join(".uid-probe");
+    std::fs::write(&probe, "").expect("write probe");
+    let uid = std::fs::metadata(&probe).expect("stat probe").uid();
+    std::fs::remove_file(&probe).expect("remove probe");
+    uid == 0
+}
+
+/// Run the CLI as the unprivileged user 65534 (root ignores permissions): through `setpriv`.
+fn run_unprivileged(dir: &Path, args: &str) -> Option<cli::Output> {
+    let ok = std::process::Command::new("setpriv")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        operator_gen_tests::tools::skip_or_fail(
+            "setpriv is not installed; the read-only project row needs it to drop root (apt-get install util-linux)",
+        );
+        return None;
+    }
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(cli::operator_gen_bin())
+        .args(cli::split_args(args))
+        .current_dir(dir)
+        .env("OPERATOR_GEN_YEAR", cli::YEAR)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run setpriv");
+    Some(cli::Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
 }
 
 #[test]
@@ -283,8 +583,16 @@ fn bad_input_fails_cleanly_and_changes_nothing() {
         let dir = tmp.path().join("demo");
         std::fs::create_dir_all(&dir).expect("mkdir");
         set_up(&dir, row.setup);
+        let root = matches!(row.setup, Setup::ReadOnly) && running_as_root(tmp.path());
         let before = cli::tree_hash(&dir);
-        let out = cli::run(&dir, &cli::split_args(row.args));
+        let out = if root {
+            match run_unprivileged(&dir, row.args) {
+                Some(out) => out,
+                None => continue,
+            }
+        } else {
+            cli::run(&dir, &cli::split_args(row.args))
+        };
         let after = cli::tree_hash(&dir);
         let what = format!("`operator-gen {}` ({:?})", row.args, row.setup);
         if out.code != row.code {

@@ -1,18 +1,21 @@
-//! No input makes the marker parser or the source scan panic: a stable, deterministic stand-in
-//! for the cargo-fuzz targets under `fuzz/` (which need nightly). A small seeded PRNG mutates the
-//! valid testdata sources, the ui cases and marker lines (truncations, byte flips, inserted
-//! punctuation, huge numbers, deep nesting) and feeds the results to `markers::parse_line` and to
-//! `scan::scan_source` followed by every manifests emitter, catching panics.
+//! No input makes the marker parser or the source scan panic or hang: the stable run of the
+//! cargo-fuzz targets under `fuzz/` (which need nightly). Their entry functions
+//! (`operator_gen_tests::fuzz`) run over the committed corpus `fuzz/corpus/<target>/`, the valid
+//! testdata sources, the ui cases and their marker lines, and a fixed number of mutations of
+//! those made by a small seeded PRNG (truncations, byte flips, inserted punctuation, huge numbers,
+//! deep nesting). Every input must return without a panic within [`PER_INPUT`].
 //!
 //! `NO_PANIC_ROUNDS=<n>` runs more rounds than the default; `NO_PANIC_SEED=<n>` changes the seed.
 
-use operator_gen::manifests;
-use operator_gen::scan::scan_source;
-use operator_gen_codegen::markers::parse_line;
-use operator_gen_codegen::schema::Settings;
+use operator_gen_tests::fuzz;
 use operator_gen_tests::workspace;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// The time one input may take (a debug build, on a shared machine).
+const PER_INPUT: Duration = Duration::from_secs(10);
 
 /// splitmix64: small, seeded, good enough to spread mutations.
 struct Rng(u64);
@@ -204,46 +207,80 @@ fn seed() -> u64 {
         .unwrap_or(0x0BE7_A70B)
 }
 
-/// Runs `f` on each input; returns the inputs that panicked, with the panic message.
-fn panics(inputs: Vec<String>, f: impl Fn(&str)) -> Vec<(String, String)> {
+/// The committed corpus of a fuzz target, in file name order.
+fn corpus(target: &str) -> Vec<String> {
+    let dir = workspace().join("fuzz/corpus").join(target);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| Some(e.ok()?.path()))
+        .collect();
+    files.sort();
+    let inputs: Vec<String> = files
+        .iter()
+        .map(|f| String::from_utf8_lossy(&std::fs::read(f).expect("read corpus")).into_owned())
+        .collect();
+    assert!(!inputs.is_empty(), "{} is empty", dir.display());
+    inputs
+}
+
+/// What went wrong with one input.
+struct Failure {
+    input: String,
+    problem: String,
+}
+
+/// Runs `f` on each input on a worker thread; returns the inputs that panicked, and stops at the
+/// first one that takes longer than [`PER_INPUT`].
+fn failures(inputs: Vec<String>, f: fn(&str)) -> Vec<Failure> {
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
+    let (tx, rx) = mpsc::channel::<Option<String>>();
+    let shared = std::sync::Arc::new(inputs);
+    let worker_inputs = std::sync::Arc::clone(&shared);
+    std::thread::spawn(move || {
+        for input in worker_inputs.iter() {
+            let outcome = catch_unwind(AssertUnwindSafe(|| f(input))).err().map(|p| {
+                p.downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default()
+            });
+            if tx.send(outcome).is_err() {
+                return;
+            }
+        }
+    });
     let mut found = Vec::new();
-    for input in inputs {
-        if let Err(p) = catch_unwind(AssertUnwindSafe(|| f(&input))) {
-            let message = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            found.push((input, message));
+    for input in shared.iter() {
+        let started = Instant::now();
+        match rx.recv_timeout(PER_INPUT) {
+            Ok(None) => {}
+            Ok(Some(message)) => found.push(Failure {
+                input: input.clone(),
+                problem: format!("panic `{message}`"),
+            }),
+            Err(_) => {
+                found.push(Failure {
+                    input: input.clone(),
+                    problem: format!("no answer after {:?}", started.elapsed()),
+                });
+                break;
+            }
         }
     }
     std::panic::set_hook(hook);
     found
 }
 
-fn report(found: &[(String, String)]) -> String {
+fn report(found: &[Failure]) -> String {
     found
         .iter()
         .take(5)
-        .map(|(input, message)| format!("panic `{message}` on input:\n{input:?}\n"))
+        .map(|f| {
+            let shown: String = f.input.chars().take(2000).collect();
+            format!("{} on input:\n{shown:?}\n", f.problem)
+        })
         .collect()
-}
-
-fn scan_and_emit(source: &str) {
-    let Ok(universe) = scan_source(Path::new("src/lib.rs"), source) else {
-        return;
-    };
-    for settings in [
-        Settings::default(),
-        Settings {
-            allow_dangerous_types: true,
-            max_desc_len: Some(3),
-        },
-    ] {
-        let _ = manifests::outputs(&universe, &settings, "manager-role");
-    }
 }
 
 #[test]
@@ -251,21 +288,21 @@ fn marker_parser_does_not_panic() {
     let sources = seed_sources();
     let markers = seed_markers(&sources);
     let mut rng = Rng(seed());
-    let mut inputs = markers.clone();
+    let mut inputs = corpus("marker_line");
+    inputs.extend(markers.iter().cloned());
     for _ in 0..rounds() * 2 {
         let m = rng.pick(&markers).clone();
         inputs.push(mutate(&mut rng, &m));
     }
     let n = inputs.len();
-    let found = panics(inputs, |line| {
-        let _ = parse_line(line);
-    });
+    let found = failures(inputs, fuzz::marker_line);
     assert!(
         found.is_empty(),
-        "{} of {n} marker lines panic:\n{}",
+        "{} of {n} marker lines fail:\n{}",
         found.len(),
         report(&found)
     );
+    println!("marker_line: {n} inputs, no panic, each under {PER_INPUT:?}");
 }
 
 #[test]
@@ -273,7 +310,8 @@ fn scan_and_emitters_do_not_panic() {
     let sources = seed_sources();
     let markers = seed_markers(&sources);
     let mut rng = Rng(seed() ^ 0x5CA7);
-    let mut inputs = sources.clone();
+    let mut inputs = corpus("scan_source");
+    inputs.extend(sources.iter().cloned());
     for _ in 0..rounds() {
         let src = rng.pick(&sources).clone();
         let mutated = if rng.below(3) == 0 {
@@ -292,11 +330,12 @@ fn scan_and_emitters_do_not_panic() {
         inputs.push(mutated);
     }
     let n = inputs.len();
-    let found = panics(inputs, scan_and_emit);
+    let found = failures(inputs, fuzz::scan_source);
     assert!(
         found.is_empty(),
-        "{} of {n} sources panic:\n{}",
+        "{} of {n} sources fail:\n{}",
         found.len(),
         report(&found)
     );
+    println!("scan_source: {n} inputs, no panic, each under {PER_INPUT:?}");
 }

@@ -294,6 +294,9 @@ fn plan(args: &ApiArgs, project: &Project, printer: &Printer) -> Result<Plan> {
         }
     }
 
+    if resource {
+        check_kind_clash(args, project)?;
+    }
     if let Some(i) = existing {
         let entry = &project.resources[i];
         let clash = (resource && entry.api.is_some()) || (controller && entry.controller);
@@ -405,6 +408,47 @@ fn validate_kind(kind: &str) -> Result<()> {
         return Err(Error::msg(format!(
             "invalid kind {kind:?}: its module name `{module}` is a rust keyword; pick another kind"
         )));
+    }
+    Ok(())
+}
+
+/// The type names a kind puts in its version module: the root type the derive generates, the
+/// scaffolded spec and status, the derive's client, listers and informer, and `<Kind>List`, the
+/// name a list of it conventionally takes.
+fn kind_names(kind: &str) -> Vec<String> {
+    [
+        "",
+        "Spec",
+        "Status",
+        "List",
+        "Client",
+        "Lister",
+        "NamespaceLister",
+        "Informer",
+    ]
+    .iter()
+    .map(|suffix| format!("{kind}{suffix}"))
+    .collect()
+}
+
+/// A new kind must not define a name another kind of its module defines (`Foo` and `FooSpec`).
+fn check_kind_clash(args: &ApiArgs, project: &Project) -> Result<()> {
+    let mine = kind_names(&args.kind);
+    let same_module = |r: &ResourceEntry| {
+        names::module_name(&r.version) == names::module_name(&args.version)
+            && (!project.multigroup
+                || names::module_name(&r.group) == names::module_name(&args.group))
+    };
+    for r in &project.resources {
+        if r.core || r.api.is_none() || r.kind == args.kind || !same_module(r) {
+            continue;
+        }
+        if let Some(name) = kind_names(&r.kind).into_iter().find(|n| mine.contains(n)) {
+            return Err(Error::msg(format!(
+                "kind {:?} clashes with kind {} of {}/{}: both would define `{name}` in the same module; pick another kind or another version",
+                args.kind, r.kind, r.group, r.version
+            )));
+        }
     }
     Ok(())
 }

@@ -136,37 +136,15 @@ fn context(args: &InitArgs, root: &Path) -> Result<InitContext> {
             .map(|n| n.to_string_lossy().to_lowercase())
             .unwrap_or_default(),
     };
-    if !names::is_dns1123_label(&project_name) {
+    if let Err(problem) = check_project_name(&project_name) {
         return Err(Error::msg(format!(
-            "project name {project_name:?} is invalid: it must be a DNS-1123 label (lower-case letters, digits and '-', starting and ending alphanumeric); pass --project-name"
+            "{problem}; pass another --project-name"
         )));
     }
     let crate_name = names::module_name(&project_name);
-    if names::is_rust_keyword(&crate_name) || RESERVED_CRATES.contains(&project_name.as_str()) {
+    if let Err(problem) = check_domain(&args.domain) {
         return Err(Error::msg(format!(
-            "project name {project_name:?} cannot name a rust crate (it is a keyword or reserved by cargo); pass another --project-name"
-        )));
-    }
-    if !crate_name.starts_with(|c: char| c.is_ascii_lowercase()) {
-        return Err(Error::msg(format!(
-            "project name {project_name:?} must start with a letter to name a rust crate; pass another --project-name"
-        )));
-    }
-    if YAML_WORDS.contains(&project_name.as_str()) {
-        return Err(Error::msg(format!(
-            "project name {project_name:?} reads as a boolean or null in YAML manifests; pass another --project-name"
-        )));
-    }
-    if !names::is_dns1123_subdomain(&args.domain) {
-        return Err(Error::msg(format!(
-            "domain {:?} is invalid: it must be a DNS-1123 subdomain (lower-case labels separated by dots); pass e.g. --domain example.com",
-            args.domain
-        )));
-    }
-    if YAML_WORDS.contains(&args.domain.as_str()) {
-        return Err(Error::msg(format!(
-            "domain {:?} reads as a boolean or null in YAML manifests; pass e.g. --domain example.com",
-            args.domain
+            "{problem}; pass e.g. --domain example.com"
         )));
     }
     if args
@@ -196,6 +174,47 @@ fn context(args: &InitArgs, root: &Path) -> Result<InitContext> {
         cli_version: versions::CLI.to_owned(),
         repository: env!("CARGO_PKG_REPOSITORY").to_owned(),
     })
+}
+
+/// Why `name` cannot be a project name (the problem, without the fix), or `Ok`.
+pub fn check_project_name(name: &str) -> std::result::Result<(), String> {
+    if !names::is_dns1123_label(name) {
+        return Err(format!(
+            "project name {name:?} is invalid: it must be a DNS-1123 label (lower-case letters, digits and '-', starting and ending alphanumeric)"
+        ));
+    }
+    let crate_name = names::module_name(name);
+    if names::is_rust_keyword(&crate_name) || RESERVED_CRATES.contains(&name) {
+        return Err(format!(
+            "project name {name:?} cannot name a rust crate (it is a keyword or reserved by cargo)"
+        ));
+    }
+    if !crate_name.starts_with(|c: char| c.is_ascii_lowercase()) {
+        return Err(format!(
+            "project name {name:?} must start with a letter to name a rust crate"
+        ));
+    }
+    if YAML_WORDS.contains(&name) {
+        return Err(format!(
+            "project name {name:?} reads as a boolean or null in YAML manifests"
+        ));
+    }
+    Ok(())
+}
+
+/// Why `domain` cannot be the project's domain (the problem, without the fix), or `Ok`.
+pub fn check_domain(domain: &str) -> std::result::Result<(), String> {
+    if !names::is_dns1123_subdomain(domain) {
+        return Err(format!(
+            "domain {domain:?} is invalid: it must be a DNS-1123 subdomain (lower-case labels separated by dots)"
+        ));
+    }
+    if YAML_WORDS.contains(&domain) {
+        return Err(format!(
+            "domain {domain:?} reads as a boolean or null in YAML manifests"
+        ));
+    }
+    Ok(())
 }
 
 fn parse_k8s_version(text: &str) -> Result<u32> {
