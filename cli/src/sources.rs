@@ -55,7 +55,8 @@ pub fn child_file(dir: &Path, name: &str, explicit: Option<&str>) -> Option<(Pat
             dir.join(name).join("mod.rs"),
         ]
         .into_iter()
-        .find(|c| c.is_file())?,
+        // a symlink that leads nowhere (a loop) is still the module's file: reading it says why
+        .find(|c| c.is_file() || c.is_symlink())?,
     };
     let child_dir = if explicit.is_some() || found.file_name().is_some_and(|n| n == "mod.rs") {
         found.parent().map(Path::to_path_buf).unwrap_or_default()
@@ -183,7 +184,14 @@ fn read(path: &Path, cache: Option<&Cache>) -> ReadResult {
         Ok(meta)
     }) {
         Ok(m) => m,
-        Err(e) => return (Err(format!("cannot read: {e}")), None),
+        Err(e) => {
+            return (
+                Err(format!(
+                    "cannot read: {e}; make it a readable file (not a dangling or looping symlink) or remove the `mod` line that names it"
+                )),
+                None,
+            );
+        }
     };
     let id = file_id(path, &meta);
     let key = cache.map(|c| c.key(&bytes));

@@ -370,7 +370,7 @@ fn rows() -> Vec<Row> {
         row(
             CaptainThen(&[Edit::Write("src/api/v1/captain.rs", b"//! caf\xe9\n")]),
             "manifests",
-            "src/api/v1/captain.rs:",
+            "src/api/v1/captain.rs:1:8: is not UTF-8 text: save the file as UTF-8",
             1,
         ),
         row(
@@ -379,13 +379,13 @@ fn rows() -> Vec<Row> {
                 "\npub struct Broken {\n",
             )]),
             "manifests",
-            "src/api/v1/captain.rs:",
+            "does not parse: cannot parse string into token stream; fix the syntax, then run again",
             1,
         ),
         row(
             CaptainThen(&[Edit::Symlink("src/api/v1/captain.rs", "captain.rs")]),
             "manifests",
-            "src/api/v1/captain.rs",
+            "src/api/v1/captain.rs:0:1: cannot read: Too many levels of symbolic links (os error 40); make it a readable file (not a dangling or looping symlink)",
             1,
         ),
         row(
@@ -394,7 +394,7 @@ fn rows() -> Vec<Row> {
                 "\n#[path = \"main.rs\"]\nmod again;\n",
             )]),
             "manifests",
-            "src/main.rs:",
+            "module `again` includes src/main.rs, a file of a module that encloses it (a #[path] or symlink cycle): point it at a file of its own",
             1,
         ),
         row(
@@ -403,7 +403,7 @@ fn rows() -> Vec<Row> {
                 "\n#[path = \"mod.rs\"]\npub mod again;\n",
             )]),
             "manifests",
-            "src/api/v1/mod.rs:",
+            "module `again` includes src/api/v1/mod.rs, a file of a module that encloses it",
             1,
         ),
         row(
@@ -413,7 +413,7 @@ fn rows() -> Vec<Row> {
                 "pub foo: Option<String>,\n    pub next: Option<Box<CaptainSpec>>,",
             )]),
             "manifests",
-            "src/api/v1/captain.rs:",
+            "type nests more than 64 levels deep: CRD schemas cannot be recursive, break the cycle with serde_json::Value",
             1,
         ),
         row(
@@ -423,13 +423,13 @@ fn rows() -> Vec<Row> {
                 "/// +optional\n    /// +kubebuilder:validation:Pattern=\"^\\d+$\"",
             )]),
             "manifests",
-            "invalid escape `\\d` in a double-quoted string",
+            "invalid escape `\\d` in a double-quoted string (Go's rules, as controller-gen reads it): write `\\\\d` for a backslash, or use a backtick string",
             1,
         ),
         row(
             CaptainThen(&[Edit::BigDoc(5 << 20)]),
             "manifests",
-            "src/api/v1/captain.rs:",
+            "MiB, more than the 1.5 MiB the apiserver can store (etcd's request limit); shorten its doc comments or pass --max-desc-len",
             1,
         ),
         // other commands
