@@ -16,7 +16,8 @@ use operator_gen_tests::cli;
 const CAPTAIN: &str = "create api --group crew --version v1 --kind Captain";
 const FRIGATE: &str = "create api --group crew --version v1 --kind Frigate";
 
-/// Every directory (`path/`) and file (`path` → bytes) under `dir`, hidden ones included.
+/// Every directory (`path/`) and file (`path` → bytes) under `dir`, hidden ones included,
+/// except `target/`.
 fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -29,6 +30,10 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
                 .unwrap_or(&path)
                 .to_string_lossy()
                 .replace('\\', "/");
+            if rel == "target" {
+                // build output and the scan's cache, not the project's sources
+                continue;
+            }
             if path.is_dir() {
                 out.insert(format!("{rel}/"), Vec::new());
                 walk(root, &path, out);
