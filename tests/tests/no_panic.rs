@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// The time one input may take (a debug build, on a shared machine).
-const PER_INPUT: Duration = Duration::from_secs(10);
+const PER_INPUT: Duration = Duration::from_secs(30);
 
 /// splitmix64: small, seeded, good enough to spread mutations.
 struct Rng(u64);
