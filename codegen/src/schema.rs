@@ -8,6 +8,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     JSON, JSONSchemaProps as Props, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool, ValidationRule,
 };
 use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Where named types are looked up: the module tree (scan) or the derives' schema trait (derive).
 pub trait Scope {
@@ -319,6 +320,9 @@ impl<'s> Emitter<'s> {
         if let Some(message) = enum_shape_error(def, variants) {
             return Err(self.err(scope, def.loc, message));
         }
+        if serde.untagged {
+            return self.untagged_schema(scope, &live);
+        }
         if all_unit && serde.tag.is_none() {
             return Ok(Props {
                 type_: Some("string".into()),
@@ -422,6 +426,150 @@ impl<'s> Emitter<'s> {
                 })
             }
         }
+    }
+
+    /// An untagged enum, in the shape kube-rs's schema rewriter gives it: variants that are all
+    /// objects become one object with every variant's properties and `anyOf` their `required`
+    /// sets; variants of one scalar type become that type, integer and string variants an
+    /// int-or-string; a unit variant (`null` on the wire) makes the schema nullable. Variants the
+    /// apiserver cannot hold in one type are an error naming them.
+    fn untagged_schema(&mut self, scope: &dyn Scope, live: &[&Variant]) -> Result<Props> {
+        let def = scope.def();
+        let mut nullable = false;
+        let mut bodies: Vec<(&str, Props)> = Vec::new();
+        for v in live {
+            let body = match &v.fields {
+                VariantFields::Unit => {
+                    nullable = true;
+                    continue;
+                }
+                VariantFields::Newtype(ty) => {
+                    nullable |= matches!(ty, TypeExpr::Option(_));
+                    self.expr_schema(scope, ty, def.loc)?
+                }
+                VariantFields::Struct(fields) => {
+                    self.struct_schema(scope, fields, &ContainerSerde::default())?
+                }
+                // rejected by enum_shape_error before
+                VariantFields::Tuple(_) => continue,
+            };
+            bodies.push((v.ident.as_str(), body));
+        }
+        let merged = untagged_merge(&def.name, bodies).map_err(|m| self.err(scope, def.loc, m))?;
+        Ok(Props {
+            nullable: nullable.then_some(true),
+            ..merged
+        })
+    }
+}
+
+/// The one schema the variants of an untagged enum share (see `untagged_schema`), or why there
+/// is none.
+fn untagged_merge(
+    enum_name: &str,
+    bodies: Vec<(&str, Props)>,
+) -> std::result::Result<Props, String> {
+    let Some((first, _)) = bodies.first() else {
+        return Err(format!(
+            "untagged enum `{enum_name}` has only unit variants, which are all `null` on the wire: drop `untagged` to write their names"
+        ));
+    };
+    let first = first.to_string();
+    let kind = |p: &Props| {
+        if p.x_kubernetes_int_or_string == Some(true) {
+            "int-or-string".to_string()
+        } else {
+            p.type_.clone().unwrap_or_else(|| "any value".into())
+        }
+    };
+    let kinds: BTreeSet<String> = bodies.iter().map(|(_, b)| kind(b)).collect();
+    let names = |k: &str| {
+        bodies
+            .iter()
+            .filter(|(_, b)| kind(b) == k)
+            .map(|(n, _)| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let strip = |mut p: Props| {
+        p.description = None;
+        p
+    };
+    match kinds
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["object"] if bodies.iter().all(|(_, b)| b.properties.is_some()) => {
+            let mut properties: BTreeMap<String, Props> = BTreeMap::new();
+            let mut owner: BTreeMap<String, &str> = BTreeMap::new();
+            let mut any_of = Vec::new();
+            for (variant, body) in &bodies {
+                let rest = Props {
+                    type_: None,
+                    description: None,
+                    properties: None,
+                    required: None,
+                    ..body.clone()
+                };
+                if rest != Props::default() {
+                    return Err(format!(
+                        "variant `{variant}` of untagged enum `{enum_name}` carries object-level validations, which the merged object would apply to every variant: move them onto fields"
+                    ));
+                }
+                for (name, p) in body.properties.clone().unwrap_or_default() {
+                    match properties.get(&name) {
+                        Some(q) if strip(q.clone()) != strip(p.clone()) => {
+                            return Err(format!(
+                                "variants `{}` and `{variant}` of untagged enum `{enum_name}` both have a field `{name}`, with different schemas: one object cannot hold both, so rename one",
+                                owner[&name]
+                            ));
+                        }
+                        Some(_) => {}
+                        None => {
+                            owner.insert(name.clone(), variant);
+                            properties.insert(name, p);
+                        }
+                    }
+                }
+                any_of.push(body.required.clone().unwrap_or_default());
+            }
+            // a variant without required fields matches every object: then anyOf says nothing
+            let any_of = (!any_of.iter().any(Vec::is_empty)).then(|| {
+                any_of
+                    .into_iter()
+                    .map(|r| Props {
+                        required: Some(r),
+                        ..Default::default()
+                    })
+                    .collect()
+            });
+            Ok(Props {
+                type_: Some("object".into()),
+                properties: Some(properties),
+                any_of,
+                ..Default::default()
+            })
+        }
+        [k] if *k != "object" => {
+            let schema = strip(bodies[0].1.clone());
+            match bodies.iter().find(|(_, b)| strip(b.clone()) != schema) {
+                None => Ok(schema),
+                Some((other, _)) => Err(format!(
+                    "variants `{first}` and `{other}` of untagged enum `{enum_name}` are both {k}s with different schemas: the apiserver needs one schema per field, so make them agree or tag the enum"
+                )),
+            }
+        }
+        ["integer", "string"] => Ok(crate::known::int_or_string()),
+        _ => Err(format!(
+            "untagged enum `{enum_name}` has no structural schema: its variants are {} on the wire, and the apiserver needs one type per field; tag the enum or make the variants agree",
+            kinds
+                .iter()
+                .map(|k| format!("{k} ({})", names(k)))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        )),
     }
 }
 
@@ -795,12 +943,6 @@ pub fn named_paths(def: &TypeDef) -> Vec<String> {
 /// the derive reports it at compile time and the scan with a location.
 pub fn enum_shape_error(def: &TypeDef, variants: &[Variant]) -> Option<String> {
     let live: Vec<&Variant> = variants.iter().filter(|v| !v.serde.skip).collect();
-    if def.serde.untagged {
-        return Some(format!(
-            "untagged enum `{}` has no structural schema: the apiserver needs one type per field, so use an externally or internally tagged enum",
-            def.name
-        ));
-    }
     if let Some(v) = live
         .iter()
         .find(|v| matches!(v.fields, VariantFields::Tuple(_)))
@@ -814,7 +956,7 @@ pub fn enum_shape_error(def: &TypeDef, variants: &[Variant]) -> Option<String> {
         .iter()
         .filter(|v| matches!(v.fields, VariantFields::Unit))
         .count();
-    if def.serde.tag.is_none() && units > 0 && units < live.len() {
+    if def.serde.tag.is_none() && !def.serde.untagged && units > 0 && units < live.len() {
         let unit = live
             .iter()
             .find(|v| matches!(v.fields, VariantFields::Unit))
@@ -873,5 +1015,96 @@ mod tests {
         )
         .expect_err("conflicting types");
         assert!(err.contains("conflicting types"), "{err}");
+    }
+    fn untagged(variants: Vec<(&'static str, Value)>) -> std::result::Result<Value, String> {
+        let bodies = variants.into_iter().map(|(n, v)| (n, props(v))).collect();
+        untagged_merge("Choice", bodies).map(|p| serde_json::to_value(p).expect("json"))
+    }
+
+    /// kube-rs's rewriter shape: one object with every variant's properties, `anyOf` their
+    /// required sets.
+    #[test]
+    fn untagged_objects_are_hoisted_into_one() {
+        let merged = untagged(vec![
+            ("Git", json!({"type": "object", "description": "git", "required": ["url"],
+                "properties": {"url": {"type": "string", "description": "the URL"}}})),
+            ("Image", json!({"type": "object", "required": ["image"],
+                "properties": {"image": {"type": "string"}, "url": {"type": "string", "description": "other doc"}}})),
+        ])
+        .expect("structural");
+        assert_eq!(
+            merged,
+            json!({
+                "type": "object",
+                "properties": {"image": {"type": "string"}, "url": {"type": "string", "description": "the URL"}},
+                "anyOf": [{"required": ["url"]}, {"required": ["image"]}]
+            })
+        );
+        // a variant with nothing required matches any object: anyOf would say nothing
+        let loose = untagged(vec![
+            ("A", json!({"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}}})),
+            ("B", json!({"type": "object", "properties": {"b": {"type": "string"}}})),
+        ])
+        .expect("structural");
+        assert!(loose.get("anyOf").is_none(), "{loose}");
+    }
+
+    #[test]
+    fn untagged_scalars_share_their_type() {
+        assert_eq!(
+            untagged(vec![
+                ("Number", json!({"type": "integer", "format": "int32"})),
+                ("Name", json!({"type": "string"}))
+            ]),
+            Ok(
+                json!({"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": true})
+            )
+        );
+        assert_eq!(
+            untagged(vec![
+                ("A", json!({"type": "string", "description": "a"})),
+                ("B", json!({"type": "string"}))
+            ]),
+            Ok(json!({"type": "string"}))
+        );
+    }
+
+    #[test]
+    fn untagged_without_one_type_is_an_error_naming_the_variants() {
+        let err = untagged(vec![
+            ("Name", json!({"type": "string"})),
+            (
+                "Spec",
+                json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+            ),
+        ])
+        .expect_err("string or object");
+        assert_eq!(
+            err,
+            "untagged enum `Choice` has no structural schema: its variants are object (`Spec`) and string (`Name`) on the wire, and the apiserver needs one type per field; tag the enum or make the variants agree"
+        );
+        let err = untagged(vec![
+            (
+                "A",
+                json!({"type": "object", "properties": {"x": {"type": "string"}}}),
+            ),
+            (
+                "B",
+                json!({"type": "object", "properties": {"x": {"type": "integer"}}}),
+            ),
+        ])
+        .expect_err("x twice");
+        assert!(
+            err.contains("variants `A` and `B` of untagged enum `Choice` both have a field `x`"),
+            "{err}"
+        );
+        let err = untagged(vec![
+            ("A", json!({"type": "string", "format": "date-time"})),
+            ("B", json!({"type": "string"})),
+        ])
+        .expect_err("two string schemas");
+        assert!(err.contains("both strings with different schemas"), "{err}");
+        let err = untagged(vec![]).expect_err("all unit");
+        assert!(err.contains("only unit variants"), "{err}");
     }
 }

@@ -368,6 +368,69 @@ async fn markers_are_enforced_by_the_apiserver() {
     );
     assert!(e.contains("source"), "{e}");
 
+    // untagged enums: every variant is accepted and read back as written
+    for (name, port, targets) in [
+        (
+            "u1",
+            validation::Port::Number(8080),
+            vec![validation::Target::Nothing],
+        ),
+        (
+            "u2",
+            validation::Port::Name("http".into()),
+            vec![
+                validation::Target::Service {
+                    service: "collector".into(),
+                    port: 4317,
+                },
+                validation::Target::Url {
+                    url: "https://example.com/report".into(),
+                },
+            ],
+        ),
+    ] {
+        let mut u = Widget::new(
+            name,
+            WidgetSpec {
+                size: "small".into(),
+                ..Default::default()
+            },
+        );
+        u.spec.port = Some(port);
+        u.spec.targets = targets;
+        let stored = widgets.create(&u).await.expect("untagged enums accepted");
+        assert_eq!(stored.spec.port, u.spec.port, "{name}");
+        assert_eq!(stored.spec.targets, u.spec.targets, "{name}");
+        let read = widgets.get(name).await.expect("read back");
+        assert_eq!(read.spec.targets, u.spec.targets, "{name}");
+    }
+    let e = rejected(
+        dynamic
+            .create(
+                &PostParams::default(),
+                &raw(
+                    "badport",
+                    serde_json::json!({"size": "small", "port": true}),
+                ),
+            )
+            .await
+            .expect_err("a boolean port"),
+    );
+    assert!(e.contains("port"), "{e}");
+    let e = rejected(
+        dynamic
+            .create(
+                &PostParams::default(),
+                &raw(
+                    "badtarget",
+                    serde_json::json!({"size": "small", "targets": ["collector"]}),
+                ),
+            )
+            .await
+            .expect_err("a string target"),
+    );
+    assert!(e.contains("targets"), "{e}");
+
     // the scale subresource reads and writes the declared paths
     let scale = widgets.api().get_scale("s").await.expect("scale");
     assert_eq!(scale.spec.and_then(|s| s.replicas), Some(2));

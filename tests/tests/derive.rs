@@ -256,3 +256,34 @@ fn several_versions_make_one_crd_like_the_scan() {
             .contains("twice")
     );
 }
+
+/// Untagged enums take kube-rs's rewriter shape: a number-or-name enum is an int-or-string;
+/// object variants merge into one object whose `anyOf` holds each variant's required fields,
+/// nullable because a unit variant writes `null`.
+#[test]
+fn untagged_enums_have_one_structural_schema() {
+    let crd = serde_json::to_value(validation::Widget::crd()).expect("json");
+    let spec = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+    assert_eq!(
+        spec["port"],
+        serde_json::json!({
+            "description": "The port it listens on: an untagged enum of a number and a name (int-or-string).",
+            "anyOf": [{"type": "integer"}, {"type": "string"}],
+            "x-kubernetes-int-or-string": true
+        })
+    );
+    assert_eq!(
+        spec["targets"]["items"],
+        serde_json::json!({
+            "description": "A report target: a service, a URL, or none.",
+            "type": "object",
+            "nullable": true,
+            "properties": {
+                "port": {"type": "integer", "format": "int32"},
+                "service": {"type": "string"},
+                "url": {"type": "string"}
+            },
+            "anyOf": [{"required": ["port", "service"]}, {"required": ["url"]}]
+        })
+    );
+}

@@ -10,10 +10,6 @@ use std::path::Path;
 /// case → the scan's message, exactly.
 const CASES: &[(&str, &str)] = &[
     (
-        "untagged_enum",
-        "untagged enum `Port` has no structural schema: the apiserver needs one type per field, so use an externally or internally tagged enum",
-    ),
-    (
         "mixed_unit_enum",
         "enum `Source` mixes unit variants (strings on the wire) with data variants (objects): the apiserver needs one type, so give `Default` a field or tag the enum",
     ),
@@ -183,4 +179,47 @@ fn deep_nesting_is_a_diagnostic() {
         ">".repeat(120)
     );
     assert!(scan_source(Path::new("src/lib.rs"), &ok).is_ok());
+}
+
+/// An untagged enum whose variants need two types (a string and an object) has no structural
+/// schema: `operator-gen manifests` says so where the enum is declared, naming the variants.
+#[test]
+fn untagged_enum_without_one_type_is_a_located_diagnostic() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(&src).expect("mkdir");
+    std::fs::write(
+        src.join("lib.rs"),
+        r#"//! A kind with an untagged enum of a string and an object.
+
+use operator_gen_runtime::prelude::*;
+
+#[derive(CustomResource, serde::Serialize, serde::Deserialize, Clone, Debug)]
+#[k8s(group = "example.com", version = "v1", kind = "Gadget")]
+pub struct GadgetSpec {
+    pub source: Source,
+}
+
+#[derive(Schema, serde::Serialize, serde::Deserialize, Clone, Debug)]
+#[serde(untagged)]
+pub enum Source {
+    Name(String),
+    Spec { url: String },
+}
+"#,
+    )
+    .expect("write");
+    let err = operator_gen::manifests::generate(
+        dir.path(),
+        &operator_gen::manifests::ManifestsOptions::default(),
+    )
+    .expect_err("no structural schema")
+    .to_string();
+    assert!(
+        err.contains("src/lib.rs:13:")
+            && err.contains(
+                "untagged enum `Source` has no structural schema: its variants are object (`Spec`) and string (`Name`) on the wire"
+            ),
+        "{err}"
+    );
 }

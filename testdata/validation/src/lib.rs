@@ -1,6 +1,6 @@
 //! A kind exercising every class of validation the apiserver enforces, for the apiserver tests:
-//! Pattern, MaxItems, a required field, a CEL rule, preserved unknown fields, the scale
-//! subresource and printer columns.
+//! Pattern, MaxItems, a required field, a CEL rule, preserved unknown fields, tagged and untagged
+//! enums, the scale subresource and printer columns.
 
 use operator_gen_runtime::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -43,6 +43,29 @@ pub struct WidgetSpec {
     /// How it is rolled out: an internally tagged enum (a `type` discriminator).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strategy: Option<Strategy>,
+    /// The port it listens on: an untagged enum of a number and a name (int-or-string).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<Port>,
+    /// Where it reports to: an untagged enum of objects and a unit variant (`null`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<Target>,
+}
+
+/// A port by number or by name.
+#[derive(Schema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(untagged)]
+pub enum Port {
+    Number(i32),
+    Name(String),
+}
+
+/// A report target: a service, a URL, or none.
+#[derive(Schema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(untagged)]
+pub enum Target {
+    Service { service: String, port: i32 },
+    Url { url: String },
+    Nothing,
 }
 
 /// Where a widget comes from.
