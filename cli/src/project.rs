@@ -107,7 +107,7 @@ impl Project {
             }
             Err(e) => return Err(Error::io("read", &path, e)),
         };
-        let project: Project = serde_yaml::from_str(&text).map_err(|e| {
+        let project: Project = serde_saphyr::from_str(&text).map_err(|e| {
             Error::msg(format!(
                 "PROJECT is not a valid project file: {e}; fix or restore it"
             ))
@@ -159,10 +159,14 @@ impl Project {
 
     /// The file's text: the header comment, then the fields.
     pub fn render(&self) -> Result<String> {
-        let body = serde_yaml::to_string(self)
+        // YAML 1.2 quoting, as Go's yaml writers (kubebuilder's) quote: only strings another
+        // reader would take for a number, boolean or null (`version: "3"`, `k8sVersion: "1.37"`)
+        let options = serde_saphyr::ser_options! {
+            yaml_12: true,
+            no_lang_directive: true,
+        };
+        let body = serde_saphyr::to_string_with_options(self, options)
             .map_err(|e| Error::msg(format!("cannot serialize PROJECT: {e}")))?;
-        // kubebuilder quotes the version with double quotes; keep the files interchangeable.
-        let body = body.replace("\nversion: '3'\n", "\nversion: \"3\"\n");
         Ok(format!("{HEADER}{body}"))
     }
 
@@ -209,7 +213,7 @@ mod tests {
         let text = p.render().expect("render");
         assert!(text.contains("layout:\n- operator-gen.io/v1\n"), "{text}");
         assert!(text.ends_with("\nversion: \"3\"\n"), "{text}");
-        let back: Project = serde_yaml::from_str(&text).expect("parse");
+        let back: Project = serde_saphyr::from_str(&text).expect("parse");
         assert_eq!(back, p);
     }
 }

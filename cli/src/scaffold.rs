@@ -142,7 +142,7 @@ impl Scaffold {
         Ok(())
     }
 
-    /// Check every pending file parses: Rust with `syn`, YAML with serde_yaml.
+    /// Check every pending file parses: Rust with `syn`, YAML with serde-saphyr.
     pub fn check(&self) -> Result<()> {
         for (rel, pending) in &self.files {
             let name = rel.to_string_lossy().replace('\\', "/");
@@ -152,14 +152,13 @@ impl Scaffold {
                         "{name} would not parse as rust ({e}); fix the file or report an operator-gen bug"
                     )));
                 }
-            } else if name.ends_with(".yaml") || name.ends_with(".yml") {
-                for doc in serde_yaml::Deserializer::from_str(&pending.content) {
-                    if let Err(e) = <serde_yaml::Value as serde::Deserialize>::deserialize(doc) {
-                        return Err(Error::msg(format!(
-                            "{name} would not parse as yaml ({e}); fix the file or report an operator-gen bug"
-                        )));
-                    }
-                }
+            } else if (name.ends_with(".yaml") || name.ends_with(".yml"))
+                && let Err(e) =
+                    serde_saphyr::from_multiple::<serde::de::IgnoredAny>(&pending.content)
+            {
+                return Err(Error::msg(format!(
+                    "{name} would not parse as yaml ({e}); fix the file or report an operator-gen bug"
+                )));
             }
         }
         Ok(())

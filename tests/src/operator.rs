@@ -335,12 +335,12 @@ pub fn log_field(log: &str, message: &str, key: &str) -> Option<String> {
 /// and one user authenticated by `token`.
 pub fn token_kubeconfig(admin: &Path, token: &str, out: &Path) {
     let text = std::fs::read_to_string(admin).expect("read the admin kubeconfig");
-    let mut config: serde_yaml::Value = serde_yaml::from_str(&text).expect("kubeconfig is YAML");
+    let mut config: serde_json::Value = serde_saphyr::from_str(&text).expect("kubeconfig is YAML");
     let cluster = config["clusters"][0]["name"]
         .as_str()
         .expect("kubeconfig names a cluster")
         .to_owned();
-    let token_config = serde_yaml::from_str::<serde_yaml::Value>(&format!(
+    let token_config = serde_saphyr::from_str::<serde_json::Value>(&format!(
         "users:\n- name: token\n  user:\n    token: {token}\n\
          contexts:\n- name: token\n  context:\n    cluster: {cluster}\n    user: token\n\
          current-context: token\n"
@@ -351,7 +351,7 @@ pub fn token_kubeconfig(admin: &Path, token: &str, out: &Path) {
     }
     std::fs::write(
         out,
-        serde_yaml::to_string(&config).expect("serialize kubeconfig"),
+        serde_saphyr::to_string(&config).expect("serialize kubeconfig"),
     )
     .expect("write the token kubeconfig");
 }

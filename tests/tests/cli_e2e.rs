@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 
 use operator_gen_tests::cli;
-use serde_yaml::Value;
+use serde_json::Value;
 
 fn ok(dir: &Path, args: &str) {
     let out = cli::run(dir, &cli::split_args(args));
@@ -51,11 +51,7 @@ fn kustomize_default(dir: &Path) -> Option<Vec<Value>> {
         return None;
     }
     let yaml = shell(dir, "kubectl", &["kustomize", "config/default"]);
-    Some(
-        serde_yaml::Deserializer::from_str(&yaml)
-            .map(|d| <Value as serde::Deserialize>::deserialize(d).expect("yaml"))
-            .collect(),
-    )
+    Some(serde_saphyr::from_multiple::<Value>(&yaml).expect("kustomize output is YAML"))
 }
 
 fn find<'a>(docs: &'a [Value], kind: &str, name: &str) -> &'a Value {
@@ -180,11 +176,11 @@ fn init_create_manifests_build_test_kustomize() {
         get(container, "securityContext.capabilities.drop.0").as_str(),
         Some("ALL")
     );
-    assert!(get(container, "livenessProbe.httpGet").is_mapping());
-    assert!(get(container, "readinessProbe.httpGet").is_mapping());
+    assert!(get(container, "livenessProbe.httpGet").is_object());
+    assert!(get(container, "readinessProbe.httpGet").is_object());
     assert!(get(container, "resources.limits.memory").is_string());
     let args: Vec<&str> = get(container, "args")
-        .as_sequence()
+        .as_array()
         .expect("args")
         .iter()
         .filter_map(Value::as_str)
@@ -255,7 +251,7 @@ fn namespaced_manager_gets_role_and_watch_namespace() {
     );
     let deploy = find(&docs, "Deployment", "e2e-ns-controller-manager");
     let env = get(deploy, "spec.template.spec.containers.0.env")
-        .as_sequence()
+        .as_array()
         .expect("env");
     let watch = env
         .iter()

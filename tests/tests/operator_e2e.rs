@@ -33,7 +33,6 @@ use operator_gen_tests::cli;
 use operator_gen_tests::operator::{
     ManagerProcess, ManagerSettings, Project, log_field, scaffold_and_build, shell,
 };
-use serde::Deserialize;
 
 const PROJECT: &str = "e2e-op";
 const API_ARGS: &str = "--group crew --version v1 --kind Captain";
@@ -96,7 +95,7 @@ impl Cluster {
         let mut crds = Vec::new();
         for entry in std::fs::read_dir(project.dir.join("config/crd/bases")).expect("crd bases") {
             let text = std::fs::read_to_string(entry.expect("dir entry").path()).expect("crd");
-            let crd: CustomResourceDefinition = serde_yaml::from_str(&text).expect("crd yaml");
+            let crd: CustomResourceDefinition = serde_saphyr::from_str(&text).expect("crd yaml");
             crds.push(crd);
         }
         assert!(!crds.is_empty(), "make manifests wrote no CRD");
@@ -134,7 +133,7 @@ impl Cluster {
     /// Creates the project's sample under `name`.
     async fn create_sample(&self, project: &Project, name: &str) {
         let text = std::fs::read_to_string(project.dir.join(SAMPLE_FILE)).expect("sample");
-        let mut sample: DynamicObject = serde_yaml::from_str(&text).expect("sample yaml");
+        let mut sample: DynamicObject = serde_saphyr::from_str(&text).expect("sample yaml");
         sample.metadata.name = Some(name.to_owned());
         sample.metadata.namespace = Some(SAMPLE_NAMESPACE.to_owned());
         self.captains
@@ -465,9 +464,7 @@ async fn generated_rbac_is_sufficient_and_necessary() {
         return;
     }
     let yaml = shell(&project.dir, "kubectl", &["kustomize", "config/default"]);
-    let docs: Vec<serde_json::Value> = serde_yaml::Deserializer::from_str(&yaml)
-        .map(|d| serde_json::Value::deserialize(d).expect("kustomize yaml"))
-        .collect();
+    let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(&yaml).expect("kustomize yaml");
     let cluster = Cluster::start(&project).await;
     apply_rbac(&cluster.client, &docs).await;
 
