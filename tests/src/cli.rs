@@ -126,6 +126,14 @@ pub fn split_args(line: &str) -> Vec<String> {
 
 /// Every file under `dir` (relative path with `/` → contents), skipping `target/`.
 pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut tree = tree_with_dirs(dir);
+    tree.retain(|path, _| !path.ends_with('/'));
+    tree
+}
+
+/// Every directory (`path/` → nothing) and file (`path` → contents) under `dir`, hidden ones
+/// included, skipping `target/` (build output and the scan's cache, not the project's sources).
+pub fn tree_with_dirs(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
@@ -141,6 +149,7 @@ pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
                 continue;
             }
             if path.is_dir() {
+                out.insert(format!("{rel}/"), Vec::new());
                 walk(root, &path, out);
             } else if let Ok(bytes) = std::fs::read(&path) {
                 out.insert(rel, bytes);

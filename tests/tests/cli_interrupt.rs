@@ -16,36 +16,7 @@ use operator_gen_tests::cli;
 const CAPTAIN: &str = "create api --group crew --version v1 --kind Captain";
 const FRIGATE: &str = "create api --group crew --version v1 --kind Frigate";
 
-/// Every directory (`path/`) and file (`path` → bytes) under `dir`, hidden ones included,
-/// except `target/`.
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let rel = path
-                .strip_prefix(root)
-                .unwrap_or(&path)
-                .to_string_lossy()
-                .replace('\\', "/");
-            if rel == "target" {
-                // build output and the scan's cache, not the project's sources
-                continue;
-            }
-            if path.is_dir() {
-                out.insert(format!("{rel}/"), Vec::new());
-                walk(root, &path, out);
-            } else {
-                out.insert(rel, std::fs::read(&path).unwrap_or_default());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, dir, &mut out);
-    out
-}
+use cli::tree_with_dirs as tree;
 
 fn describe(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> String {
     let only_a: Vec<&String> = a.keys().filter(|k| !b.contains_key(*k)).collect();
