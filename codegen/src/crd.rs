@@ -16,35 +16,7 @@ use std::collections::BTreeMap;
 pub const API_VERSION_DOC: &str = "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
 pub const KIND_DOC: &str = "Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
 
-/// The names and scope a root's markers give it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ResourceNames {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
-    pub plural: String,
-    pub singular: String,
-    pub namespaced: bool,
-    pub short_names: Vec<String>,
-    pub categories: Vec<String>,
-}
-
-/// Names of the resource a spec struct's `#[k8s(...)]` and markers declare.
-pub fn names(def: &TypeDef) -> Option<ResourceNames> {
-    let r = def.resource.as_ref()?;
-    let res = marker(&def.markers, Kind::Resource);
-    let get = |k: &str| res.and_then(|m| m.arg_str(k)).map(str::to_string);
-    Some(ResourceNames {
-        group: r.group.clone(),
-        version: r.version.clone(),
-        kind: r.kind.clone(),
-        plural: get("path").unwrap_or_else(|| crate::names::plural(&r.kind)),
-        singular: get("singular").unwrap_or_else(|| crate::names::singular(&r.kind)),
-        namespaced: get("scope").is_none_or(|s| s != "Cluster"),
-        short_names: res.map(|m| m.arg_list("shortName")).unwrap_or_default(),
-        categories: res.map(|m| m.arg_list("categories")).unwrap_or_default(),
-    })
-}
+pub use crate::resource::{ResourceNames, names};
 
 /// One version of a kind: the spec struct and, when the root has one, the status type.
 pub struct VersionInput<'a> {
@@ -52,12 +24,8 @@ pub struct VersionInput<'a> {
     pub status: Option<Box<dyn Scope + 'a>>,
 }
 
-fn error(def: &TypeDef, message: String) -> SchemaError {
-    SchemaError {
-        message,
-        loc: def.loc,
-        in_type: def.name.clone(),
-    }
+fn error(scope: &dyn Scope, message: String) -> SchemaError {
+    SchemaError::at(scope, None, message)
 }
 
 fn root_schema(
@@ -84,7 +52,7 @@ fn root_schema(
     let mut spec = emitter.type_schema(input.spec)?;
     if spec.type_.as_deref() != Some("object") {
         return Err(error(
-            spec_def,
+            input.spec,
             format!(
                 "the spec of {} must be a struct (an object on the wire)",
                 names.kind
@@ -110,7 +78,7 @@ fn root_schema(
                 .is_some_and(|p| p.contains_key(reserved))
             {
                 return Err(error(
-                    spec_def,
+                    input.spec,
                     format!(
                         "with `no_spec`, a field named `{reserved}` would replace the root's own: rename it"
                     ),
@@ -177,7 +145,7 @@ fn version(
     for c in &columns {
         if c.name.is_empty() || c.type_.is_empty() || c.json_path.is_empty() {
             return Err(error(
-                def,
+                input.spec,
                 "`+kubebuilder:printcolumn` needs name, type and JSONPath".into(),
             ));
         }
@@ -216,7 +184,7 @@ pub fn crd(
     let first_def = first.spec.def();
     let Some(names) = names(first_def) else {
         return Err(error(
-            first_def,
+            first.spec,
             format!(
                 "`{}` is not a custom resource: add #[k8s(group, version, kind)]",
                 first_def.name
@@ -240,7 +208,7 @@ pub fn crd(
             || n.kind != names.kind
         {
             return Err(error(
-                def,
+                input.spec,
                 format!(
                     "versions of {} disagree on plural, scope or group: give every version the same resource markers",
                     names.kind
@@ -252,7 +220,7 @@ pub fn crd(
             .any(|v: &CustomResourceDefinitionVersion| v.name == n.version)
         {
             return Err(error(
-                def,
+                input.spec,
                 format!(
                     "{} declares version {} twice: give each version its own module",
                     names.kind, n.version
@@ -264,7 +232,7 @@ pub fn crd(
                 for kv in md.arg_list(list) {
                     let Some((k, v)) = kv.split_once('=') else {
                         return Err(error(
-                            def,
+                            input.spec,
                             format!("metadata {list} entry `{kv}` needs the form key=value"),
                         ));
                     };
@@ -286,7 +254,7 @@ pub fn crd(
         1 => {}
         0 => {
             return Err(error(
-                first_def,
+                first.spec,
                 format!(
                     "{} has {} versions and none is the storage version: mark one with `+kubebuilder:storageversion`",
                     names.kind,
@@ -296,7 +264,7 @@ pub fn crd(
         }
         _ => {
             return Err(error(
-                first_def,
+                first.spec,
                 format!(
                     "{} has more than one storage version: keep `+kubebuilder:storageversion` on exactly one",
                     names.kind
@@ -306,7 +274,7 @@ pub fn crd(
     }
     if !versions.iter().any(|v| v.served) {
         return Err(error(
-            first_def,
+            first.spec,
             format!(
                 "no version of {} is served: drop `+kubebuilder:unservedversion` from one",
                 names.kind

@@ -270,3 +270,64 @@ pub fn has_marker(markers: &[Marker], kind: Kind) -> bool {
 pub fn marker(markers: &[Marker], kind: Kind) -> Option<&Marker> {
     markers_named(markers, kind).last()
 }
+
+/// Every named type a definition's fields and variants mention, in first-use order.
+pub fn named_paths(def: &TypeDef) -> Vec<String> {
+    fn walk(ty: &TypeExpr, out: &mut Vec<String>) {
+        match ty {
+            TypeExpr::Vec(i) | TypeExpr::Map(i) | TypeExpr::Option(i) => walk(i, out),
+            TypeExpr::Named(p) if !out.contains(p) => out.push(p.clone()),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    match &def.body {
+        Body::Struct(fields) => fields
+            .iter()
+            .filter(|f| !f.serde.skip)
+            .for_each(|f| walk(&f.ty, &mut out)),
+        Body::Newtype(t) => walk(t, &mut out),
+        Body::Unit => {}
+        Body::Enum(vs) => {
+            for v in vs {
+                match &v.fields {
+                    VariantFields::Newtype(t) => walk(t, &mut out),
+                    VariantFields::Struct(fs) => fs.iter().for_each(|f| walk(&f.ty, &mut out)),
+                    _ => {}
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Why an enum has no structural schema, if it has none; checked when the enum is lowered, so
+/// the derive reports it at compile time and the scan with a location.
+pub fn enum_shape_error(def: &TypeDef, variants: &[Variant]) -> Option<String> {
+    let live: Vec<&Variant> = variants.iter().filter(|v| !v.serde.skip).collect();
+    if let Some(v) = live
+        .iter()
+        .find(|v| matches!(v.fields, VariantFields::Tuple(_)))
+    {
+        return Some(format!(
+            "variant `{}` of `{}` is a tuple of several values, which has no structural schema: give its fields names",
+            v.ident, def.name
+        ));
+    }
+    let units = live
+        .iter()
+        .filter(|v| matches!(v.fields, VariantFields::Unit))
+        .count();
+    if def.serde.tag.is_none() && !def.serde.untagged && units > 0 && units < live.len() {
+        let unit = live
+            .iter()
+            .find(|v| matches!(v.fields, VariantFields::Unit))
+            .map(|v| v.ident.as_str())
+            .unwrap_or_default();
+        return Some(format!(
+            "enum `{}` mixes unit variants (strings on the wire) with data variants (objects): the apiserver needs one type, so give `{unit}` a field or tag the enum",
+            def.name
+        ));
+    }
+    None
+}

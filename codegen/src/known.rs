@@ -4,10 +4,12 @@
 //! listable Kubernetes kinds, and the time types of the Rust ecosystem.
 
 use crate::ir::{Body, TypeDef, TypeExpr};
+#[cfg(feature = "manifests")]
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps as Props;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+#[cfg(feature = "manifests")]
 /// `anyOf: [integer, string]` with `x-kubernetes-int-or-string`, as IntOrString and the
 /// XIntOrString marker give it.
 pub(crate) fn int_or_string() -> Props {
@@ -44,6 +46,8 @@ pub struct Kind {
 
 #[derive(serde::Deserialize)]
 struct Entry {
+    // read by the schema emitter only
+    #[cfg_attr(not(feature = "manifests"), allow(dead_code))]
     schema: Value,
     #[serde(default, rename = "k8s-openapi")]
     k8s_openapi: Vec<u32>,
@@ -192,6 +196,7 @@ pub fn missing(path: &str) -> String {
     }
 }
 
+#[cfg(feature = "manifests")]
 /// The schema of a known type, by the canonical path [`external`] returns.
 pub fn schema(path: &str) -> Result<Props, String> {
     let string = |format: Option<&str>| Props {
@@ -222,6 +227,7 @@ pub fn schema(path: &str) -> Result<Props, String> {
         .map_err(|e| format!("the built-in schema of `{path}` does not fit: {e}"))
 }
 
+#[cfg(feature = "manifests")]
 fn expand_type(key: &str, stack: &mut Vec<String>) -> Result<Value, String> {
     if stack.iter().any(|k| k == key) {
         return Err(format!(
@@ -239,6 +245,7 @@ fn expand_type(key: &str, stack: &mut Vec<String>) -> Result<Value, String> {
     out
 }
 
+#[cfg(feature = "manifests")]
 /// Replaces `{"$known": path}` references with the referenced schema; a description at the
 /// reference wins over the type's.
 fn expand(node: &Value, stack: &mut Vec<String>) -> Result<Value, String> {

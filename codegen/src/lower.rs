@@ -93,7 +93,7 @@ pub fn check_derives(
                 "#[derive(CustomResource)] goes on the spec struct, a struct with named fields",
             );
         }
-        if let Some(names) = crate::crd::names(d)
+        if let Some(names) = crate::resource::names(d)
             && let Err(message) = crate::client::namespaced(&d.markers, names.namespaced)
         {
             errors.push(input.ident.span(), message);
@@ -486,7 +486,7 @@ pub fn type_def(input: &syn::DeriveInput, errors: &mut Errors) -> Option<TypeDef
         loc: loc(input.ident.span()),
     };
     if let Body::Enum(variants) = &def.body
-        && let Some(message) = crate::schema::enum_shape_error(&def, variants)
+        && let Some(message) = enum_shape_error(&def, variants)
     {
         errors.push(input.ident.span(), message);
     }

@@ -193,6 +193,54 @@ pub fn roles(markers: &[Marker], default_role_name: &str) -> Vec<RoleObject> {
     out
 }
 
+/// A problem in one of the markers handed to [`role_file`]: its index there and the message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RbacError {
+    pub marker: usize,
+    pub message: String,
+}
+
+/// Whether a marker is an RBAC marker (the others handed to [`role_file`] are skipped).
+pub fn is_rbac_marker(m: &Marker) -> bool {
+    m.kind == Kind::Rbac
+}
+
+/// The text of `config/rbac/role.yaml` for a project's package markers: its roles, or an empty
+/// ClusterRole named `role_name` when no marker grants anything (kustomize still needs the
+/// file). Errors point at the markers by their index in `markers`.
+pub fn role_file(markers: &[&Marker], role_name: &str) -> Result<String, Vec<RbacError>> {
+    let errors: Vec<RbacError> = markers
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| is_rbac_marker(m))
+        .filter_map(|(i, m)| {
+            check(m)
+                .err()
+                .map(|message| RbacError { marker: i, message })
+        })
+        .collect();
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let rbac: Vec<Marker> = markers
+        .iter()
+        .filter(|m| is_rbac_marker(m))
+        .map(|m| (*m).clone())
+        .collect();
+    let roles = roles(&rbac, role_name);
+    if roles.is_empty() {
+        return Ok(to_yaml(&[RoleObject::Cluster(ClusterRole {
+            metadata: ObjectMeta {
+                name: Some(role_name.to_string()),
+                ..Default::default()
+            },
+            rules: Some(Vec::new()),
+            aggregation_rule: None,
+        })]));
+    }
+    Ok(to_yaml(&roles))
+}
+
 /// The role file: every object as its own `---` document.
 pub fn to_yaml(roles: &[RoleObject]) -> String {
     let mut out = String::new();

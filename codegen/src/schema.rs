@@ -15,6 +15,10 @@ pub trait Scope {
     fn def(&self) -> &TypeDef;
     /// The definition a path written inside this definition names.
     fn resolve(&self, path: &str) -> std::result::Result<Box<dyn Scope + '_>, String>;
+    /// The source file the definition was read from, when there is one (the scan's).
+    fn file(&self) -> Option<&std::path::Path> {
+        None
+    }
 }
 
 /// Generator settings that change schemas.
@@ -33,6 +37,20 @@ pub struct SchemaError {
     pub loc: Option<Loc>,
     /// The type the error was found in.
     pub in_type: String,
+    /// The file that type was read from, when known (the scan's; a derive has none).
+    pub file: Option<std::path::PathBuf>,
+}
+
+impl SchemaError {
+    /// An error about the definition `scope` stands for, at `loc` or else at the definition.
+    pub fn at(scope: &dyn Scope, loc: Option<Loc>, message: impl Into<String>) -> SchemaError {
+        SchemaError {
+            message: message.into(),
+            loc: loc.or(scope.def().loc),
+            in_type: scope.def().name.clone(),
+            file: scope.file().map(std::path::Path::to_path_buf),
+        }
+    }
 }
 
 type Result<T> = std::result::Result<T, SchemaError>;
@@ -48,11 +66,7 @@ impl<'s> Emitter<'s> {
     }
 
     fn err(&self, scope: &dyn Scope, loc: Option<Loc>, message: impl Into<String>) -> SchemaError {
-        SchemaError {
-            message: message.into(),
-            loc: loc.or(scope.def().loc),
-            in_type: scope.def().name.clone(),
-        }
+        SchemaError::at(scope, loc, message)
     }
 
     /// The schema of the definition `scope` stands for, with its type-level markers applied.
@@ -907,67 +921,6 @@ impl Scope for Definition {
             .map(|(_, f)| Box::new(f()) as Box<dyn Scope>)
             .ok_or_else(|| format!("`{path}` has no schema: add #[derive(Schema)] to it"))
     }
-}
-
-/// Every named type a definition's fields and variants mention, in first-use order.
-pub fn named_paths(def: &TypeDef) -> Vec<String> {
-    fn walk(ty: &TypeExpr, out: &mut Vec<String>) {
-        match ty {
-            TypeExpr::Vec(i) | TypeExpr::Map(i) | TypeExpr::Option(i) => walk(i, out),
-            TypeExpr::Named(p) if !out.contains(p) => out.push(p.clone()),
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    match &def.body {
-        Body::Struct(fields) => fields
-            .iter()
-            .filter(|f| !f.serde.skip)
-            .for_each(|f| walk(&f.ty, &mut out)),
-        Body::Newtype(t) => walk(t, &mut out),
-        Body::Unit => {}
-        Body::Enum(vs) => {
-            for v in vs {
-                match &v.fields {
-                    VariantFields::Newtype(t) => walk(t, &mut out),
-                    VariantFields::Struct(fs) => fs.iter().for_each(|f| walk(&f.ty, &mut out)),
-                    _ => {}
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Why an enum has no structural schema, if it has none; checked when the enum is lowered, so
-/// the derive reports it at compile time and the scan with a location.
-pub fn enum_shape_error(def: &TypeDef, variants: &[Variant]) -> Option<String> {
-    let live: Vec<&Variant> = variants.iter().filter(|v| !v.serde.skip).collect();
-    if let Some(v) = live
-        .iter()
-        .find(|v| matches!(v.fields, VariantFields::Tuple(_)))
-    {
-        return Some(format!(
-            "variant `{}` of `{}` is a tuple of several values, which has no structural schema: give its fields names",
-            v.ident, def.name
-        ));
-    }
-    let units = live
-        .iter()
-        .filter(|v| matches!(v.fields, VariantFields::Unit))
-        .count();
-    if def.serde.tag.is_none() && !def.serde.untagged && units > 0 && units < live.len() {
-        let unit = live
-            .iter()
-            .find(|v| matches!(v.fields, VariantFields::Unit))
-            .map(|v| v.ident.as_str())
-            .unwrap_or_default();
-        return Some(format!(
-            "enum `{}` mixes unit variants (strings on the wire) with data variants (objects): the apiserver needs one type, so give `{unit}` a field or tag the enum",
-            def.name
-        ));
-    }
-    None
 }
 
 #[cfg(test)]

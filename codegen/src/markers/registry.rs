@@ -4,11 +4,15 @@
 //! parser reports as an error). The [`Kind`] enum is generated from the same list, so emitters
 //! match on variants and adding a marker touches this file only.
 
+#[cfg(feature = "manifests")]
 use crate::ir::{Marker, value_to_string};
+#[cfg(feature = "manifests")]
 use crate::schema::{need, push_rule};
+#[cfg(feature = "manifests")]
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     ExternalDocumentation, JSON, JSONSchemaProps as Props, ValidationRule,
 };
+#[cfg(feature = "manifests")]
 use serde_json::Value;
 
 /// Where a marker may stand.
@@ -41,7 +45,25 @@ pub enum Arg {
 }
 
 /// How a marker changes a schema: applied in priority order by `schema::apply_markers`.
+#[cfg(feature = "manifests")]
 pub type Apply = fn(&mut Props, &Marker) -> Result<(), String>;
+/// Without the schema emitter (the derive's build), a schema effect is only its identity.
+#[cfg(not(feature = "manifests"))]
+pub type Apply = ();
+
+/// A schema effect: the function with the schema emitter, its identity without it.
+#[cfg(feature = "manifests")]
+macro_rules! schema {
+    ($apply:expr) => {
+        Effect::Schema($apply)
+    };
+}
+#[cfg(not(feature = "manifests"))]
+macro_rules! schema {
+    ($apply:expr) => {
+        Effect::Schema(())
+    };
+}
 
 /// What a marker does. Every variant but [`Effect::None`] names the emitter that reads it.
 #[derive(Clone, Copy)]
@@ -380,25 +402,30 @@ const KEYED_BAD: &str = r#"[{"name":"a","value":1},{"name":"a","value":2}]"#;
 const DEEPCOPY: &str = "Rust types derive Clone instead of generated deep copies; drop the marker";
 const APPLY_CONFIGURATIONS: &str = "kube applies typed objects with server-side apply, no apply configurations are generated; drop the marker";
 
+#[cfg(feature = "manifests")]
 fn on(m: &Marker) -> bool {
     m.value != Value::Bool(false)
 }
+#[cfg(feature = "manifests")]
 fn int(m: &Marker) -> Result<i64, String> {
     m.value
         .as_i64()
         .ok_or_else(|| format!("marker `+{}` expects an integer", m.name()))
 }
+#[cfg(feature = "manifests")]
 fn float(m: &Marker) -> Result<f64, String> {
     m.value
         .as_f64()
         .ok_or_else(|| format!("marker `+{}` expects a number", m.name()))
 }
+#[cfg(feature = "manifests")]
 fn string(m: &Marker) -> Result<String, String> {
     m.value
         .as_str()
         .map(str::to_string)
         .ok_or_else(|| format!("marker `+{}` expects a string", m.name()))
 }
+#[cfg(feature = "manifests")]
 fn list(m: &Marker) -> Vec<String> {
     m.value
         .as_array()
@@ -407,6 +434,7 @@ fn list(m: &Marker) -> Vec<String> {
 }
 
 /// Enum items are JSON-decoded where they parse (`1;2;"foo"`), strings otherwise.
+#[cfg(feature = "manifests")]
 fn enum_item(v: Value) -> Value {
     match v {
         Value::String(s) => serde_json::from_str::<Value>(&s)
@@ -417,6 +445,7 @@ fn enum_item(v: Value) -> Value {
     }
 }
 
+#[cfg(feature = "manifests")]
 fn list_type(props: &mut Props, m: &Marker) -> Result<(), String> {
     need(props, &["array"], m)?;
     let t = string(m)?;
@@ -427,6 +456,7 @@ fn list_type(props: &mut Props, m: &Marker) -> Result<(), String> {
     Ok(())
 }
 
+#[cfg(feature = "manifests")]
 fn list_map_key(props: &mut Props, m: &Marker) -> Result<(), String> {
     need(props, &["array"], m)?;
     let k = string(m)?;
@@ -439,12 +469,14 @@ fn list_map_key(props: &mut Props, m: &Marker) -> Result<(), String> {
     Ok(())
 }
 
+#[cfg(feature = "manifests")]
 fn map_type(props: &mut Props, m: &Marker) -> Result<(), String> {
     need(props, &["object"], m)?;
     props.x_kubernetes_map_type = Some(string(m)?);
     Ok(())
 }
 
+#[cfg(feature = "manifests")]
 fn embedded_resource(props: &mut Props, m: &Marker) -> Result<(), String> {
     if on(m) {
         props.x_kubernetes_embedded_resource = Some(true);
@@ -454,6 +486,7 @@ fn embedded_resource(props: &mut Props, m: &Marker) -> Result<(), String> {
     Ok(())
 }
 
+#[cfg(feature = "manifests")]
 fn preserve_unknown_fields(props: &mut Props, m: &Marker) -> Result<(), String> {
     if on(m) {
         props.x_kubernetes_preserve_unknown_fields = Some(true);
@@ -461,6 +494,7 @@ fn preserve_unknown_fields(props: &mut Props, m: &Marker) -> Result<(), String> 
     Ok(())
 }
 
+#[cfg(feature = "manifests")]
 fn nullable(props: &mut Props, m: &Marker) -> Result<(), String> {
     if on(m) {
         props.nullable = Some(true);
@@ -469,6 +503,7 @@ fn nullable(props: &mut Props, m: &Marker) -> Result<(), String> {
 }
 
 /// `+kubebuilder:validation:{AtMostOneOf,ExactlyOneOf,AtLeastOneOf}`: a CEL rule on the object.
+#[cfg(feature = "manifests")]
 fn one_of(props: &mut Props, m: &Marker) -> Result<(), String> {
     let short = m.kind.name().trim_start_matches("kubebuilder:validation:");
     let fields = list(m);
@@ -511,6 +546,7 @@ fn one_of(props: &mut Props, m: &Marker) -> Result<(), String> {
     Ok(())
 }
 
+#[cfg(feature = "manifests")]
 fn x_validation(props: &mut Props, m: &Marker) -> Result<(), String> {
     let reason = m.arg_str("reason").map(str::to_string);
     if let Some(r) = &reason
@@ -545,6 +581,7 @@ fn x_validation(props: &mut Props, m: &Marker) -> Result<(), String> {
 
 /// `+k8s:enum`: controller-gen collects the string constants of the type, sorted; in Rust the
 /// constants are the unit variants of an enum, whose wire names become the sorted values.
+#[cfg(feature = "manifests")]
 fn k8s_enum(props: &mut Props, _: &Marker) -> Result<(), String> {
     let is_string = props.type_.as_deref() == Some("string");
     let Some(values) = props.enum_.as_mut().filter(|_| is_string) else {
@@ -619,7 +656,7 @@ registry! {
         Effect::Crd("annotations and labels of the CRD object")).repeatable().example("+kubebuilder:metadata:annotations=\"team=ships\""),
     ExternalDocs => def("kubebuilder:externalDocs", &["external_docs"], TF,
         Arg::Args(&[("url", Arg::Str), ("description", Arg::Str)]),
-        Effect::Schema(|props, m| {
+        schema!(|props, m| {
             props.external_docs = Some(ExternalDocumentation {
                 url: m.arg_str("url").map(str::to_string),
                 description: m.arg_str("description").map(str::to_string),
@@ -633,16 +670,16 @@ registry! {
     Schemaless => def("kubebuilder:validation:Schemaless", &["schemaless"], F, Arg::Flag,
         Effect::Field("the field's schema is empty: no type, no validation")).proved(&[stores("String", "+kubebuilder:validation:Schemaless\n+kubebuilder:pruning:PreserveUnknownFields", "{\"any\":[1,true]}", "{\"any\":[1,true]}")]),
     EmbeddedResource => def("kubebuilder:validation:EmbeddedResource", &["embedded_resource"], F,
-        Arg::Flag, Effect::Schema(embedded_resource)).proved(&[rejects("serde_json::Value", "+kubebuilder:validation:EmbeddedResource", EMBEDDED_OK, EMBEDDED_BAD, "kind: Required value")]),
+        Arg::Flag, schema!(embedded_resource)).proved(&[rejects("serde_json::Value", "+kubebuilder:validation:EmbeddedResource", EMBEDDED_OK, EMBEDDED_BAD, "kind: Required value")]),
     AtMostOneOf => def("kubebuilder:validation:AtMostOneOf", &["at_most_one_of"], T, Arg::List,
-        Effect::Schema(one_of)).repeatable().priority(11).proved(&[rejects("struct { a: Option<i32>, b: Option<i32> }", "+kubebuilder:validation:AtMostOneOf=a;b", "{\"a\":1}", "{\"a\":1,\"b\":2}", "at most one of the fields in [a b] may be set")]),
+        schema!(one_of)).repeatable().priority(11).proved(&[rejects("struct { a: Option<i32>, b: Option<i32> }", "+kubebuilder:validation:AtMostOneOf=a;b", "{\"a\":1}", "{\"a\":1,\"b\":2}", "at most one of the fields in [a b] may be set")]),
     ExactlyOneOf => def("kubebuilder:validation:ExactlyOneOf", &["exactly_one_of"], T, Arg::List,
-        Effect::Schema(one_of)).repeatable().priority(12).proved(&[rejects("struct { a: Option<i32>, b: Option<i32> }", "+kubebuilder:validation:ExactlyOneOf=a;b", "{\"b\":1}", "{}", "exactly one of the fields in [a b] must be set")]),
+        schema!(one_of)).repeatable().priority(12).proved(&[rejects("struct { a: Option<i32>, b: Option<i32> }", "+kubebuilder:validation:ExactlyOneOf=a;b", "{\"b\":1}", "{}", "exactly one of the fields in [a b] must be set")]),
     AtLeastOneOf => def("kubebuilder:validation:AtLeastOneOf", &["at_least_one_of"], T, Arg::List,
-        Effect::Schema(one_of)).repeatable().priority(13).proved(&[rejects("struct { a: Option<i32>, b: Option<i32> }", "+kubebuilder:validation:AtLeastOneOf=a;b", "{\"a\":1,\"b\":2}", "{}", "at least one of the fields in [a b] must be set")]),
+        schema!(one_of)).repeatable().priority(13).proved(&[rejects("struct { a: Option<i32>, b: Option<i32> }", "+kubebuilder:validation:AtLeastOneOf=a;b", "{\"a\":1,\"b\":2}", "{}", "at least one of the fields in [a b] must be set")]),
     PrunePreserveUnknownFields => def("kubebuilder:pruning:PreserveUnknownFields",
-        &["preserve_unknown_fields"], TF, Arg::Flag, Effect::Schema(preserve_unknown_fields)).proved(&[stores("struct { a: Option<i32> }", "+kubebuilder:pruning:PreserveUnknownFields", "{\"a\":1,\"z\":2}", "{\"a\":1,\"z\":2}")]),
-    Default => def("kubebuilder:default", &["default"], TF, Arg::Any, Effect::Schema(|props, m| {
+        &["preserve_unknown_fields"], TF, Arg::Flag, schema!(preserve_unknown_fields)).proved(&[stores("struct { a: Option<i32> }", "+kubebuilder:pruning:PreserveUnknownFields", "{\"a\":1,\"z\":2}", "{\"a\":1,\"z\":2}")]),
+    Default => def("kubebuilder:default", &["default"], TF, Arg::Any, schema!(|props, m| {
         let value = match (&m.value, props.type_.as_deref()) {
             (Value::Object(o), Some("array")) if o.is_empty() => Value::Array(vec![]),
             (v, _) => v.clone(),
@@ -651,17 +688,17 @@ registry! {
         Ok(())
     })).proved(&[stores("Option<String>", "+kubebuilder:default=ahoy", ABSENT, "\"ahoy\"")]),
     /// `+default=<JSON>`, the Kubernetes spelling; `ref(...)` values are accepted and unused.
-    K8sDefault => def("default", &[], TF, Arg::Json, Effect::Schema(|props, m| {
+    K8sDefault => def("default", &[], TF, Arg::Json, schema!(|props, m| {
         if !m.value.is_null() {
             props.default = Some(JSON(m.value.clone()));
         }
         Ok(())
     })).priority(9).proved(&[stores("Option<String>", "+default=\"ahoy\"", ABSENT, "\"ahoy\"")]),
-    Example => def("kubebuilder:example", &["example"], TF, Arg::Any, Effect::Schema(|props, m| {
+    Example => def("kubebuilder:example", &["example"], TF, Arg::Any, schema!(|props, m| {
         props.example = Some(JSON(m.value.clone()));
         Ok(())
     })).proved(&[kept("String", "+kubebuilder:example=ahoy")]),
-    Title => def("kubebuilder:title", &["title"], TF, Arg::Any, Effect::Schema(|props, m| {
+    Title => def("kubebuilder:title", &["title"], TF, Arg::Any, schema!(|props, m| {
         props.title = Some(value_to_string(&m.value));
         Ok(())
     })).proved(&[kept("String", "+kubebuilder:title=Ahoy")]),
@@ -673,16 +710,16 @@ registry! {
         Effect::Field("the field is left out of its object's `required`")).proved(&[stores("String", "+k8s:optional", ABSENT, ABSENT)]),
     K8sRequired => def("k8s:required", &[], F, Arg::Flag,
         Effect::Field("the field is listed in its object's `required`")).proved(&[rejects("Option<String>", "+k8s:required", "\"x\"", ABSENT, "Required value")]),
-    Nullable => def("nullable", &["nullable"], F, Arg::Flag, Effect::Schema(nullable)).proved(&[stores("Option<String>", "+nullable", "null", "null")]),
-    ListType => def("listType", &["list_type"], TF, Arg::Str, Effect::Schema(list_type)).priority(9).proved(&[rejects("Vec<String>", "+listType=set", "[\"a\",\"b\"]", "[\"a\",\"a\"]", "Duplicate value"), Proof::new("Vec<String>", "+listType=atomic", Case::Merges { first: "[\"a\"]", second: "[\"b\"]", stored: "[\"b\"]" })]),
-    ListMapKey => def("listMapKey", &["list_map_key"], TF, Arg::Str, Effect::Schema(list_map_key))
+    Nullable => def("nullable", &["nullable"], F, Arg::Flag, schema!(nullable)).proved(&[stores("Option<String>", "+nullable", "null", "null")]),
+    ListType => def("listType", &["list_type"], TF, Arg::Str, schema!(list_type)).priority(9).proved(&[rejects("Vec<String>", "+listType=set", "[\"a\",\"b\"]", "[\"a\",\"a\"]", "Duplicate value"), Proof::new("Vec<String>", "+listType=atomic", Case::Merges { first: "[\"a\"]", second: "[\"b\"]", stored: "[\"b\"]" })]),
+    ListMapKey => def("listMapKey", &["list_map_key"], TF, Arg::Str, schema!(list_map_key))
         .repeatable().proved(&[rejects("Vec<Keyed>", "+listType=map\n+listMapKey=name", KEYED_OK, KEYED_BAD, "Duplicate value")]),
-    K8sListType => def("k8s:listType", &[], TF, Arg::Str, Effect::Schema(list_type)).priority(9).proved(&[rejects("Vec<String>", "+k8s:listType=set", "[\"a\",\"b\"]", "[\"a\",\"a\"]", "Duplicate value")]),
-    K8sListMapKey => def("k8s:listMapKey", &[], TF, Arg::Str, Effect::Schema(list_map_key))
+    K8sListType => def("k8s:listType", &[], TF, Arg::Str, schema!(list_type)).priority(9).proved(&[rejects("Vec<String>", "+k8s:listType=set", "[\"a\",\"b\"]", "[\"a\",\"a\"]", "Duplicate value")]),
+    K8sListMapKey => def("k8s:listMapKey", &[], TF, Arg::Str, schema!(list_map_key))
         .repeatable().proved(&[rejects("Vec<Keyed>", "+k8s:listType=map\n+k8s:listMapKey=name", KEYED_OK, KEYED_BAD, "Duplicate value")]),
-    MapType => def("mapType", &["map_type"], TF, Arg::Str, Effect::Schema(map_type)).proved(&[Proof::new("BTreeMap<String, String>", "+mapType=atomic", Case::Merges { first: "{\"a\":\"1\"}", second: "{\"b\":\"2\"}", stored: "{\"b\":\"2\"}" })]),
-    StructType => def("structType", &["struct_type"], TF, Arg::Str, Effect::Schema(map_type)).proved(&[Proof::new("Pair", "+structType=atomic", Case::Merges { first: "{\"a\":\"1\"}", second: "{\"b\":\"2\"}", stored: "{\"b\":\"2\"}" })]),
-    K8sEnum => def("k8s:enum", &["enum_type"], T, Arg::Flag, Effect::Schema(k8s_enum)).proved(&[rejects("enum { Starboard, Port }", "+k8s:enum", "\"Port\"", "\"Aft\"", "supported values: \"Port\", \"Starboard\"")]),
+    MapType => def("mapType", &["map_type"], TF, Arg::Str, schema!(map_type)).proved(&[Proof::new("BTreeMap<String, String>", "+mapType=atomic", Case::Merges { first: "{\"a\":\"1\"}", second: "{\"b\":\"2\"}", stored: "{\"b\":\"2\"}" })]),
+    StructType => def("structType", &["struct_type"], TF, Arg::Str, schema!(map_type)).proved(&[Proof::new("Pair", "+structType=atomic", Case::Merges { first: "{\"a\":\"1\"}", second: "{\"b\":\"2\"}", stored: "{\"b\":\"2\"}" })]),
+    K8sEnum => def("k8s:enum", &["enum_type"], T, Arg::Flag, schema!(k8s_enum)).proved(&[rejects("enum { Starboard, Port }", "+k8s:enum", "\"Port\"", "\"Aft\"", "supported values: \"Port\", \"Starboard\"")]),
     Immutable => def("k8s:immutable", &["immutable"], F, Arg::Flag,
         Effect::Field("a `self == oldSelf` rule on the field (and a presence rule on its object when optional)")).proved(&[Proof::new("Option<String>", "+k8s:immutable", Case::RejectsUpdate { ok: "\"a\"", bad: "\"b\"", says: "field is immutable" })]),
     GenClient => def("genclient", &["genclient"], T, Arg::Flag,
@@ -700,93 +737,93 @@ registry! {
     GenClientSkipVerbs => def("genclient:skipVerbs", &["skip_verbs"], T, Arg::List,
         Effect::Client("every verb but these")).example("+genclient:skipVerbs=get"),
     Minimum => def("kubebuilder:validation:Minimum", &["minimum"], TF, Arg::Float,
-        Effect::Schema(|props, m| {
+        schema!(|props, m| {
             need(props, &["integer", "number"], m)?;
             props.minimum = Some(float(m)?);
             Ok(())
         })).items().proved(&[rejects("i32", "+kubebuilder:validation:Minimum=3", "3", "2", "should be greater than or equal to 3")]),
     Maximum => def("kubebuilder:validation:Maximum", &["maximum"], TF, Arg::Float,
-        Effect::Schema(|props, m| {
+        schema!(|props, m| {
             need(props, &["integer", "number"], m)?;
             props.maximum = Some(float(m)?);
             Ok(())
         })).items().proved(&[rejects("i32", "+kubebuilder:validation:Maximum=3", "3", "4", "should be less than or equal to 3")]),
     ExclusiveMinimum => def("kubebuilder:validation:ExclusiveMinimum", &["exclusive_minimum"], TF,
-        Arg::Bool, Effect::Schema(|props, m| {
+        Arg::Bool, schema!(|props, m| {
             props.exclusive_minimum = Some(on(m));
             Ok(())
         })).items().proved(&[rejects("i32", "+kubebuilder:validation:Minimum=3\n+kubebuilder:validation:ExclusiveMinimum=true", "4", "3", "should be greater than 3")]),
     ExclusiveMaximum => def("kubebuilder:validation:ExclusiveMaximum", &["exclusive_maximum"], TF,
-        Arg::Bool, Effect::Schema(|props, m| {
+        Arg::Bool, schema!(|props, m| {
             props.exclusive_maximum = Some(on(m));
             Ok(())
         })).items().proved(&[rejects("i32", "+kubebuilder:validation:Maximum=3\n+kubebuilder:validation:ExclusiveMaximum=true", "2", "3", "should be less than 3")]),
     MultipleOf => def("kubebuilder:validation:MultipleOf", &["multiple_of"], TF, Arg::Float,
-        Effect::Schema(|props, m| {
+        schema!(|props, m| {
             need(props, &["integer", "number"], m)?;
             props.multiple_of = Some(float(m)?);
             Ok(())
         })).items().proved(&[rejects("i32", "+kubebuilder:validation:MultipleOf=3", "6", "7", "should be a multiple of 3")]),
     MinLength => def("kubebuilder:validation:MinLength", &["min_length"], TF, Arg::Int,
-        Effect::Schema(|props, m| {
+        schema!(|props, m| {
             need(props, &["string"], m)?;
             props.min_length = Some(int(m)?);
             Ok(())
         })).items().proved(&[rejects("String", "+kubebuilder:validation:MinLength=2", "\"ab\"", "\"a\"", "at least 2 chars long")]),
     MaxLength => def("kubebuilder:validation:MaxLength", &["max_length"], TF, Arg::Int,
-        Effect::Schema(|props, m| {
+        schema!(|props, m| {
             need(props, &["string"], m)?;
             props.max_length = Some(int(m)?);
             Ok(())
         })).items().proved(&[rejects("String", "+kubebuilder:validation:MaxLength=2", "\"ab\"", "\"abc\"", "Too long: may not be more than 2 bytes")]),
     Pattern => def("kubebuilder:validation:Pattern", &["pattern"], TF, Arg::Str,
-        Effect::Schema(|props, m| {
+        schema!(|props, m| {
             need(props, &["string"], m)?;
             props.pattern = Some(string(m)?);
             Ok(())
         })).items().proved(&[rejects("String", "+kubebuilder:validation:Pattern=`^a+$`", "\"aa\"", "\"ab\"", "should match '^a+$'")]),
     Enum => def("kubebuilder:validation:Enum", &["enum_values"], TF, Arg::List,
-        Effect::Schema(|props, m| {
+        schema!(|props, m| {
             let items = m.value.as_array().cloned().unwrap_or_default();
             props.enum_ = Some(items.into_iter().map(|i| JSON(enum_item(i))).collect());
             Ok(())
         })).items().proved(&[rejects("String", "+kubebuilder:validation:Enum=port;starboard", "\"port\"", "\"aft\"", "Unsupported value: \"aft\"")]),
     Format => def("kubebuilder:validation:Format", &["format"], TF, Arg::Str,
-        Effect::Schema(|props, m| {
+        schema!(|props, m| {
             props.format = Some(string(m)?);
             Ok(())
         })).items().proved(&[rejects("String", "+kubebuilder:validation:Format=uuid", "\"123e4567-e89b-12d3-a456-426614174000\"", "\"ahoy\"", "must be of type uuid")]),
     MinItems => def("kubebuilder:validation:MinItems", &["min_items"], TF, Arg::Int,
-        Effect::Schema(|props, m| {
+        schema!(|props, m| {
             need(props, &["array"], m)?;
             props.min_items = Some(int(m)?);
             Ok(())
         })).items().proved(&[rejects("Vec<String>", "+kubebuilder:validation:MinItems=1", "[\"a\"]", "[]", "should have at least 1 items")]),
     MaxItems => def("kubebuilder:validation:MaxItems", &["max_items"], TF, Arg::Int,
-        Effect::Schema(|props, m| {
+        schema!(|props, m| {
             need(props, &["array"], m)?;
             props.max_items = Some(int(m)?);
             Ok(())
         })).items().proved(&[rejects("Vec<String>", "+kubebuilder:validation:MaxItems=1", "[\"a\"]", "[\"a\",\"b\"]", "Too many: 2: must have at most 1 item")]),
     UniqueItems => def("kubebuilder:validation:UniqueItems", &["unique_items"], TF, Arg::Bool,
-        Effect::Schema(|props, m| {
+        schema!(|props, m| {
             props.unique_items = Some(on(m));
             Ok(())
         })).items().proved(&[Proof::new("Vec<String>", "+kubebuilder:validation:UniqueItems=true", Case::RefusesCrd { says: "uniqueItems cannot be set to true" })]),
     MinProperties => def("kubebuilder:validation:MinProperties", &["min_properties"], TF, Arg::Int,
-        Effect::Schema(|props, m| {
+        schema!(|props, m| {
             need(props, &["object"], m)?;
             props.min_properties = Some(int(m)?);
             Ok(())
         })).items().proved(&[rejects("BTreeMap<String, String>", "+kubebuilder:validation:MinProperties=1", "{\"a\":\"1\"}", "{}", "should have at least 1 properties")]),
     MaxProperties => def("kubebuilder:validation:MaxProperties", &["max_properties"], TF, Arg::Int,
-        Effect::Schema(|props, m| {
+        schema!(|props, m| {
             need(props, &["object"], m)?;
             props.max_properties = Some(int(m)?);
             Ok(())
         })).items().proved(&[rejects("BTreeMap<String, String>", "+kubebuilder:validation:MaxProperties=1", "{\"a\":\"1\"}", "{\"a\":\"1\",\"b\":\"2\"}", "Too many: 2: must have at most 1 item")]),
     Type => def("kubebuilder:validation:Type", &["type"], TF, Arg::Str,
-        Effect::Schema(|props, m| {
+        schema!(|props, m| {
             let t = string(m)?;
             props.type_ = Some(t.clone());
             if t != "object" {
@@ -796,11 +833,11 @@ registry! {
             Ok(())
         })).items().priority(9).proved(&[rejects("f64", "+kubebuilder:validation:Type=integer", "3", "3.5", "must be of type integer")]),
     XValidation => def("kubebuilder:validation:XValidation", &["x_validation", "validation"], TF,
-        Arg::Args(XVALIDATION), Effect::Schema(x_validation)).items().repeatable().proved(&[rejects("i32", "+kubebuilder:validation:XValidation:rule=\"self % 2 == 0\",message=\"must be even\"", "2", "3", "must be even"), Proof::new("i32", "+kubebuilder:validation:XValidation:rule=\"self >= oldSelf\",message=\"must not shrink\"", Case::RejectsUpdate { ok: "2", bad: "1", says: "must not shrink" }), Proof::new("i32", "+kubebuilder:validation:XValidation:rule=\"!oldSelf.hasValue() || self >= oldSelf.value()\",message=\"must not shrink once set\",optionalOldSelf=true", Case::RejectsUpdate { ok: "2", bad: "1", says: "must not shrink once set" })]),
+        Arg::Args(XVALIDATION), schema!(x_validation)).items().repeatable().proved(&[rejects("i32", "+kubebuilder:validation:XValidation:rule=\"self % 2 == 0\",message=\"must be even\"", "2", "3", "must be even"), Proof::new("i32", "+kubebuilder:validation:XValidation:rule=\"self >= oldSelf\",message=\"must not shrink\"", Case::RejectsUpdate { ok: "2", bad: "1", says: "must not shrink" }), Proof::new("i32", "+kubebuilder:validation:XValidation:rule=\"!oldSelf.hasValue() || self >= oldSelf.value()\",message=\"must not shrink once set\",optionalOldSelf=true", Case::RejectsUpdate { ok: "2", bad: "1", says: "must not shrink once set" })]),
     XEmbeddedResource => def("kubebuilder:validation:XEmbeddedResource", &["x_embedded_resource"],
-        TF, Arg::Flag, Effect::Schema(embedded_resource)).items().proved(&[rejects("serde_json::Value", "+kubebuilder:validation:XEmbeddedResource", EMBEDDED_OK, EMBEDDED_BAD, "kind: Required value")]),
+        TF, Arg::Flag, schema!(embedded_resource)).items().proved(&[rejects("serde_json::Value", "+kubebuilder:validation:XEmbeddedResource", EMBEDDED_OK, EMBEDDED_BAD, "kind: Required value")]),
     XIntOrString => def("kubebuilder:validation:XIntOrString", &["x_int_or_string", "int_or_string"],
-        TF, Arg::Flag, Effect::Schema(|props, m| {
+        TF, Arg::Flag, schema!(|props, m| {
             if on(m) {
                 let int_or_string = crate::known::int_or_string();
                 props.x_kubernetes_int_or_string = int_or_string.x_kubernetes_int_or_string;
@@ -810,10 +847,10 @@ registry! {
             Ok(())
         })).items().priority(9).proved(&[rejects("String", "+kubebuilder:validation:XIntOrString", "3", "true", "must be of type")]),
     XPreserveUnknownFields => def("kubebuilder:validation:XPreserveUnknownFields",
-        &["x_preserve_unknown_fields"], TF, Arg::Flag, Effect::Schema(preserve_unknown_fields))
+        &["x_preserve_unknown_fields"], TF, Arg::Flag, schema!(preserve_unknown_fields))
         .items().proved(&[stores("struct { a: Option<i32> }", "+kubebuilder:validation:XPreserveUnknownFields", "{\"a\":1,\"z\":2}", "{\"a\":1,\"z\":2}")]),
     ValidationNullable => def("kubebuilder:validation:Nullable", &[], TF, Arg::Flag,
-        Effect::Schema(nullable)).items().proved(&[stores("Option<String>", "+kubebuilder:validation:Nullable", "null", "null")]),
+        schema!(nullable)).items().proved(&[stores("Option<String>", "+kubebuilder:validation:Nullable", "null", "null")]),
 }
 
 #[cfg(test)]
