@@ -231,51 +231,26 @@ fn emit(
             }
             Ok(None) => {}
             Err(e) => {
-                let module = specs.iter().find(|(m, d)| {
-                    d.name == e.in_type
-                        || universe
-                            .modules
-                            .get(*m)
-                            .is_some_and(|mm| mm.types.contains_key(&e.in_type))
-                });
-                let file = module
-                    .map(|(m, _)| file_of(universe, m))
-                    .unwrap_or_else(|| find_type_file(universe, &e.in_type));
+                // the scan's scopes name their file; a definition without one is the first spec's
+                let file = e
+                    .file
+                    .clone()
+                    .or_else(|| specs.first().map(|(m, _)| file_of(universe, m)))
+                    .unwrap_or_default();
                 diags.push(located(&file, e.loc, e.message));
             }
         }
     }
-    let rbac_markers: Vec<Marker> = universe
-        .package_markers
-        .iter()
-        .filter(|(_, m)| m.kind == Kind::Rbac)
-        .map(|(_, m)| m.clone())
-        .collect();
-    for (file, m) in universe
-        .package_markers
-        .iter()
-        .filter(|(_, m)| m.kind == Kind::Rbac)
-    {
-        if let Err(msg) = rbac::check(m) {
-            diags.push(located(file, m.loc, msg));
+    let package_markers: Vec<&Marker> = universe.package_markers.iter().map(|(_, m)| m).collect();
+    match rbac::role_file(&package_markers, role_name) {
+        Ok(text) => {
+            out.insert("config/rbac/role.yaml".to_string(), text);
         }
+        Err(errors) => diags.extend(errors.into_iter().map(|e| {
+            let (file, m) = &universe.package_markers[e.marker];
+            located(file, m.loc, e.message)
+        })),
     }
-    let roles = rbac::roles(&rbac_markers, role_name);
-    let role_text = if roles.is_empty() {
-        rbac::to_yaml(&[rbac::RoleObject::Cluster(
-            k8s_openapi::api::rbac::v1::ClusterRole {
-                metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
-                    name: Some(role_name.to_string()),
-                    ..Default::default()
-                },
-                rules: Some(Vec::new()),
-                aggregation_rule: None,
-            },
-        )])
-    } else {
-        rbac::to_yaml(&roles)
-    };
-    out.insert("config/rbac/role.yaml".to_string(), role_text);
     let webhook_markers: Vec<&(PathBuf, Marker)> = universe
         .package_markers
         .iter()
@@ -317,15 +292,6 @@ fn file_of(universe: &Universe, module: &[String]) -> PathBuf {
     universe
         .modules
         .get(module)
-        .map(|m| m.file.clone())
-        .unwrap_or_default()
-}
-
-fn find_type_file(universe: &Universe, name: &str) -> PathBuf {
-    universe
-        .modules
-        .values()
-        .find(|m| m.types.contains_key(name))
         .map(|m| m.file.clone())
         .unwrap_or_default()
 }

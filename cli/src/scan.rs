@@ -645,4 +645,10 @@ impl Scope for ScanScope<'_> {
             )),
         }
     }
+    fn file(&self) -> Option<&Path> {
+        self.universe
+            .modules
+            .get(&self.module)
+            .map(|m| m.file.as_path())
+    }
 }

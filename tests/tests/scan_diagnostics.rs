@@ -223,3 +223,47 @@ pub enum Source {
         "{err}"
     );
 }
+
+/// An error found while emitting a schema names the file the offending type was read from: two
+/// versions each define `FrigateStatus`, and only v2's has a float field.
+#[test]
+fn emission_errors_name_the_file_of_the_type_they_are_in() {
+    let version = |v: &str, field: &str| {
+        format!(
+            "use operator_gen_runtime::prelude::*;\n\
+             use serde::{{Deserialize, Serialize}};\n\
+             \n\
+             #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n\
+             #[k8s(group = \"ship.example.com\", version = \"{v}\", kind = \"Frigate\", status = \"FrigateStatus\")]\n\
+             pub struct FrigateSpec {{\n    pub size: i32,\n}}\n\
+             \n\
+             #[derive(Schema, Serialize, Deserialize, Clone, Debug)]\n\
+             pub struct FrigateStatus {{\n    pub {field},\n}}\n"
+        )
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    let write = |rel: &str, text: &str| {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write("src/lib.rs", "pub mod api;\n");
+    write("src/api/mod.rs", "pub mod v1;\npub mod v2;\n");
+    write("src/api/v1.rs", &version("v1", "ready: bool"));
+    write("src/api/v2.rs", &version("v2", "speed: f64"));
+    let opts = operator_gen::manifests::ManifestsOptions::default();
+    let err = operator_gen::manifests::generate(root, &opts).expect_err("f64 needs a flag");
+    let message = err.to_string();
+    let line = message.lines().next().unwrap_or_default();
+    let located = Path::new(line.split(':').next().unwrap_or_default());
+    assert!(
+        located.ends_with("src/api/v2.rs"),
+        "the error names {} instead of src/api/v2.rs: {message}",
+        located.display()
+    );
+    assert!(
+        line.contains(":12:") && line.contains("--allow-dangerous-types"),
+        "not at v2's float field (line 12): {message}"
+    );
+}
