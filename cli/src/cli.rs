@@ -3,9 +3,12 @@
 
 use std::path::PathBuf;
 
-use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use crate::commands;
+pub use crate::commands::License;
+pub use crate::commands::api::ApiArgs;
+pub use crate::commands::init::InitArgs;
 use crate::error::Result;
 use crate::printer::{Printer, Verbosity};
 
@@ -60,80 +63,6 @@ pub enum AlphaCommand {
         /// The template directory, e.g. `cargo-generate/` of an operator-gen checkout.
         dir: PathBuf,
     },
-}
-
-/// The license header put on generated source files.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum License {
-    /// Apache License 2.0.
-    #[default]
-    Apache2,
-    /// No header.
-    None,
-}
-
-/// Flags of `init`.
-#[derive(Debug, Args)]
-pub struct InitArgs {
-    /// Domain for groups; API groups become `<group>.<domain>`.
-    #[arg(long, default_value = "my.domain")]
-    pub domain: String,
-    /// Name of the project; defaults to the directory's name. Must be a DNS-1123 label.
-    #[arg(long)]
-    pub project_name: Option<String>,
-    /// Owner named in the copyright header.
-    #[arg(long)]
-    pub owner: Option<String>,
-    /// License header on every generated source file.
-    #[arg(long, value_enum, default_value_t = License::Apache2)]
-    pub license: License,
-    /// Lay APIs out as `src/api/<group>/<version>/` so the project can hold several groups.
-    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
-    pub multigroup: Option<bool>,
-    /// Namespace-scoped manager: watches `WATCH_NAMESPACE` with Role/RoleBinding RBAC.
-    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
-    pub namespaced: Option<bool>,
-    /// Kubernetes minor version to target (selects the k8s-openapi feature `v1_NN`): 1.33 to 1.37.
-    #[arg(long, default_value = "1.37", value_name = "VERSION")]
-    pub k8s_version: String,
-    /// Depend on operator-gen-runtime at this directory (default: the checkout this CLI was built from).
-    #[arg(long, value_name = "DIR", conflicts_with = "runtime_git")]
-    pub runtime_path: Option<PathBuf>,
-    /// Depend on operator-gen-runtime from this git repository instead of a path.
-    #[arg(long, value_name = "URL")]
-    pub runtime_git: Option<String>,
-}
-
-/// Flags of `create api`.
-#[derive(Debug, Args)]
-pub struct ApiArgs {
-    /// Resource group, e.g. `crew` (API group `crew.<domain>`), or a built-in group such as `apps`.
-    #[arg(long)]
-    pub group: String,
-    /// Resource version, e.g. `v1`.
-    #[arg(long)]
-    pub version: String,
-    /// Resource kind, e.g. `Captain`.
-    #[arg(long)]
-    pub kind: String,
-    /// Resource plural (default: the kind's English plural in lower case, as controller-gen derives it).
-    #[arg(long)]
-    pub plural: Option<String>,
-    /// Namespace-scoped resource (default); `--namespaced=false` makes it cluster-scoped.
-    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
-    pub namespaced: Option<bool>,
-    /// Scaffold the resource type; asks when omitted on a terminal, else assumes true.
-    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
-    pub resource: Option<bool>,
-    /// Scaffold the controller; asks when omitted on a terminal, else assumes true.
-    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
-    pub controller: Option<bool>,
-    /// Overwrite existing type and controller files.
-    #[arg(long)]
-    pub force: bool,
-    /// Answer yes to every question.
-    #[arg(short, long)]
-    pub yes: bool,
 }
 
 /// Flags of `manifests`.

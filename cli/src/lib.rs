@@ -6,6 +6,7 @@ pub mod commands;
 pub mod core_types;
 pub mod crates;
 pub mod error;
+pub mod layout;
 pub mod manifests;
 pub mod names;
 pub mod printer;

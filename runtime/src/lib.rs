@@ -4,6 +4,7 @@
 pub use operator_gen_macros::{CustomResource, Schema};
 
 pub mod cache;
+pub mod controller;
 pub mod manager;
 pub mod schema;
 

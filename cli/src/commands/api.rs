@@ -7,14 +7,47 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::init::BOILERPLATE;
-use crate::cli::ApiArgs;
 use crate::core_types::{CoreType, core_types};
 use crate::error::{Error, Result};
+use crate::layout::{Apply, Existing, File, Insertion, Uncomment};
 use crate::names;
 use crate::printer::Printer;
 use crate::project::{self, ApiEntry, Project, ResourceEntry};
 use crate::scaffold::{IfExists, Scaffold};
 use crate::templates::Engine;
+use clap::{ArgAction, Args};
+
+/// Flags of `create api`.
+#[derive(Debug, Args)]
+pub struct ApiArgs {
+    /// Resource group, e.g. `crew` (API group `crew.<domain>`), or a built-in group such as `apps`.
+    #[arg(long)]
+    pub group: String,
+    /// Resource version, e.g. `v1`.
+    #[arg(long)]
+    pub version: String,
+    /// Resource kind, e.g. `Captain`.
+    #[arg(long)]
+    pub kind: String,
+    /// Resource plural (default: the kind's English plural in lower case, as controller-gen derives it).
+    #[arg(long)]
+    pub plural: Option<String>,
+    /// Namespace-scoped resource (default); `--namespaced=false` makes it cluster-scoped.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
+    pub namespaced: Option<bool>,
+    /// Scaffold the resource type; asks when omitted on a terminal, else assumes true.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
+    pub resource: Option<bool>,
+    /// Scaffold the controller; asks when omitted on a terminal, else assumes true.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
+    pub controller: Option<bool>,
+    /// Overwrite existing type and controller files.
+    #[arg(long)]
+    pub force: bool,
+    /// Answer yes to every question.
+    #[arg(short, long)]
+    pub yes: bool,
+}
 
 /// Marker in `mod.rs` files where `pub mod` lines go.
 pub const MODULES_MARKER: &str = "// +operator-gen:scaffold:modules";
@@ -80,7 +113,161 @@ pub struct ApiContext {
     pub role_prefix: String,
     /// `,namespace=<ns>` on RBAC markers of a namespace-scoped manager, else empty.
     pub rbac_namespace: String,
+    /// The resource type is scaffolded.
+    pub resource: bool,
+    /// The controller is scaffolded.
+    pub controller: bool,
+    /// The group's module name (`crew`).
+    pub group_module: String,
+    /// The version's module name (`v1`).
+    pub version_module: String,
+    /// The version's directory under `src/api/` (`v1`, or `crew/v1` in multigroup).
+    pub api_dir: String,
+    /// The module `src/api/mod.rs` declares for it (`v1`, or `crew` in multigroup).
+    pub api_module: String,
+    /// The controller's file under `src/controller/`, without `.rs` (`captain`, `crew/captain`).
+    pub controller_file: String,
+    /// The module `src/controller/mod.rs` declares for it (`captain`, or `crew` in multigroup).
+    pub controller_module: String,
+    /// The sample's file name under `config/samples/`, without `.yaml` (`crew_v1_captain`).
+    pub sample_name: String,
 }
+
+/// The files of `create api`: each template sits where its output lands.
+const FILES: &[File<ApiContext>] = &[
+    File {
+        template: "api/src/api/{{group_module}}/mod.rs.tera",
+        existing: Existing::Keep,
+        when: |c| c.resource && c.multigroup,
+    },
+    File {
+        template: "api/src/api/{{api_dir}}/mod.rs.tera",
+        existing: Existing::Keep,
+        when: |c| c.resource,
+    },
+    File {
+        template: "api/src/api/{{api_dir}}/{{kind_module}}.rs.tera",
+        existing: Existing::Owned,
+        when: |c| c.resource,
+    },
+    File {
+        template: "api/config/samples/{{sample_name}}.yaml.tera",
+        existing: Existing::Owned,
+        when: |c| c.resource,
+    },
+    File {
+        template: "api/config/rbac/{{config_prefix}}_admin_role.yaml.tera",
+        existing: Existing::Owned,
+        when: |c| c.resource,
+    },
+    File {
+        template: "api/config/rbac/{{config_prefix}}_editor_role.yaml.tera",
+        existing: Existing::Owned,
+        when: |c| c.resource,
+    },
+    File {
+        template: "api/config/rbac/{{config_prefix}}_viewer_role.yaml.tera",
+        existing: Existing::Owned,
+        when: |c| c.resource,
+    },
+    File {
+        template: "api/src/controller/{{group_module}}/mod.rs.tera",
+        existing: Existing::Keep,
+        when: |c| c.controller && c.multigroup,
+    },
+    File {
+        template: "api/src/controller/{{controller_file}}.rs.tera",
+        existing: Existing::Owned,
+        when: |c| c.controller,
+    },
+];
+
+/// The Rust wiring: module declarations, re-exports and the controller's registration.
+const RUST_WIRING: &[Insertion<ApiContext>] = &[
+    Insertion {
+        file: "src/api/mod.rs",
+        marker: MODULES_MARKER,
+        fragment: "pub mod {{api_module}};",
+        when: |c| c.resource,
+    },
+    Insertion {
+        file: "src/api/{{group_module}}/mod.rs",
+        marker: MODULES_MARKER,
+        fragment: "pub mod {{version_module}};",
+        when: |c| c.resource && c.multigroup,
+    },
+    Insertion {
+        file: "src/api/{{api_dir}}/mod.rs",
+        marker: MODULES_MARKER,
+        fragment: "pub mod {{kind_module}};",
+        when: |c| c.resource,
+    },
+    Insertion {
+        file: "src/api/{{api_dir}}/mod.rs",
+        marker: REEXPORTS_MARKER,
+        fragment: "pub use {{kind_module}}::*;",
+        when: |c| c.resource,
+    },
+    Insertion {
+        file: "src/controller/mod.rs",
+        marker: MODULES_MARKER,
+        fragment: "pub mod {{controller_module}};",
+        when: |c| c.controller,
+    },
+    Insertion {
+        file: "src/controller/{{group_module}}/mod.rs",
+        marker: MODULES_MARKER,
+        fragment: "pub mod {{kind_module}};",
+        when: |c| c.controller && c.multigroup,
+    },
+    Insertion {
+        file: "src/main.rs",
+        marker: CONTROLLERS_MARKER,
+        fragment: "{{crate_name}}::{{controller_path}}::register(&mut mgr);",
+        when: |c| c.controller,
+    },
+];
+
+/// The kustomize wiring: the new sample, roles and CRD listed in their kustomizations.
+const KUSTOMIZE_WIRING: &[Insertion<ApiContext>] = &[
+    Insertion {
+        file: "config/samples/kustomization.yaml",
+        marker: SAMPLES_MARKER,
+        fragment: "- {{sample_name}}.yaml",
+        when: |c| c.resource,
+    },
+    Insertion {
+        file: "config/rbac/kustomization.yaml",
+        marker: RBAC_MARKER,
+        fragment: "- {{config_prefix}}_admin_role.yaml",
+        when: |c| c.resource,
+    },
+    Insertion {
+        file: "config/rbac/kustomization.yaml",
+        marker: RBAC_MARKER,
+        fragment: "- {{config_prefix}}_editor_role.yaml",
+        when: |c| c.resource,
+    },
+    Insertion {
+        file: "config/rbac/kustomization.yaml",
+        marker: RBAC_MARKER,
+        fragment: "- {{config_prefix}}_viewer_role.yaml",
+        when: |c| c.resource,
+    },
+    Insertion {
+        file: "config/crd/kustomization.yaml",
+        marker: CRD_MARKER,
+        fragment: "- bases/{{crd_file}}",
+        when: |c| c.resource,
+    },
+];
+
+/// Lines of the default kustomization a new resource enables.
+const KUSTOMIZE_ENABLE: &[Uncomment<ApiContext>] = &[Uncomment {
+    file: "config/default/kustomization.yaml",
+    line: "- ../crd",
+    when: |c| c.resource,
+}];
 
 /// Run `create api` in `root`.
 pub fn run(args: &ApiArgs, root: &Path, printer: &Printer) -> Result<()> {
@@ -90,140 +277,19 @@ pub fn run(args: &ApiArgs, root: &Path, printer: &Printer) -> Result<()> {
     let header = std::fs::read_to_string(root.join(BOILERPLATE)).unwrap_or_default();
     let ctx = context(&plan, &project, header);
     let mut s = Scaffold::new(root);
-    let policy = if args.force {
-        IfExists::Overwrite
-    } else {
-        IfExists::Error
-    };
     if !s.exists("src/main.rs") {
         return Err(Error::msg(
             "src/main.rs is missing, so the controller cannot be registered; restore it from a fresh `operator-gen init`",
         ));
     }
-
-    let group_mod = names::module_name(&plan.group);
-    let version_mod = names::module_name(&plan.version);
-    if plan.resource {
-        let dir = if project.multigroup {
-            s.file(
-                &format!("src/api/{group_mod}/mod.rs"),
-                engine.render("api/mod.rs.tera", &ModDoc::group(&ctx))?,
-                IfExists::Skip,
-            )?;
-            s.insert(
-                "src/api/mod.rs",
-                MODULES_MARKER,
-                &format!("pub mod {group_mod};"),
-            )?;
-            s.insert(
-                &format!("src/api/{group_mod}/mod.rs"),
-                MODULES_MARKER,
-                &format!("pub mod {version_mod};"),
-            )?;
-            format!("src/api/{group_mod}/{version_mod}")
-        } else {
-            s.insert(
-                "src/api/mod.rs",
-                MODULES_MARKER,
-                &format!("pub mod {version_mod};"),
-            )?;
-            format!("src/api/{version_mod}")
-        };
-        s.file(
-            &format!("{dir}/mod.rs"),
-            engine.render("api/mod.rs.tera", &ModDoc::version(&ctx))?,
-            IfExists::Skip,
-        )?;
-        s.insert(
-            &format!("{dir}/mod.rs"),
-            MODULES_MARKER,
-            &format!("pub mod {};", ctx.kind_module),
-        )?;
-        s.insert(
-            &format!("{dir}/mod.rs"),
-            REEXPORTS_MARKER,
-            &format!("pub use {}::*;", ctx.kind_module),
-        )?;
-        s.file(
-            &format!("{dir}/{}.rs", ctx.kind_module),
-            engine.render("api/types.rs.tera", &ctx)?,
-            policy,
-        )?;
-
-        let sample = format!(
-            "{}_{}_{}.yaml",
-            names::module_name(&plan.group),
-            plan.version,
-            ctx.kind_lower
-        );
-        s.file(
-            &format!("config/samples/{sample}"),
-            engine.render("api/sample.yaml.tera", &ctx)?,
-            policy,
-        )?;
-        s.insert(
-            "config/samples/kustomization.yaml",
-            SAMPLES_MARKER,
-            &format!("- {sample}"),
-        )?;
-        for role in ["admin", "editor", "viewer"] {
-            let file = format!("{}_{role}_role.yaml", ctx.config_prefix);
-            s.file(
-                &format!("config/rbac/{file}"),
-                engine.render(&format!("api/{role}_role.yaml.tera"), &ctx)?,
-                policy,
-            )?;
-            s.insert(
-                "config/rbac/kustomization.yaml",
-                RBAC_MARKER,
-                &format!("- {file}"),
-            )?;
-        }
-        s.insert(
-            "config/crd/kustomization.yaml",
-            CRD_MARKER,
-            &format!("- bases/{}", ctx.crd_file),
-        )?;
-        s.uncomment("config/default/kustomization.yaml", "- ../crd")?;
-    }
-    if plan.controller {
-        let file = if project.multigroup {
-            s.file(
-                &format!("src/controller/{group_mod}/mod.rs"),
-                engine.render("api/mod.rs.tera", &ModDoc::controllers(&ctx))?,
-                IfExists::Skip,
-            )?;
-            s.insert(
-                "src/controller/mod.rs",
-                MODULES_MARKER,
-                &format!("pub mod {group_mod};"),
-            )?;
-            s.insert(
-                &format!("src/controller/{group_mod}/mod.rs"),
-                MODULES_MARKER,
-                &format!("pub mod {};", ctx.kind_module),
-            )?;
-            format!("src/controller/{group_mod}/{}.rs", ctx.kind_module)
-        } else {
-            s.insert(
-                "src/controller/mod.rs",
-                MODULES_MARKER,
-                &format!("pub mod {};", ctx.kind_module),
-            )?;
-            format!("src/controller/{}.rs", ctx.kind_module)
-        };
-        let template = if plan.core.is_some() {
-            "api/core_controller.rs.tera"
-        } else {
-            "api/controller.rs.tera"
-        };
-        s.file(&file, engine.render(template, &ctx)?, policy)?;
-        s.insert(
-            "src/main.rs",
-            CONTROLLERS_MARKER,
-            engine.render("api/register.rs.tera", &ctx)?.trim_end(),
-        )?;
-    }
+    let apply = Apply {
+        engine: &engine,
+        force: args.force,
+    };
+    apply.files(&mut s, FILES, &ctx)?;
+    apply.insertions(&mut s, RUST_WIRING, &ctx)?;
+    apply.insertions(&mut s, KUSTOMIZE_WIRING, &ctx)?;
+    apply.uncomments(&mut s, KUSTOMIZE_ENABLE, &ctx)?;
 
     update_project(&mut project, &plan, &ctx);
     s.file(project::FILE_NAME, project.render()?, IfExists::Overwrite)?;
@@ -548,6 +614,22 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
         format!("controller::{kind_module}")
     };
     let kind_lower = names::lower(&plan.kind);
+    let (api_dir, api_module, controller_file, controller_module) = if project.multigroup {
+        (
+            format!("{group_mod}/{version_mod}"),
+            group_mod.clone(),
+            format!("{group_mod}/{kind_module}"),
+            group_mod.clone(),
+        )
+    } else {
+        (
+            version_mod.clone(),
+            version_mod.clone(),
+            kind_module.clone(),
+            kind_module.clone(),
+        )
+    };
+    let sample_name = format!("{group_mod}_{}_{kind_lower}", plan.version);
     ApiContext {
         header,
         project_name: project.project_name.clone(),
@@ -592,6 +674,15 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
         type_path,
         controller_path,
         crate_name,
+        resource: plan.resource,
+        controller: plan.controller,
+        api_dir,
+        api_module,
+        controller_file,
+        controller_module,
+        sample_name,
+        group_module: group_mod,
+        version_module: version_mod,
     }
 }
 
@@ -640,45 +731,4 @@ fn update_project(project: &mut Project, plan: &Plan, ctx: &ApiContext) {
         None => project.resources.push(new),
     }
     project.cli_version = Some(super::versions::CLI.to_owned());
-}
-
-/// The context of a `mod.rs` created on demand.
-#[derive(Debug, Serialize)]
-struct ModDoc {
-    header: String,
-    doc: String,
-    group_marker: Option<String>,
-}
-
-impl ModDoc {
-    fn group(ctx: &ApiContext) -> ModDoc {
-        ModDoc {
-            header: ctx.header.clone(),
-            doc: format!("API versions of the {} group.", ctx.api_group),
-            group_marker: None,
-        }
-    }
-
-    fn version(ctx: &ApiContext) -> ModDoc {
-        ModDoc {
-            header: ctx.header.clone(),
-            doc: format!("Types of the {}/{} API.", ctx.api_group, ctx.version),
-            group_marker: Some(ctx.api_group.clone()),
-        }
-    }
-
-    fn controllers(ctx: &ApiContext) -> ModDoc {
-        ModDoc {
-            header: ctx.header.clone(),
-            doc: format!(
-                "Controllers for the {} group.",
-                if ctx.api_group.is_empty() {
-                    "core"
-                } else {
-                    &ctx.api_group
-                }
-            ),
-            group_marker: None,
-        }
-    }
 }

@@ -5,14 +5,46 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{current_year, rust_header, versions};
-use crate::cli::InitArgs;
+use super::{License, current_year, rust_header, versions};
 use crate::error::{Error, Result};
 use crate::names;
 use crate::printer::Printer;
 use crate::project::{self, Project};
 use crate::scaffold::{IfExists, Scaffold};
 use crate::templates::{Engine, SUFFIX};
+use clap::{ArgAction, Args};
+
+/// Flags of `init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Domain for groups; API groups become `<group>.<domain>`.
+    #[arg(long, default_value = "my.domain")]
+    pub domain: String,
+    /// Name of the project; defaults to the directory's name. Must be a DNS-1123 label.
+    #[arg(long)]
+    pub project_name: Option<String>,
+    /// Owner named in the copyright header.
+    #[arg(long)]
+    pub owner: Option<String>,
+    /// License header on every generated source file.
+    #[arg(long, value_enum, default_value_t = License::Apache2)]
+    pub license: License,
+    /// Lay APIs out as `src/api/<group>/<version>/` so the project can hold several groups.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
+    pub multigroup: Option<bool>,
+    /// Namespace-scoped manager: watches `WATCH_NAMESPACE` with Role/RoleBinding RBAC.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
+    pub namespaced: Option<bool>,
+    /// Kubernetes minor version to target (selects the k8s-openapi feature `v1_NN`): 1.33 to 1.37.
+    #[arg(long, default_value = "1.37", value_name = "VERSION")]
+    pub k8s_version: String,
+    /// Depend on operator-gen-runtime at this directory (default: the checkout this CLI was built from).
+    #[arg(long, value_name = "DIR", conflicts_with = "runtime_git")]
+    pub runtime_path: Option<PathBuf>,
+    /// Depend on operator-gen-runtime from this git repository instead of a path.
+    #[arg(long, value_name = "URL")]
+    pub runtime_git: Option<String>,
+}
 
 /// Where `init` keeps the license header for later commands.
 pub const BOILERPLATE: &str = "hack/boilerplate.rs.txt";

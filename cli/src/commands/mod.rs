@@ -1,10 +1,22 @@
 //! One module per subcommand; each turns validated flags into a context, renders templates into
 //! a [`crate::scaffold::Scaffold`] and commits it.
 
+use clap::ValueEnum;
+
 pub mod api;
 pub mod export_template;
 pub mod init;
 pub mod version;
+
+/// The license header put on generated source files.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum License {
+    /// Apache License 2.0.
+    #[default]
+    Apache2,
+    /// No header.
+    None,
+}
 
 /// Versions the generated project pins.
 pub mod versions {
@@ -21,10 +33,10 @@ pub mod versions {
 }
 
 /// The license header of a generated Rust file: `//` lines and a blank line, or nothing.
-pub fn rust_header(license: crate::cli::License, owner: Option<&str>, year: i32) -> String {
+pub fn rust_header(license: License, owner: Option<&str>, year: i32) -> String {
     match license {
-        crate::cli::License::None => String::new(),
-        crate::cli::License::Apache2 => {
+        License::None => String::new(),
+        License::Apache2 => {
             let copyright = match owner {
                 Some(o) if !o.trim().is_empty() => format!("Copyright {year} {}.", o.trim()),
                 _ => format!("Copyright {year}."),

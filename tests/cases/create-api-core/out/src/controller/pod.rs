@@ -19,17 +19,15 @@
 //! +kubebuilder:rbac:groups=core,resources=pods/finalizers,verbs=update
 //! +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::sync::Arc;
 
 use kube::Client;
 use kube::api::Api;
 use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::Recorder;
 use kube::runtime::watcher;
+use operator_gen_runtime::controller::{Retries, object_key};
 use operator_gen_runtime::manager::{Manager, Metrics};
-use operator_gen_runtime::prelude::*;
 
 use k8s_openapi::api::core::v1::Pod;
 
@@ -53,40 +51,18 @@ pub struct Context {
     /// Reconcile counters and durations, served on `/metrics`.
     pub metrics: Metrics,
     /// Consecutive failures per object, for the error policy's backoff.
-    failures: Mutex<HashMap<String, u32>>,
-}
-
-impl Context {
-    /// A context around `client`.
-    pub fn new(client: Client, recorder: Recorder, metrics: Metrics) -> Self {
-        Self {
-            client,
-            recorder,
-            metrics,
-            failures: Mutex::default(),
-        }
-    }
-
-    /// Count one more failure for `key`; returns the consecutive failures so far.
-    fn count_failure(&self, key: &str) -> u32 {
-        let mut failures = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
-        let count = failures.entry(key.to_owned()).or_insert(0);
-        *count = count.saturating_add(1);
-        *count
-    }
-
-    /// Forget the failures of `key` after a successful reconcile.
-    fn forget_failures(&self, key: &str) {
-        let mut failures = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
-        failures.remove(key);
-    }
+    pub retries: Retries,
 }
 
 /// Registers the Pod controller with the manager; it starts once the manager leads.
 pub fn register(mgr: &mut Manager) {
     let api: Api<Pod> = mgr.watched_api();
-    let recorder = mgr.recorder(CONTROLLER_NAME);
-    let ctx = Arc::new(Context::new(mgr.client(), recorder, mgr.metrics()));
+    let ctx = Arc::new(Context {
+        client: mgr.client(),
+        recorder: mgr.recorder(CONTROLLER_NAME),
+        metrics: mgr.metrics(),
+        retries: Retries::default(),
+    });
     let controller = Controller::new(api, watcher::Config::default())
         .graceful_shutdown_on(mgr.shutdown_signal())
         .run(reconcile, error_policy, ctx);
@@ -95,13 +71,9 @@ pub fn register(mgr: &mut Manager) {
 
 /// Reacts to one Pod; records its duration and result in the metrics.
 pub async fn reconcile(obj: Arc<Pod>, ctx: Arc<Context>) -> Result<Action, Error> {
-    let key = object_key(&obj);
     let work = apply(&obj, &ctx);
-    let result = ctx.metrics.observe(CONTROLLER_NAME, work).await;
-    if result.is_ok() {
-        ctx.forget_failures(&key);
-    }
-    result
+    let observed = ctx.metrics.observe(CONTROLLER_NAME, work);
+    ctx.retries.track(obj.as_ref(), observed).await
 }
 
 async fn apply(obj: &Pod, _ctx: &Context) -> Result<Action, Error> {
@@ -113,30 +85,5 @@ async fn apply(obj: &Pod, _ctx: &Context) -> Result<Action, Error> {
 
 /// A failed reconcile is retried with exponential backoff per object: 5s, 10s, 20s ... 5m.
 pub fn error_policy(obj: Arc<Pod>, error: &Error, ctx: Arc<Context>) -> Action {
-    let key = object_key(&obj);
-    let failures = ctx.count_failure(&key);
-    let delay = backoff(failures);
-    tracing::warn!(object = %key, %error, failures, ?delay, "reconcile failed; retrying");
-    Action::requeue(delay)
-}
-
-/// The delay before retry number `failures` (1-based).
-fn backoff(failures: u32) -> Duration {
-    let exponent = failures.saturating_sub(1).min(6);
-    Duration::from_secs((5u64 << exponent).min(300))
-}
-
-fn object_key(obj: &Pod) -> String {
-    format!("{}/{}", obj.namespace().unwrap_or_default(), obj.name_any())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_grows_and_is_capped() {
-        assert_eq!(backoff(1), Duration::from_secs(5));
-        assert_eq!(backoff(100), Duration::from_secs(300));
-    }
+    ctx.retries.after_failure(obj.as_ref(), error)
 }

@@ -20,17 +20,16 @@
 //! +kubebuilder:rbac:groups=crew.my.domain,resources=captains/finalizers,verbs=update
 //! +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::jiff::Timestamp;
 use kube::Client;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{Action, Controller};
-use kube::runtime::events::{Event, EventType, Recorder};
+use kube::runtime::events::Recorder;
 use kube::runtime::finalizer::{self, finalizer};
 use kube::runtime::watcher;
+use operator_gen_runtime::controller::{self as shared, Retries};
 use operator_gen_runtime::manager::{Manager, Metrics};
 use operator_gen_runtime::prelude::*;
 
@@ -62,40 +61,18 @@ pub struct Context {
     /// Reconcile counters and durations, served on `/metrics`.
     pub metrics: Metrics,
     /// Consecutive failures per object, for the error policy's backoff.
-    failures: Mutex<HashMap<String, u32>>,
-}
-
-impl Context {
-    /// A context around `client`.
-    pub fn new(client: Client, recorder: Recorder, metrics: Metrics) -> Self {
-        Self {
-            client,
-            recorder,
-            metrics,
-            failures: Mutex::default(),
-        }
-    }
-
-    /// Count one more failure for `key`; returns the consecutive failures so far.
-    fn count_failure(&self, key: &str) -> u32 {
-        let mut failures = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
-        let count = failures.entry(key.to_owned()).or_insert(0);
-        *count = count.saturating_add(1);
-        *count
-    }
-
-    /// Forget the failures of `key` after a successful reconcile.
-    fn forget_failures(&self, key: &str) {
-        let mut failures = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
-        failures.remove(key);
-    }
+    pub retries: Retries,
 }
 
 /// Registers the Captain controller with the manager; it starts once the manager leads.
 pub fn register(mgr: &mut Manager) {
     let api: Api<Captain> = mgr.watched_api();
-    let recorder = mgr.recorder(CONTROLLER_NAME);
-    let ctx = Arc::new(Context::new(mgr.client(), recorder, mgr.metrics()));
+    let ctx = Arc::new(Context {
+        client: mgr.client(),
+        recorder: mgr.recorder(CONTROLLER_NAME),
+        metrics: mgr.metrics(),
+        retries: Retries::default(),
+    });
     let controller = Controller::new(api, watcher::Config::default())
         .graceful_shutdown_on(mgr.shutdown_signal())
         .run(reconcile, error_policy, ctx);
@@ -104,13 +81,9 @@ pub fn register(mgr: &mut Manager) {
 
 /// Brings one Captain to its desired state; records its duration and result in the metrics.
 pub async fn reconcile(obj: Arc<Captain>, ctx: Arc<Context>) -> Result<Action, Error> {
-    let key = object_key(&obj);
-    let work = reconcile_with_finalizer(obj, &ctx);
-    let result = ctx.metrics.observe(CONTROLLER_NAME, work).await;
-    if result.is_ok() {
-        ctx.forget_failures(&key);
-    }
-    result
+    let work = reconcile_with_finalizer(obj.clone(), &ctx);
+    let observed = ctx.metrics.observe(CONTROLLER_NAME, work);
+    ctx.retries.track(obj.as_ref(), observed).await
 }
 
 async fn reconcile_with_finalizer(obj: Arc<Captain>, ctx: &Context) -> Result<Action, Error> {
@@ -133,30 +106,16 @@ async fn apply(obj: &Captain, api: &Api<Captain>, ctx: &Context) -> Result<Actio
     // TODO(user): make the cluster match `obj.spec` here.
 
     let generation = obj.metadata.generation;
-    let ready = obj.status.as_ref().is_some_and(|status| {
-        status.conditions.iter().any(|c| {
-            c.type_ == "Ready" && c.status == "True" && c.observed_generation == generation
-        })
-    });
-    if !ready {
-        let condition = Condition {
-            type_: "Ready".to_owned(),
-            status: "True".to_owned(),
-            reason: "Reconciled".to_owned(),
-            message: format!("Captain {name} is reconciled"),
-            observed_generation: generation,
-            last_transition_time: Time(Timestamp::now()),
-        };
-        let status = serde_json::json!({ "status": { "conditions": [condition] } });
-        let (params, patch) = (PatchParams::default(), Patch::Merge(&status));
+    let status = obj.status.as_ref();
+    let conditions = status.map(|s| s.conditions.as_slice()).unwrap_or_default();
+    if !shared::is_ready(conditions, generation) {
+        let message = format!("Captain {name} is reconciled");
+        let ready = shared::ready("Reconciled", message, generation);
+        let patch = Patch::Merge(shared::conditions_patch(&[ready]));
+        let params = PatchParams::default();
         api.patch_status(&name, &params, &patch).await?;
-        let event = Event {
-            type_: EventType::Normal,
-            reason: "Reconciled".to_owned(),
-            note: Some(format!("Captain {name} is ready")),
-            action: "Reconcile".to_owned(),
-            secondary: None,
-        };
+        let note = format!("Captain {name} is ready");
+        let event = shared::normal_event("Reconciled", note, "Reconcile");
         ctx.recorder.publish(&event, &obj.object_ref(&())).await?;
     }
     Ok(Action::requeue(Duration::from_secs(300)))
@@ -166,45 +125,13 @@ async fn apply(obj: &Captain, api: &Api<Captain>, ctx: &Context) -> Result<Actio
 /// finalizer go.
 async fn cleanup(obj: &Captain, ctx: &Context) -> Result<Action, Error> {
     // TODO(user): release external resources owned by `obj` here.
-    let event = Event {
-        type_: EventType::Normal,
-        reason: "Deleting".to_owned(),
-        note: Some(format!("Captain {} is being deleted", obj.name_any())),
-        action: "Cleanup".to_owned(),
-        secondary: None,
-    };
+    let note = format!("Captain {} is being deleted", obj.name_any());
+    let event = shared::normal_event("Deleting", note, "Cleanup");
     ctx.recorder.publish(&event, &obj.object_ref(&())).await?;
     Ok(Action::await_change())
 }
 
 /// A failed reconcile is retried with exponential backoff per object: 5s, 10s, 20s ... 5m.
 pub fn error_policy(obj: Arc<Captain>, error: &Error, ctx: Arc<Context>) -> Action {
-    let key = object_key(&obj);
-    let failures = ctx.count_failure(&key);
-    let delay = backoff(failures);
-    tracing::warn!(object = %key, %error, failures, ?delay, "reconcile failed; retrying");
-    Action::requeue(delay)
-}
-
-/// The delay before retry number `failures` (1-based).
-fn backoff(failures: u32) -> Duration {
-    let exponent = failures.saturating_sub(1).min(6);
-    Duration::from_secs((5u64 << exponent).min(300))
-}
-
-fn object_key(obj: &Captain) -> String {
-    format!("{}/{}", obj.namespace().unwrap_or_default(), obj.name_any())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_grows_and_is_capped() {
-        assert_eq!(backoff(1), Duration::from_secs(5));
-        assert_eq!(backoff(2), Duration::from_secs(10));
-        assert_eq!(backoff(4), Duration::from_secs(40));
-        assert_eq!(backoff(100), Duration::from_secs(300));
-    }
+    ctx.retries.after_failure(obj.as_ref(), error)
 }

@@ -1,0 +1,189 @@
+//! What every generated controller shares, so a scaffolded controller holds only what its user
+//! owns: retries with per-object exponential backoff, the `Ready` condition, and events.
+
+use std::collections::HashMap;
+use std::fmt::Display;
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use kube::runtime::controller::Action;
+use kube::runtime::events::{Event, EventType};
+use kube::{Resource, ResourceExt};
+
+/// The first retry delay after a failed reconcile.
+pub const FIRST_RETRY: Duration = Duration::from_secs(5);
+/// The longest retry delay.
+pub const MAX_RETRY: Duration = Duration::from_secs(300);
+
+/// The delay before retry number `failures` (1-based): 5s, 10s, 20s ... capped at 5m.
+pub fn backoff(failures: u32) -> Duration {
+    let exponent = failures.saturating_sub(1).min(6);
+    (FIRST_RETRY * (1u32 << exponent)).min(MAX_RETRY)
+}
+
+/// `namespace/name` of an object (`/name` for a cluster-scoped one), as logs name it.
+pub fn object_key<K: Resource>(obj: &K) -> String {
+    format!("{}/{}", obj.namespace().unwrap_or_default(), obj.name_any())
+}
+
+/// Consecutive failures per object: a failed reconcile is retried after [`backoff`] of its
+/// count, and a successful one forgets it.
+#[derive(Debug, Default)]
+pub struct Retries {
+    failures: Mutex<HashMap<String, u32>>,
+}
+
+impl Retries {
+    /// Counts one more failure of `obj`, logs `error`, and says when to try again. Call it
+    /// from the controller's error policy.
+    pub fn after_failure<K: Resource>(&self, obj: &K, error: &dyn Display) -> Action {
+        let key = object_key(obj);
+        let failures = {
+            let mut all = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
+            let count = all.entry(key.clone()).or_insert(0);
+            *count = count.saturating_add(1);
+            *count
+        };
+        let delay = backoff(failures);
+        tracing::warn!(object = %key, %error, failures, ?delay, "reconcile failed; retrying");
+        Action::requeue(delay)
+    }
+
+    /// Awaits one reconcile of `obj`; on success its failures are forgotten.
+    pub async fn track<K: Resource, E>(
+        &self,
+        obj: &K,
+        reconcile: impl Future<Output = Result<Action, E>>,
+    ) -> Result<Action, E> {
+        let result = reconcile.await;
+        if result.is_ok() {
+            self.failures
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&object_key(obj));
+        }
+        result
+    }
+
+    /// The consecutive failures of `obj` so far.
+    pub fn failures<K: Resource>(&self, obj: &K) -> u32 {
+        self.failures
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&object_key(obj))
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+/// The condition type controllers report readiness with.
+pub const READY: &str = "Ready";
+
+/// Whether `conditions` hold `Ready=True` for the object's current `generation`.
+pub fn is_ready(conditions: &[Condition], generation: Option<i64>) -> bool {
+    conditions
+        .iter()
+        .any(|c| c.type_ == READY && c.status == "True" && c.observed_generation == generation)
+}
+
+/// A `Ready=True` condition for `generation`, stamped now.
+pub fn ready(reason: &str, message: String, generation: Option<i64>) -> Condition {
+    Condition {
+        type_: READY.to_owned(),
+        status: "True".to_owned(),
+        reason: reason.to_owned(),
+        message,
+        observed_generation: generation,
+        last_transition_time: Time(k8s_openapi::jiff::Timestamp::now()),
+    }
+}
+
+/// A merge patch setting `status.conditions`.
+pub fn conditions_patch(conditions: &[Condition]) -> serde_json::Value {
+    serde_json::json!({ "status": { "conditions": conditions } })
+}
+
+/// A `Normal` event: `reason` in CamelCase, what happened in `note`, the `action` taken.
+pub fn normal_event(reason: &str, note: String, action: &str) -> Event {
+    Event {
+        type_: EventType::Normal,
+        reason: reason.to_owned(),
+        note: Some(note),
+        action: action.to_owned(),
+        secondary: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::api::ObjectMeta;
+
+    fn config_map(namespace: &str, name: &str) -> ConfigMap {
+        ConfigMap {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some(namespace.into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn backoff_doubles_from_five_seconds_and_is_capped_at_five_minutes() {
+        assert_eq!(backoff(1), Duration::from_secs(5));
+        assert_eq!(backoff(2), Duration::from_secs(10));
+        assert_eq!(backoff(4), Duration::from_secs(40));
+        assert_eq!(backoff(7), Duration::from_secs(300));
+        assert_eq!(backoff(u32::MAX), Duration::from_secs(300));
+    }
+
+    #[tokio::test]
+    async fn failures_count_per_object_and_a_success_forgets_them() {
+        let retries = Retries::default();
+        let (a, b) = (config_map("ns", "a"), config_map("ns", "b"));
+        assert_eq!(
+            retries.after_failure(&a, &"boom"),
+            Action::requeue(Duration::from_secs(5))
+        );
+        assert_eq!(
+            retries.after_failure(&a, &"boom"),
+            Action::requeue(Duration::from_secs(10))
+        );
+        assert_eq!(
+            retries.after_failure(&b, &"boom"),
+            Action::requeue(Duration::from_secs(5))
+        );
+        assert_eq!(retries.failures(&a), 2);
+        let failed: Result<Action, &str> = retries.track(&a, async { Err("again") }).await;
+        assert!(failed.is_err());
+        assert_eq!(retries.failures(&a), 2);
+        let done: Result<Action, &str> = retries
+            .track(&a, async { Ok(Action::await_change()) })
+            .await;
+        assert_eq!(done, Ok(Action::await_change()));
+        assert_eq!(retries.failures(&a), 0);
+        assert_eq!(retries.failures(&b), 1);
+    }
+
+    #[test]
+    fn ready_holds_only_for_the_observed_generation() {
+        let c = ready("Reconciled", "done".into(), Some(3));
+        assert_eq!((c.type_.as_str(), c.status.as_str()), ("Ready", "True"));
+        assert!(is_ready(std::slice::from_ref(&c), Some(3)));
+        assert!(!is_ready(std::slice::from_ref(&c), Some(4)));
+        assert!(!is_ready(&[], Some(3)));
+        assert_eq!(
+            conditions_patch(&[c])["status"]["conditions"][0]["reason"],
+            "Reconciled"
+        );
+    }
+
+    #[test]
+    fn object_keys_name_namespace_and_name() {
+        assert_eq!(object_key(&config_map("ns", "a")), "ns/a");
+    }
+}
