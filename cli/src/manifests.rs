@@ -10,6 +10,7 @@ use operator_gen_codegen::markers::Kind;
 use operator_gen_codegen::rbac;
 use operator_gen_codegen::schema::{Scope, Settings};
 use operator_gen_codegen::webhook;
+use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::printer::Printer;
@@ -179,67 +180,17 @@ fn emit(
             .or_default()
             .push((module, def));
     }
-    for specs in kinds.values() {
-        let scopes: Vec<ScanScope> = specs
-            .iter()
-            .map(|(m, d)| ScanScope {
-                universe,
-                module: (*m).clone(),
-                def: d,
-            })
-            .collect();
-        let mut inputs = Vec::new();
-        let mut failed = false;
-        for scope in &scopes {
-            let status = match scope.def.resource.as_ref().and_then(|r| r.status.clone()) {
-                Some(s) => match scope.resolve(&s) {
-                    Ok(st) => Some(st),
-                    Err(m) => {
-                        diags.push(located(&file_of(universe, &scope.module), scope.def.loc, m));
-                        failed = true;
-                        None
-                    }
-                },
-                None => None,
-            };
-            inputs.push(VersionInput {
-                spec: scope as &dyn Scope,
-                status,
-            });
-        }
-        if failed {
-            continue;
-        }
-        match crd::crd(&inputs, settings) {
-            Ok(Some(c)) => {
-                let yaml = crd::to_yaml(&c);
-                if yaml.len() > MAX_CRD_BYTES {
-                    let (module, def) = specs[0];
-                    diags.push(located(
-                        &file_of(universe, module),
-                        def.loc,
-                        format!(
-                            "the CRD of `{}` would be {:.1} MiB, more than the {:.1} MiB the apiserver can store (etcd's request limit); shorten its doc comments or pass --max-desc-len",
-                            def.name,
-                            yaml.len() as f64 / MIB,
-                            MAX_CRD_BYTES as f64 / MIB
-                        ),
-                    ));
-                    continue;
-                }
-                out.insert(format!("config/crd/bases/{}", crd::file_name(&c)), yaml);
-            }
-            Ok(None) => {}
-            Err(e) => {
-                // the scan's scopes name their file; a definition without one is the first spec's
-                let file = e
-                    .file
-                    .clone()
-                    .or_else(|| specs.first().map(|(m, _)| file_of(universe, m)))
-                    .unwrap_or_default();
-                diags.push(located(&file, e.loc, e.message));
-            }
-        }
+    // each kind's CRD is independent of the others': emitted in parallel, kept in kind order
+    let specs: Vec<&Vec<Resource>> = kinds.values().collect();
+    let emitted = crate::sources::in_pool(|| {
+        specs
+            .par_iter()
+            .map(|specs| emit_kind(universe, settings, specs))
+            .collect::<Vec<_>>()
+    });
+    for (crd, kind_diags) in emitted {
+        out.extend(crd);
+        diags.extend(kind_diags);
     }
     let package_markers: Vec<&Marker> = universe.package_markers.iter().map(|(_, m)| m).collect();
     match rbac::role_file(&package_markers, role_name) {
@@ -275,6 +226,79 @@ fn emit(
         Ok(out)
     } else {
         Err(diags)
+    }
+}
+
+/// One kind's CRD (file name and text), or the problems that keep it from being written.
+fn emit_kind(
+    universe: &Universe,
+    settings: &Settings,
+    specs: &[Resource],
+) -> (Option<(String, String)>, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let scopes: Vec<ScanScope> = specs
+        .iter()
+        .map(|(m, d)| ScanScope {
+            universe,
+            module: (*m).clone(),
+            def: d,
+        })
+        .collect();
+    let mut inputs = Vec::new();
+    let mut failed = false;
+    for scope in &scopes {
+        let status = match scope.def.resource.as_ref().and_then(|r| r.status.clone()) {
+            Some(s) => match scope.resolve(&s) {
+                Ok(st) => Some(st),
+                Err(m) => {
+                    diags.push(located(&file_of(universe, &scope.module), scope.def.loc, m));
+                    failed = true;
+                    None
+                }
+            },
+            None => None,
+        };
+        inputs.push(VersionInput {
+            spec: scope as &dyn Scope,
+            status,
+        });
+    }
+    if failed {
+        return (None, diags);
+    }
+    match crd::crd(&inputs, settings) {
+        Ok(Some(c)) => {
+            let yaml = crd::to_yaml(&c);
+            if yaml.len() > MAX_CRD_BYTES {
+                let (module, def) = specs[0];
+                diags.push(located(
+                    &file_of(universe, module),
+                    def.loc,
+                    format!(
+                        "the CRD of `{}` would be {:.1} MiB, more than the {:.1} MiB the apiserver can store (etcd's request limit); shorten its doc comments or pass --max-desc-len",
+                        def.name,
+                        yaml.len() as f64 / MIB,
+                        MAX_CRD_BYTES as f64 / MIB
+                    ),
+                ));
+                return (None, diags);
+            }
+            (
+                Some((format!("config/crd/bases/{}", crd::file_name(&c)), yaml)),
+                diags,
+            )
+        }
+        Ok(None) => (None, diags),
+        Err(e) => {
+            // the scan's scopes name their file; a definition without one is the first spec's
+            let file = e
+                .file
+                .clone()
+                .or_else(|| specs.first().map(|(m, _)| file_of(universe, m)))
+                .unwrap_or_default();
+            diags.push(located(&file, e.loc, e.message));
+            (None, diags)
+        }
     }
 }
 

@@ -72,7 +72,29 @@ pub struct Files {
     loaded: HashMap<PathBuf, Result<Arc<Loaded>, String>>,
     /// Summaries computed in this run, to be cached when the scan succeeds.
     fresh: Vec<(u128, Arc<ModSummary>)>,
-    pool: Option<rayon::ThreadPool>,
+}
+
+/// The scan's thread pool (threads with [`scan::SCAN_STACK`] bytes of stack), built on first
+/// use and shared by the file reads and the emitters; `None` when no thread can be started.
+fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .thread_name(|i| format!("operator-gen-scan-{i}"))
+            .stack_size(scan::SCAN_STACK)
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// Runs `work` inside the scan's pool, so its parallel iterators use threads with the scan's
+/// stack (inline when there is no pool: rayon then runs them on the caller's thread).
+pub fn in_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    match pool() {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
 }
 
 impl Files {
@@ -81,7 +103,6 @@ impl Files {
             cache: cache_dir.map(Cache::new),
             loaded: HashMap::new(),
             fresh: Vec::new(),
-            pool: None,
         }
     }
 
@@ -115,17 +136,7 @@ impl Files {
         if paths.len() < 2 {
             return paths.iter().map(|p| read(p, cache)).collect();
         }
-        if self.pool.is_none() {
-            self.pool = rayon::ThreadPoolBuilder::new()
-                .thread_name(|i| format!("operator-gen-scan-{i}"))
-                .stack_size(scan::SCAN_STACK)
-                .build()
-                .ok();
-        }
-        match &self.pool {
-            Some(pool) => pool.install(|| paths.par_iter().map(|p| read(p, cache)).collect()),
-            None => paths.iter().map(|p| read(p, cache)).collect(),
-        }
+        in_pool(|| paths.par_iter().map(|p| read(p, cache)).collect())
     }
 
     /// The file at `path`, read now unless a wave has read it already.
@@ -149,11 +160,10 @@ impl Files {
             return;
         }
         let fresh = std::mem::take(&mut self.fresh);
-        match &self.pool {
-            Some(pool) if fresh.len() > 1 => pool.install(|| {
-                fresh.par_iter().for_each(|(key, s)| cache.write(*key, s));
-            }),
-            _ => fresh.iter().for_each(|(key, s)| cache.write(*key, s)),
+        if fresh.len() > 1 {
+            in_pool(|| fresh.par_iter().for_each(|(key, s)| cache.write(*key, s)));
+        } else {
+            fresh.iter().for_each(|(key, s)| cache.write(*key, s));
         }
     }
 }
