@@ -133,6 +133,9 @@ impl ControlPlane {
             format!("--secure-port={secure_port}"),
             "--bind-address=127.0.0.1".to_owned(),
             "--advertise-address=127.0.0.1".to_owned(),
+            // since 1.37 the default (lease) endpoint reconciler refuses a loopback address for
+            // the `kubernetes` Service's endpoints; nothing here routes to them
+            "--endpoint-reconciler-type=none".to_owned(),
             "--service-cluster-ip-range=10.0.0.0/24".to_owned(),
             "--allow-privileged=true".to_owned(),
             "--authorization-mode=RBAC".to_owned(),
