@@ -71,7 +71,7 @@ fn table() -> Result<&'static Table, String> {
         .map_err(Clone::clone)
 }
 
-/// The Kubernetes release the table was built from (`1.36.3`).
+/// The Kubernetes release the table was built from (`1.37.2`).
 pub fn kubernetes_version() -> &'static str {
     table().map(|t| t.kubernetes.as_str()).unwrap_or("unknown")
 }
@@ -293,6 +293,15 @@ mod tests {
         assert_eq!(
             recursive,
             [
+                // Kubernetes 1.37: a composite pod group template lists its children's templates
+                "api::scheduling::v1alpha3::CompositePodGroupTemplate",
+                "api::scheduling::v1alpha3::Workload",
+                "api::scheduling::v1alpha3::WorkloadList",
+                "api::scheduling::v1alpha3::WorkloadSpec",
+                "api::scheduling::v1beta1::CompositePodGroupTemplate",
+                "api::scheduling::v1beta1::Workload",
+                "api::scheduling::v1beta1::WorkloadList",
+                "api::scheduling::v1beta1::WorkloadSpec",
                 "apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition",
                 "apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionList",
                 "apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionSpec",

@@ -111,14 +111,14 @@ struct GoPackage {
 /// The Go packages of one Kubernetes release in a Go module cache.
 pub struct GoSources {
     mod_cache: PathBuf,
-    /// Go module version, e.g. `v0.36.3`.
+    /// Go module version, e.g. `v0.37.2`.
     version: String,
     packages: std::cell::RefCell<BTreeMap<String, std::rc::Rc<GoPackage>>>,
 }
 
 impl GoSources {
-    /// `mod_cache` is a `GOMODCACHE`; `kubernetes` the release (`1.36.3`), whose staging modules
-    /// are versioned `v0.36.3`.
+    /// `mod_cache` is a `GOMODCACHE`; `kubernetes` the release (`1.37.2`), whose staging modules
+    /// are versioned `v0.37.2`.
     pub fn new(mod_cache: &Path, kubernetes: &str) -> GoSources {
         let version = format!("v0.{}", kubernetes.split_once('.').map_or("", |(_, r)| r));
         GoSources {
@@ -475,7 +475,7 @@ pub struct Table {
     pub kinds: Vec<Value>,
 }
 
-/// The Kubernetes versions (minor numbers, `36` for 1.36) in whose k8s-openapi module each type
+/// The Kubernetes versions (minor numbers, `37` for 1.37) in whose k8s-openapi module each type
 /// exists, read from the k8s-openapi sources (`src/v1_NN/<module path>/<file>.rs`).
 pub fn k8s_openapi_versions(crate_src: &Path) -> Result<BTreeMap<String, Vec<u32>>, String> {
     let mut out: BTreeMap<String, Vec<u32>> = BTreeMap::new();

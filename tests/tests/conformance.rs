@@ -7,6 +7,26 @@ use operator_gen::manifests::{self, ManifestsOptions};
 use operator_gen_tests::{conformance, first_difference, normalized_documents, workspace};
 use std::path::Path;
 
+/// A subtree of a golden not compared with ours, and why. The subtree must differ from ours (a
+/// row whose subtree matches fails the test); the rest of the golden is compared as usual.
+struct Exception {
+    case: &'static str,
+    golden: &'static str,
+    /// JSON pointer into the golden's documents (an array).
+    pointer: &'static str,
+    reason: &'static str,
+}
+
+const EXCEPTIONS: &[Exception] = &[Exception {
+    case: "cronjobs",
+    golden: "controller-tools/pkg/crd/testdata/testdata.kubebuilder.io_cronjobs.yaml",
+    pointer: "/0/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/jobTemplate/properties/spec",
+    reason: "batch/v1 JobSpec as controller-gen read it from k8s.io/api v0.36 when the golden was made; \
+             the table of Kubernetes types is Kubernetes 1.37's (new fields such as JobSpec.scheduling and \
+             Probe.grpc.mode, reworded descriptions). JobSpec at 1.37 is compared with controller-gen's \
+             by tests/tests/differential_controller_gen.rs (batch::v1::JobSpec, JobTemplateSpec)",
+}];
+
 /// A testdata case, the options it runs with, and (our output file, golden file) pairs.
 type Case = (
     &'static str,
@@ -196,15 +216,34 @@ fn outputs_match_goldens() {
             let golden_path = conformance.join(golden);
             let golden_text = std::fs::read_to_string(&golden_path)
                 .unwrap_or_else(|e| panic!("cannot read {}: {e}", golden_path.display()));
-            let (a, b) = (
-                normalized_documents(text),
-                normalized_documents(&golden_text),
+            let (mut a, mut b) = (
+                serde_json::Value::Array(normalized_documents(text)),
+                serde_json::Value::Array(normalized_documents(&golden_text)),
             );
-            match first_difference(
-                &serde_json::Value::Array(a),
-                &serde_json::Value::Array(b),
-                "",
-            ) {
+            for e in EXCEPTIONS
+                .iter()
+                .filter(|e| e.case == name && e.golden == golden)
+            {
+                let (Some(ours), Some(theirs)) =
+                    (a.pointer_mut(e.pointer), b.pointer_mut(e.pointer))
+                else {
+                    failures.push(format!("{name}: {golden}: no {} on both sides", e.pointer));
+                    continue;
+                };
+                if ours == theirs {
+                    failures.push(format!(
+                        "{name}: {golden}: {} now matches; remove its EXCEPTIONS row",
+                        e.pointer
+                    ));
+                }
+                *ours = serde_json::Value::Null;
+                *theirs = serde_json::Value::Null;
+                println!(
+                    "conformance: {name}: {golden}: {} not compared: {}",
+                    e.pointer, e.reason
+                );
+            }
+            match first_difference(&a, &b, "") {
                 None => matched += 1,
                 Some(d) => failures.push(format!("{name}: {golden}: first difference at {d}")),
             }

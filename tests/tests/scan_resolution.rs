@@ -195,7 +195,7 @@ fn a_kubernetes_type_missing_from_the_table_is_an_error() {
         .expect_err("an unknown Kubernetes type fails");
     let text = format!("{err}");
     assert!(
-        text.contains("`k8s_openapi::api::core::v1::NoSuchSpec` is not in operator-gen's table of Kubernetes 1.36"),
+        text.contains("`k8s_openapi::api::core::v1::NoSuchSpec` is not in operator-gen's table of Kubernetes 1.37"),
         "{text}"
     );
 }
