@@ -108,6 +108,9 @@ func main() {
 				skipped = append(skipped, goPkg+"."+name+" (not in k8s-openapi)")
 			case rt.generic:
 				skipped = append(skipped, goPkg+"."+name+" (generic in k8s-openapi)")
+			case !rt.deserialize:
+				// the twin derives Deserialize, which needs every field's type to implement it
+				skipped = append(skipped, goPkg+"."+name+" (no Deserialize in k8s-openapi: a spec field cannot hold it)")
 			default:
 				types = append(types, typeRef{
 					goPkg:     goPkg,
@@ -286,8 +289,9 @@ var rustExport = regexp.MustCompile(`(?m)^pub use self::([a-z0-9_]+)::([A-Za-z0-
 
 // rustType is what the twins need to know of a k8s-openapi type.
 type rustType struct {
-	generic   bool // takes type parameters: no field can name it alone
-	noDefault bool // implements no Default: an optional field holds it in an Option
+	generic     bool // takes type parameters: no field can name it alone
+	noDefault   bool // implements no Default: an optional field holds it in an Option
+	deserialize bool // implements Deserialize (meta/v1 Patch, a request body, does not)
 }
 
 // rustExports are the types a k8s-openapi module re-exports, by name; nil when the module does
@@ -308,7 +312,8 @@ func rustExports(dir string) map[string]rustType {
 			fail(fmt.Sprintf("%s/%s.rs does not declare %s", dir, m[1], m[2]))
 		}
 		defaulted := regexp.MustCompile(`#\[derive\([^)]*\bDefault\b|impl Default for ` + m[2] + `\b`).Match(src)
-		out[m[2]] = rustType{generic: decl[2] == "<", noDefault: !defaulted}
+		deserialize := regexp.MustCompile(`impl<'de> crate::serde::Deserialize<'de> for ` + m[2] + `\b`).Match(src)
+		out[m[2]] = rustType{generic: decl[2] == "<", noDefault: !defaulted, deserialize: deserialize}
 	}
 	return out
 }

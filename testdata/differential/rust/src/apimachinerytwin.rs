@@ -72,40 +72,34 @@ pub struct ApimachineryTwinSpec {
     pub meta_v1_owner_reference:
         Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference>,
 
-    pub meta_v1_patch: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Patch>,
+    pub meta_v1_preconditions: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Preconditions>,
 
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub meta_v1_preconditions:
-        BTreeMap<String, k8s_openapi::apimachinery::pkg::apis::meta::v1::Preconditions>,
+    pub meta_v1_server_address_by_client_cidr:
+        BTreeMap<String, k8s_openapi::apimachinery::pkg::apis::meta::v1::ServerAddressByClientCIDR>,
 
     #[serde(default)]
-    pub meta_v1_server_address_by_client_cidr:
-        k8s_openapi::apimachinery::pkg::apis::meta::v1::ServerAddressByClientCIDR,
-
     pub meta_v1_shard_info: k8s_openapi::apimachinery::pkg::apis::meta::v1::ShardInfo,
 
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub meta_v1_status: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Status>,
+    pub meta_v1_status: k8s_openapi::apimachinery::pkg::apis::meta::v1::Status,
 
-    pub meta_v1_status_cause: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusCause>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta_v1_status_cause: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusCause>,
+
+    pub meta_v1_status_details: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusDetails>,
 
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub meta_v1_status_details:
-        BTreeMap<String, k8s_openapi::apimachinery::pkg::apis::meta::v1::StatusDetails>,
+    pub meta_v1_time: BTreeMap<String, k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
 
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub meta_v1_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
-
+    #[serde(default)]
     pub api_resource_quantity: k8s_openapi::apimachinery::pkg::api::resource::Quantity,
 
+    pub util_intstr_int_or_string: k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
+
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub util_intstr_int_or_string:
-        Option<k8s_openapi::apimachinery::pkg::util::intstr::IntOrString>,
+    pub runtime_raw_extension: Option<k8s_openapi::apimachinery::pkg::runtime::RawExtension>,
 
-    pub runtime_raw_extension: Vec<k8s_openapi::apimachinery::pkg::runtime::RawExtension>,
-
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub version_info: BTreeMap<String, k8s_openapi::apimachinery::pkg::version::Info>,
+    pub version_info: Vec<k8s_openapi::apimachinery::pkg::version::Info>,
 }
 
 /// ApimachineryTwinStatus is empty: the comparison is about the spec.

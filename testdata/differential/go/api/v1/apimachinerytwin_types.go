@@ -41,25 +41,23 @@ type ApimachineryTwinSpec struct {
 	MetaV1ObjectMeta metav1.ObjectMeta `json:"metaV1ObjectMeta"`
 	// +optional
 	MetaV1OwnerReference *metav1.OwnerReference `json:"metaV1OwnerReference,omitempty"`
-	MetaV1Patch []metav1.Patch `json:"metaV1Patch"`
+	MetaV1Preconditions []metav1.Preconditions `json:"metaV1Preconditions"`
 	// +optional
-	MetaV1Preconditions map[string]metav1.Preconditions `json:"metaV1Preconditions,omitempty"`
+	MetaV1ServerAddressByClientCidr map[string]metav1.ServerAddressByClientCIDR `json:"metaV1ServerAddressByClientCidr,omitempty"`
 	// +optional
-	MetaV1ServerAddressByClientCidr metav1.ServerAddressByClientCIDR `json:"metaV1ServerAddressByClientCidr,omitempty"`
-	MetaV1ShardInfo metav1.ShardInfo `json:"metaV1ShardInfo"`
+	MetaV1ShardInfo metav1.ShardInfo `json:"metaV1ShardInfo,omitempty"`
+	MetaV1Status metav1.Status `json:"metaV1Status"`
 	// +optional
-	MetaV1Status *metav1.Status `json:"metaV1Status,omitempty"`
-	MetaV1StatusCause []metav1.StatusCause `json:"metaV1StatusCause"`
+	MetaV1StatusCause *metav1.StatusCause `json:"metaV1StatusCause,omitempty"`
+	MetaV1StatusDetails []metav1.StatusDetails `json:"metaV1StatusDetails"`
 	// +optional
-	MetaV1StatusDetails map[string]metav1.StatusDetails `json:"metaV1StatusDetails,omitempty"`
+	MetaV1Time map[string]metav1.Time `json:"metaV1Time,omitempty"`
 	// +optional
-	MetaV1Time metav1.Time `json:"metaV1Time,omitempty"`
-	ApiResourceQuantity apiresource.Quantity `json:"apiResourceQuantity"`
+	ApiResourceQuantity apiresource.Quantity `json:"apiResourceQuantity,omitempty"`
+	UtilIntstrIntOrString utilintstr.IntOrString `json:"utilIntstrIntOrString"`
 	// +optional
-	UtilIntstrIntOrString *utilintstr.IntOrString `json:"utilIntstrIntOrString,omitempty"`
-	RuntimeRawExtension []runtime.RawExtension `json:"runtimeRawExtension"`
-	// +optional
-	VersionInfo map[string]version.Info `json:"versionInfo,omitempty"`
+	RuntimeRawExtension *runtime.RawExtension `json:"runtimeRawExtension,omitempty"`
+	VersionInfo []version.Info `json:"versionInfo"`
 }
 
 // ApimachineryTwinStatus is empty: the comparison is about the spec.
