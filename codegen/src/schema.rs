@@ -314,7 +314,12 @@ impl<'s> Emitter<'s> {
             TypeExpr::Known(name) => known::schema(name).map_err(|m| self.err(scope, loc, m))?,
             TypeExpr::Named(path) => {
                 let inner = scope.resolve(path).map_err(|m| self.err(scope, loc, m))?;
-                self.type_schema(inner.as_ref())?
+                // a type without a source location (a Kubernetes type of the table) has its
+                // errors located at the field that names it
+                self.type_schema(inner.as_ref()).map_err(|e| match e.loc {
+                    Some(_) => e,
+                    None => self.err(scope, loc, e.message),
+                })?
             }
         })
     }

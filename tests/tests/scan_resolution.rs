@@ -243,3 +243,27 @@ fn a_field_without_doc_takes_its_types_description() {
     );
     assert_eq!(spec["placed"]["description"], "Where pods go.");
 }
+
+/// A Kubernetes type that contains itself (Kubernetes 1.37's `CompositePodGroupTemplate`) is an
+/// error located at the field that names it, not at a file the user cannot see.
+#[test]
+fn a_recursive_kubernetes_type_is_an_error_at_the_field() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "src/lib.rs",
+        &format!(
+            "{HEAD}\n#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n\
+             #[k8s(group = \"loop.example.com\", version = \"v1\", kind = \"Loop\")]\n\
+             pub struct LoopSpec {{\n    pub template: k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupTemplate,\n}}\n"
+        ),
+    );
+    let err = manifests::generate(root, &ManifestsOptions::default())
+        .expect_err("a recursive Kubernetes type fails");
+    let text = format!("{err}");
+    assert!(
+        text.contains("src/lib.rs:7:9: `k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupTemplate` contains itself"),
+        "{text}"
+    );
+}
