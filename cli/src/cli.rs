@@ -141,6 +141,7 @@ fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
                 } else {
                     crate::manifests::Cache::Project
                 },
+                allow_oversized_crds: false,
             };
             crate::manifests::run(&opts, printer)
         }

@@ -30,6 +30,10 @@ pub struct ManifestsOptions {
     pub role_name: String,
     /// Whether and where the scan keeps its cache of parsed files.
     pub cache: Cache,
+    /// Write a CRD bigger than etcd's request limit ([`MAX_CRD_BYTES`]) instead of refusing it,
+    /// as controller-gen does; no command-line flag sets it (the apiserver cannot store such a
+    /// CRD), the differential test does, to compare schemas controller-gen writes at any size.
+    pub allow_oversized_crds: bool,
 }
 
 /// Where the scan's cache of parsed files lives.
@@ -124,18 +128,20 @@ pub fn generate(root: &Path, opts: &ManifestsOptions) -> Result<Outputs> {
     } else {
         opts.role_name.as_str()
     };
-    let out = outputs(&universe, &settings, role_name).map_err(diagnostics_error)?;
+    let max_crd_bytes = (!opts.allow_oversized_crds).then_some(MAX_CRD_BYTES);
+    let out = scan::on_scan_stack(|| emit(&universe, &settings, role_name, max_crd_bytes))
+        .map_err(diagnostics_error)?;
     pending.store();
     Ok(out)
 }
 
-/// The manifests of a scanned crate.
+/// The manifests of a scanned crate (a CRD bigger than [`MAX_CRD_BYTES`] is an error).
 pub fn outputs(
     universe: &Universe,
     settings: &Settings,
     role_name: &str,
 ) -> std::result::Result<Outputs, Vec<Diagnostic>> {
-    scan::on_scan_stack(|| emit(universe, settings, role_name))
+    scan::on_scan_stack(|| emit(universe, settings, role_name, Some(MAX_CRD_BYTES)))
 }
 
 /// A custom resource's spec struct and the module it is defined in.
@@ -145,6 +151,7 @@ fn emit(
     universe: &Universe,
     settings: &Settings,
     role_name: &str,
+    max_crd_bytes: Option<usize>,
 ) -> std::result::Result<Outputs, Vec<Diagnostic>> {
     let mut out = Outputs::new();
     let mut diags = Vec::new();
@@ -185,7 +192,7 @@ fn emit(
     let emitted = crate::sources::in_pool(|| {
         specs
             .par_iter()
-            .map(|specs| emit_kind(universe, settings, specs))
+            .map(|specs| emit_kind(universe, settings, max_crd_bytes, specs))
             .collect::<Vec<_>>()
     });
     for (crd, kind_diags) in emitted {
@@ -233,6 +240,7 @@ fn emit(
 fn emit_kind(
     universe: &Universe,
     settings: &Settings,
+    max_crd_bytes: Option<usize>,
     specs: &[Resource],
 ) -> (Option<(String, String)>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
@@ -269,7 +277,7 @@ fn emit_kind(
     match crd::crd(&inputs, settings) {
         Ok(Some(c)) => {
             let yaml = crd::to_yaml(&c);
-            if yaml.len() > MAX_CRD_BYTES {
+            if max_crd_bytes.is_some_and(|max| yaml.len() > max) {
                 let (module, def) = specs[0];
                 diags.push(located(
                     &file_of(universe, module),
