@@ -246,15 +246,36 @@ fn expand_type(key: &str, stack: &mut Vec<String>) -> Result<Value, String> {
 }
 
 #[cfg(feature = "manifests")]
-/// Replaces `{"$known": path}` references with the referenced schema; a description at the
-/// reference wins over the type's.
+/// Replaces `{"$known": path}` references with the referenced schema, merged with what the
+/// field says beside the reference as controller-gen merges a field into its type: the field's
+/// description, `default`, `x-kubernetes-map-type` (`+structType=granular` on a field of an
+/// atomic type) and other keys win; its `x-kubernetes-validations` (`+k8s:immutable`) come before
+/// the type's; `required` lists are joined.
 fn expand(node: &Value, stack: &mut Vec<String>) -> Result<Value, String> {
     Ok(match node {
         Value::Object(map) => {
             if let Some(Value::String(key)) = map.get("$known") {
                 let mut expanded = expand_type(key, stack)?;
-                if let (Some(d), Some(o)) = (map.get("description"), expanded.as_object_mut()) {
-                    o.insert("description".into(), d.clone());
+                if let Some(o) = expanded.as_object_mut() {
+                    for (k, v) in map.iter().filter(|(k, _)| *k != "$known") {
+                        let v = expand(v, stack)?;
+                        match (k.as_str(), o.get_mut(k), v) {
+                            (
+                                "x-kubernetes-validations",
+                                Some(Value::Array(type_rules)),
+                                Value::Array(mut rules),
+                            ) => {
+                                rules.append(type_rules);
+                                *type_rules = rules;
+                            }
+                            ("required", Some(Value::Array(type_required)), Value::Array(r)) => {
+                                type_required.extend(r);
+                            }
+                            (_, _, v) => {
+                                o.insert(k.clone(), v);
+                            }
+                        }
+                    }
                 }
                 expanded
             } else {
@@ -321,6 +342,36 @@ mod tests {
         assert_eq!(
             item.description.as_deref(),
             Some("A single application container that you want to run within a pod.")
+        );
+    }
+
+    /// What a field says beside a reference to a Kubernetes type is merged into the type's
+    /// schema as controller-gen merges it, not dropped.
+    #[test]
+    fn field_markers_beside_a_reference_are_kept() {
+        let props = |s: &Props| s.properties.clone().expect("properties");
+        // ObjectReference is +structType=atomic; PersistentVolumeSpec's claimRef says granular
+        let reference = schema("k8s_openapi::api::core::v1::ObjectReference").expect("reference");
+        assert_eq!(reference.x_kubernetes_map_type.as_deref(), Some("atomic"));
+        let pv = schema("k8s_openapi::api::core::v1::PersistentVolumeSpec").expect("pv spec");
+        assert_eq!(
+            props(&pv)["claimRef"].x_kubernetes_map_type.as_deref(),
+            Some("granular")
+        );
+        // +default={"single": {}} and +k8s:immutable on a field of a struct type
+        let group = schema("k8s_openapi::api::scheduling::v1alpha3::PodGroupSpec").expect("spec");
+        let mode = &props(&group)["disruptionMode"];
+        let rules: Vec<&str> = mode
+            .x_kubernetes_validations
+            .iter()
+            .flatten()
+            .map(|r| r.rule.as_str())
+            .collect();
+        assert_eq!(rules, ["self == oldSelf"]);
+        let default = mode.default.clone();
+        assert_eq!(
+            default.map(|d| d.0),
+            Some(serde_json::json!({"single": {}}))
         );
     }
 
