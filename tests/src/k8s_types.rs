@@ -87,6 +87,7 @@ pub fn rust_path(definition: &str) -> Option<String> {
 struct GoField {
     json: Option<String>,
     inline: bool,
+    omitempty: bool,
     doc: Vec<String>,
     markers: Vec<String>,
     ty: String,
@@ -106,6 +107,8 @@ struct GoPackage {
     types: BTreeMap<String, GoType>,
     /// import alias → import path.
     imports: BTreeMap<String, String>,
+    /// string constants: (type name, value), in declaration order.
+    consts: Vec<(String, String)>,
 }
 
 /// The Go packages of one Kubernetes release in a Go module cache.
@@ -258,6 +261,7 @@ fn parse_go_file(text: &str, package: &mut GoPackage) {
     let mut i = 0;
     let mut in_import_block = false;
     let mut in_type_block = false;
+    let mut in_const_block = false;
     while i < lines.len() {
         let line = lines[i];
         let trimmed = line.trim();
@@ -284,6 +288,22 @@ fn parse_go_file(text: &str, package: &mut GoPackage) {
         }
         if let Some(rest) = trimmed.strip_prefix("import ") {
             add_import(rest, package);
+            continue;
+        }
+        if trimmed == "const (" {
+            in_const_block = true;
+            continue;
+        }
+        if in_const_block {
+            if trimmed == ")" {
+                in_const_block = false;
+            } else {
+                add_const(trimmed, package);
+            }
+            continue;
+        }
+        if let Some(rest) = trimmed.strip_prefix("const ") {
+            add_const(rest, package);
             continue;
         }
         if trimmed == "type (" {
@@ -364,6 +384,30 @@ fn parse_go_file(text: &str, package: &mut GoPackage) {
             );
         }
     }
+}
+
+/// A typed string constant, `Name Type = "value"`; other constants are not enum values.
+fn add_const(spec: &str, package: &mut GoPackage) {
+    let spec = spec.split("//").next().unwrap_or_default().trim();
+    let Some((names, value)) = spec.split_once('=') else {
+        return;
+    };
+    let mut words = names.split_whitespace();
+    let (Some(_), Some(ty), None) = (words.next(), words.next(), words.next()) else {
+        return;
+    };
+    let value = value.trim();
+    let text = if let Some(v) = value.strip_prefix('`').and_then(|v| v.strip_suffix('`')) {
+        v.to_string()
+    } else if value.starts_with('"') {
+        match serde_json::from_str::<String>(value) {
+            Ok(v) => v,
+            Err(_) => return,
+        }
+    } else {
+        return;
+    };
+    package.consts.push((ty.to_string(), text));
 }
 
 fn add_import(spec: &str, package: &mut GoPackage) {
@@ -454,9 +498,13 @@ fn parse_field(line: &str, comments: &[&str]) -> Option<GoField> {
         }
         None => (None, name.is_none()),
     };
+    let omitempty = json_tag
+        .as_deref()
+        .is_some_and(|t| t.split(',').skip(1).any(|o| o == "omitempty"));
     Some(GoField {
         json,
         inline,
+        omitempty,
         doc,
         markers,
         ty,
@@ -695,9 +743,11 @@ fn type_schema(definition: &str, schema: &Value, go: &GoSources) -> Result<Value
         .ok_or_else(|| format!("type {name} not found in Go package {import}"))?;
     let mut out = Map::new();
     match go.struct_fields(&import, &name)? {
-        Some(_) => {
+        Some((_, _, own_fields)) => {
             out.insert("type".into(), json!("object"));
             let mut properties = Map::new();
+            let mut required = Vec::new();
+            let mut immutable = Vec::new();
             if let Some(props) = schema.get("properties").and_then(Value::as_object) {
                 for (prop, node) in props {
                     let (declared_in, field) = ctx
@@ -709,21 +759,41 @@ fn type_schema(definition: &str, schema: &Value, go: &GoSources) -> Result<Value
                         import: declared_in,
                     };
                     properties.insert(prop.clone(), field_ctx.field_schema(node, &field)?);
+                    let is_required = go_required(&field);
+                    if is_required {
+                        required.push(prop.clone());
+                    }
+                    if field.markers.iter().any(|m| m == "k8s:immutable") && !is_required {
+                        immutable.push(prop.clone());
+                    }
                 }
             }
             if !properties.is_empty() {
                 out.insert("properties".into(), Value::Object(properties));
             }
-            if let Some(r) = schema.get("required").and_then(Value::as_array)
-                && !r.is_empty()
-            {
-                let mut r: Vec<String> = r
+            if !required.is_empty() {
+                required.sort();
+                out.insert("required".into(), json!(required));
+            }
+            // an optional immutable field may not be removed once set: controller-gen adds a rule
+            // on the struct for each, in the order the fields are declared
+            immutable.sort_by_key(|p| {
+                own_fields
                     .iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .position(|f| f.json.as_deref() == Some(p.as_str()))
+                    .unwrap_or(usize::MAX)
+            });
+            if !immutable.is_empty() {
+                let rules: Vec<Value> = immutable
+                    .iter()
+                    .map(|f| {
+                        json!({
+                            "message": format!("field {f} is immutable once set"),
+                            "rule": format!("!has(oldSelf.{f}) || has(self.{f})"),
+                        })
+                    })
                     .collect();
-                r.sort();
-                r.dedup();
-                out.insert("required".into(), json!(r));
+                out.insert("x-kubernetes-validations".into(), Value::Array(rules));
             }
             copy_extensions(schema, &mut out);
             // an embedded struct's `+structType` holds for the struct it is embedded in
@@ -740,10 +810,46 @@ fn type_schema(definition: &str, schema: &Value, go: &GoSources) -> Result<Value
     }
     let mut out = Value::Object(out);
     apply_markers(&mut out, &go_type.markers)?;
-    if let Some(d) = description(&go_type.doc) {
+    apply_enum(&mut out, &ctx.package, &name, &go_type.markers);
+    if let Some(d) = ctx.type_description(&go_type, 0)? {
         out["description"] = Value::String(d);
     }
     Ok(sorted(out))
+}
+
+/// Whether controller-gen requires a struct field: `+kubebuilder:validation:Optional`, then
+/// `+kubebuilder:validation:Required`, then `+optional`/`+k8s:optional`, then
+/// `+required`/`+k8s:required` decide, in that order; else a field is required unless it is
+/// inline or `omitempty` (no Kubernetes package makes optional the default).
+fn go_required(field: &GoField) -> bool {
+    let has = |name: &str| field.markers.iter().any(|m| m == name);
+    if has("kubebuilder:validation:Optional") {
+        false
+    } else if has("kubebuilder:validation:Required") {
+        true
+    } else if has("optional") || has("k8s:optional") {
+        false
+    } else if has("required") || has("k8s:required") {
+        true
+    } else {
+        !field.inline && !field.omitempty
+    }
+}
+
+/// `+k8s:enum` on a string type: the values of the type's string constants in its package,
+/// sorted as controller-gen sorts them (by their JSON text).
+fn apply_enum(out: &mut Value, package: &GoPackage, name: &str, markers: &[String]) {
+    if !markers.iter().any(|m| m == "k8s:enum") {
+        return;
+    }
+    let mut values: Vec<String> = package
+        .consts
+        .iter()
+        .filter(|(ty, _)| ty == name)
+        .map(|(_, v)| v.clone())
+        .collect();
+    values.sort_by_key(|v| Value::String(v.clone()).to_string());
+    out["enum"] = json!(values);
 }
 
 impl Ctx<'_> {
@@ -788,6 +894,33 @@ impl Ctx<'_> {
             }
         }
         Ok(None)
+    }
+
+    /// A type's description: its doc, or for `type X pkg.Y` without one, Y's (controller-gen
+    /// refers to Y, whose description stays when X has none).
+    fn type_description(&self, go_type: &GoType, depth: usize) -> Result<Option<String>, String> {
+        if let Some(d) = description(&go_type.doc) {
+            return Ok(Some(d));
+        }
+        if go_type.fields.is_some() || depth > 8 {
+            return Ok(None);
+        }
+        let Some((import, name)) = self.named(&go_type.underlying) else {
+            return Ok(None);
+        };
+        if !MODULES.iter().any(|(_, p, _)| import.starts_with(p)) {
+            return Ok(None);
+        }
+        let package = self.go.package(&import)?;
+        let Some(inner_type) = package.types.get(&name).cloned() else {
+            return Ok(None);
+        };
+        let inner = Ctx {
+            go: self.go,
+            import,
+            package,
+        };
+        inner.type_description(&inner_type, depth + 1)
     }
 
     fn field_schema(&self, node: &Value, field: &GoField) -> Result<Value, String> {
@@ -839,7 +972,8 @@ impl Ctx<'_> {
                 };
                 let mut out = inner.node(node, Some(&go_type.underlying))?;
                 apply_markers(&mut out, &go_type.markers)?;
-                if let Some(d) = description(&go_type.doc) {
+                apply_enum(&mut out, &package, &name, &go_type.markers);
+                if let Some(d) = inner.type_description(&go_type, 0)? {
                     out["description"] = Value::String(d);
                 }
                 return Ok(sorted(out));
@@ -983,6 +1117,13 @@ fn apply_markers(out: &mut Value, markers: &[String]) -> Result<(), String> {
                 }
             }
             "nullable" => out["nullable"] = Value::Bool(true),
+            "k8s:immutable" => {
+                let rule = json!({"message": "field is immutable", "rule": "self == oldSelf"});
+                match out.get_mut("x-kubernetes-validations") {
+                    Some(Value::Array(rules)) => rules.push(rule),
+                    _ => out["x-kubernetes-validations"] = json!([rule]),
+                }
+            }
             "structType" | "mapType" => {
                 out["x-kubernetes-map-type"] = Value::String(value.unwrap_or_default().into())
             }
