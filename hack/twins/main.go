@@ -69,6 +69,7 @@ type typeRef struct {
 	name      string
 	kind      string // the twin kind holding it
 	noDefault bool
+	recursive bool // contains itself, directly or through the types it holds
 }
 
 type field struct {
@@ -101,7 +102,14 @@ func main() {
 			skipped = append(skipped, goPkg+" (no k8s-openapi module "+rustMod+")")
 			return
 		}
-		for _, name := range goStructs(dir) {
+		structs := goStructs(dir)
+		recursive := reachesCycle(structs)
+		var names []string
+		for name := range structs {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
 			rt, ok := exposed[name]
 			switch {
 			case !ok:
@@ -119,6 +127,7 @@ func main() {
 					prefix:    prefix,
 					name:      name,
 					noDefault: rt.noDefault,
+					recursive: recursive[name],
 				})
 			}
 		}
@@ -247,14 +256,15 @@ func apiPackages(root string) []string {
 	return out
 }
 
-// goStructs are the exported struct types declared in a package's non-test Go files, sorted.
-func goStructs(dir string) []string {
+// goStructs are the exported struct types declared in a package's non-test Go files, each with
+// the types of the same package its fields hold.
+func goStructs(dir string) map[string][]string {
 	fset := token.NewFileSet()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		fail(err.Error())
 	}
-	var out []string
+	out := map[string][]string{}
 	for _, e := range entries {
 		n := e.Name()
 		// the files a default build compiles (build constraints and _test.go excluded)
@@ -275,13 +285,69 @@ func goStructs(dir string) []string {
 			}
 			for _, s := range g.Specs {
 				ts := s.(*ast.TypeSpec)
-				if _, ok := ts.Type.(*ast.StructType); ok && ts.Name.IsExported() && ts.TypeParams == nil {
-					out = append(out, ts.Name.Name)
+				if st, ok := ts.Type.(*ast.StructType); ok && ts.Name.IsExported() && ts.TypeParams == nil {
+					var held []string
+					for _, f := range st.Fields.List {
+						held = append(held, localTypes(f.Type)...)
+					}
+					out[ts.Name.Name] = held
 				}
 			}
 		}
 	}
-	sort.Strings(out)
+	return out
+}
+
+// localTypes are the types of the same package an expression names (through pointers, slices,
+// arrays and map values).
+func localTypes(e ast.Expr) []string {
+	switch t := e.(type) {
+	case *ast.Ident:
+		return []string{t.Name}
+	case *ast.StarExpr:
+		return localTypes(t.X)
+	case *ast.ArrayType:
+		return localTypes(t.Elt)
+	case *ast.MapType:
+		return localTypes(t.Value)
+	}
+	return nil
+}
+
+// reachesCycle: the structs that contain themselves, or hold a type that does, within their
+// package (Kubernetes API packages reference one another without cycles).
+func reachesCycle(structs map[string][]string) map[string]bool {
+	reach := func(from string) map[string]bool {
+		seen := map[string]bool{}
+		stack := append([]string{}, structs[from]...)
+		for len(stack) > 0 {
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			stack = append(stack, structs[n]...)
+		}
+		return seen
+	}
+	cyclic := map[string]bool{}
+	for name := range structs {
+		if reach(name)[name] {
+			cyclic[name] = true
+		}
+	}
+	out := map[string]bool{}
+	for name := range structs {
+		for n := range reach(name) {
+			if cyclic[n] {
+				out[name] = true
+			}
+		}
+		if cyclic[name] {
+			out[name] = true
+		}
+	}
 	return out
 }
 
@@ -318,8 +384,14 @@ func rustExports(dir string) map[string]rustType {
 	return out
 }
 
-// kindName: one kind per API group; apimachinery's packages share one.
+// kindName: one kind per API group; apimachinery's packages share one. A type that contains
+// itself has no CRD schema: controller-gen writes an empty schema where it repeats, which the
+// apiserver refuses, and operator-gen refuses the type. Such types share a kind of their own, so
+// their failure does not hide the comparison of the rest of their group.
 func kindName(t typeRef) string {
+	if t.recursive {
+		return "RecursiveTwin"
+	}
 	g := t.prefix[0]
 	if strings.HasPrefix(t.goPkg, apimachineryModule) {
 		g = "apimachinery"

@@ -20,6 +20,7 @@ pub mod networkingtwin;
 pub mod nodetwin;
 pub mod policytwin;
 pub mod rbactwin;
+pub mod recursivetwin;
 pub mod resourcetwin;
 pub mod schedulingtwin;
 pub mod storagemigrationtwin;
@@ -113,6 +114,10 @@ pub fn crds() -> Vec<(&'static str, Result<String, String>)> {
         (
             "RbacTwin",
             rbactwin::RbacTwin::try_crd().map(|crd| operator_gen_runtime::crd_yaml(&crd)),
+        ),
+        (
+            "RecursiveTwin",
+            recursivetwin::RecursiveTwin::try_crd().map(|crd| operator_gen_runtime::crd_yaml(&crd)),
         ),
         (
             "ResourceTwin",

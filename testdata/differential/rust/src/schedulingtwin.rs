@@ -59,10 +59,6 @@ pub struct SchedulingTwinSpec {
     pub scheduling_v1alpha3_composite_pod_group_status:
         Vec<k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupStatus>,
 
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub scheduling_v1alpha3_composite_pod_group_template:
-        BTreeMap<String, k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupTemplate>,
-
     #[serde(default)]
     pub scheduling_v1alpha3_disruption_mode: k8s_openapi::api::scheduling::v1alpha3::DisruptionMode,
 
@@ -111,10 +107,6 @@ pub struct SchedulingTwinSpec {
     pub scheduling_v1alpha3_typed_local_object_reference:
         Vec<k8s_openapi::api::scheduling::v1alpha3::TypedLocalObjectReference>,
 
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub scheduling_v1alpha3_workload:
-        BTreeMap<String, k8s_openapi::api::scheduling::v1alpha3::Workload>,
-
     #[serde(default)]
     pub scheduling_v1alpha3_workload_pod_group_all_disruption_mode:
         k8s_openapi::api::scheduling::v1alpha3::WorkloadPodGroupAllDisruptionMode,
@@ -147,10 +139,6 @@ pub struct SchedulingTwinSpec {
     pub scheduling_v1alpha3_workload_reference:
         Vec<k8s_openapi::api::scheduling::v1alpha3::WorkloadReference>,
 
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub scheduling_v1alpha3_workload_spec:
-        BTreeMap<String, k8s_openapi::api::scheduling::v1alpha3::WorkloadSpec>,
-
     #[serde(default)]
     pub scheduling_v1beta1_all_composite_disruption_mode:
         k8s_openapi::api::scheduling::v1beta1::AllCompositeDisruptionMode,
@@ -179,9 +167,6 @@ pub struct SchedulingTwinSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduling_v1beta1_composite_pod_group_scheduling_policy:
         Option<k8s_openapi::api::scheduling::v1beta1::CompositePodGroupSchedulingPolicy>,
-
-    pub scheduling_v1beta1_composite_pod_group_template:
-        Vec<k8s_openapi::api::scheduling::v1beta1::CompositePodGroupTemplate>,
 
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub scheduling_v1beta1_disruption_mode:
@@ -232,14 +217,9 @@ pub struct SchedulingTwinSpec {
     pub scheduling_v1beta1_typed_local_object_reference:
         Option<k8s_openapi::api::scheduling::v1beta1::TypedLocalObjectReference>,
 
-    pub scheduling_v1beta1_workload: Vec<k8s_openapi::api::scheduling::v1beta1::Workload>,
-
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub scheduling_v1beta1_workload_reference:
         BTreeMap<String, k8s_openapi::api::scheduling::v1beta1::WorkloadReference>,
-
-    #[serde(default)]
-    pub scheduling_v1beta1_workload_spec: k8s_openapi::api::scheduling::v1beta1::WorkloadSpec,
 }
 
 /// SchedulingTwinStatus is empty: the comparison is about the spec.

@@ -31,8 +31,6 @@ type SchedulingTwinSpec struct {
 	SchedulingV1alpha3CompositePodGroupSpec *schedulingv1alpha3.CompositePodGroupSpec `json:"schedulingV1alpha3CompositePodGroupSpec,omitempty"`
 	SchedulingV1alpha3CompositePodGroupStatus []schedulingv1alpha3.CompositePodGroupStatus `json:"schedulingV1alpha3CompositePodGroupStatus"`
 	// +optional
-	SchedulingV1alpha3CompositePodGroupTemplate map[string]schedulingv1alpha3.CompositePodGroupTemplate `json:"schedulingV1alpha3CompositePodGroupTemplate,omitempty"`
-	// +optional
 	SchedulingV1alpha3DisruptionMode schedulingv1alpha3.DisruptionMode `json:"schedulingV1alpha3DisruptionMode,omitempty"`
 	SchedulingV1alpha3GangSchedulingPolicy schedulingv1alpha3.GangSchedulingPolicy `json:"schedulingV1alpha3GangSchedulingPolicy"`
 	// +optional
@@ -55,8 +53,6 @@ type SchedulingTwinSpec struct {
 	SchedulingV1alpha3TopologyConstraint *schedulingv1alpha3.TopologyConstraint `json:"schedulingV1alpha3TopologyConstraint,omitempty"`
 	SchedulingV1alpha3TypedLocalObjectReference []schedulingv1alpha3.TypedLocalObjectReference `json:"schedulingV1alpha3TypedLocalObjectReference"`
 	// +optional
-	SchedulingV1alpha3Workload map[string]schedulingv1alpha3.Workload `json:"schedulingV1alpha3Workload,omitempty"`
-	// +optional
 	SchedulingV1alpha3WorkloadPodGroupAllDisruptionMode schedulingv1alpha3.WorkloadPodGroupAllDisruptionMode `json:"schedulingV1alpha3WorkloadPodGroupAllDisruptionMode,omitempty"`
 	SchedulingV1alpha3WorkloadPodGroupBasicSchedulingPolicy schedulingv1alpha3.WorkloadPodGroupBasicSchedulingPolicy `json:"schedulingV1alpha3WorkloadPodGroupBasicSchedulingPolicy"`
 	// +optional
@@ -71,8 +67,6 @@ type SchedulingTwinSpec struct {
 	SchedulingV1alpha3WorkloadPodGroupSingleDisruptionMode *schedulingv1alpha3.WorkloadPodGroupSingleDisruptionMode `json:"schedulingV1alpha3WorkloadPodGroupSingleDisruptionMode,omitempty"`
 	SchedulingV1alpha3WorkloadReference []schedulingv1alpha3.WorkloadReference `json:"schedulingV1alpha3WorkloadReference"`
 	// +optional
-	SchedulingV1alpha3WorkloadSpec map[string]schedulingv1alpha3.WorkloadSpec `json:"schedulingV1alpha3WorkloadSpec,omitempty"`
-	// +optional
 	SchedulingV1beta1AllCompositeDisruptionMode schedulingv1beta1.AllCompositeDisruptionMode `json:"schedulingV1beta1AllCompositeDisruptionMode,omitempty"`
 	SchedulingV1beta1AllDisruptionMode schedulingv1beta1.AllDisruptionMode `json:"schedulingV1beta1AllDisruptionMode"`
 	// +optional
@@ -85,7 +79,6 @@ type SchedulingTwinSpec struct {
 	SchedulingV1beta1CompositePodGroupSchedulingConstraints schedulingv1beta1.CompositePodGroupSchedulingConstraints `json:"schedulingV1beta1CompositePodGroupSchedulingConstraints"`
 	// +optional
 	SchedulingV1beta1CompositePodGroupSchedulingPolicy *schedulingv1beta1.CompositePodGroupSchedulingPolicy `json:"schedulingV1beta1CompositePodGroupSchedulingPolicy,omitempty"`
-	SchedulingV1beta1CompositePodGroupTemplate []schedulingv1beta1.CompositePodGroupTemplate `json:"schedulingV1beta1CompositePodGroupTemplate"`
 	// +optional
 	SchedulingV1beta1DisruptionMode map[string]schedulingv1beta1.DisruptionMode `json:"schedulingV1beta1DisruptionMode,omitempty"`
 	// +optional
@@ -109,11 +102,8 @@ type SchedulingTwinSpec struct {
 	SchedulingV1beta1TopologyConstraint schedulingv1beta1.TopologyConstraint `json:"schedulingV1beta1TopologyConstraint"`
 	// +optional
 	SchedulingV1beta1TypedLocalObjectReference *schedulingv1beta1.TypedLocalObjectReference `json:"schedulingV1beta1TypedLocalObjectReference,omitempty"`
-	SchedulingV1beta1Workload []schedulingv1beta1.Workload `json:"schedulingV1beta1Workload"`
 	// +optional
 	SchedulingV1beta1WorkloadReference map[string]schedulingv1beta1.WorkloadReference `json:"schedulingV1beta1WorkloadReference,omitempty"`
-	// +optional
-	SchedulingV1beta1WorkloadSpec schedulingv1beta1.WorkloadSpec `json:"schedulingV1beta1WorkloadSpec,omitempty"`
 }
 
 // SchedulingTwinStatus is empty: the comparison is about the spec.
