@@ -41,36 +41,22 @@ pub(crate) fn binary_in(dir: &Path, binary: &'static str) -> Result<PathBuf> {
     }
 }
 
-/// For tests: the assets directory, or `None` after printing why the test is skipped.
+/// For tests: the assets directory, or `None` after reporting the skip (see [`crate::ci`]).
 ///
 /// # Panics
 ///
-/// When the binaries are missing and the environment has `CI=true`: on CI a missing control
-/// plane is a failure, not a skip.
+/// When the binaries are missing in CI ([`crate::ci::in_ci`]): there a missing control plane is
+/// a failure, not a skip.
+#[track_caller]
 pub fn require_assets() -> Option<PathBuf> {
     match locate() {
         Ok(dir) => Some(dir),
-        Err(why) if on_ci() => {
-            panic!("the control-plane binaries are required on CI (CI=true): {why}")
-        }
-        Err(Error::AssetsNotSet) => {
-            skipped("KUBEBUILDER_ASSETS not set (run hack/envtest/build.sh)");
-            None
-        }
         Err(why) => {
-            skipped(&why.to_string());
+            crate::ci::skip_or_fail(
+                &format!("no control plane, the apiserver checks did not run: {why}"),
+                "source hack/envtest/ensure.sh",
+            );
             None
         }
     }
-}
-
-/// Writes the skip line straight to stderr: the test harness captures `eprintln!`, and a skip
-/// must show in a passing run.
-fn skipped(why: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "skipped: {why}");
-}
-
-fn on_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true"))
 }

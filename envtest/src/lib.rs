@@ -17,6 +17,7 @@
 
 mod assets;
 mod certs;
+pub mod ci;
 mod control_plane;
 mod crds;
 mod error;
@@ -29,7 +30,7 @@ pub use crds::FIELD_MANAGER;
 pub use error::Error;
 
 /// Skips the calling test (returns early) when the control-plane binaries are missing, and fails
-/// it instead when `CI=true`; evaluates to the assets directory.
+/// it instead in CI ([`ci::in_ci`]); evaluates to the assets directory.
 ///
 /// In a test returning `()` write `require_assets!()`; in one returning a value, pass the value
 /// to return, e.g. `require_assets!(Ok(()))`.

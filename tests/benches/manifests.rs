@@ -109,7 +109,10 @@ fn run(cmd: &mut Command, what: &str) {
 /// kubebuilder and controller-gen, built (or found fresh) by `hack/tools/build.sh`.
 fn go_tools() -> Option<(PathBuf, PathBuf)> {
     if Command::new("go").arg("version").output().is_err() {
-        tools::skip_or_fail("go not found on PATH: the controller-gen side needs it");
+        tools::skip_or_fail(
+            "go not found on PATH: the controller-gen side needs it",
+            "install Go (https://go.dev/dl) and put its bin directory on PATH",
+        );
         return None;
     }
     let built = Command::new("bash")
@@ -117,7 +120,10 @@ fn go_tools() -> Option<(PathBuf, PathBuf)> {
         .args(["controller-gen", "kubebuilder"])
         .status();
     if !built.is_ok_and(|s| s.success()) {
-        tools::skip_or_fail("hack/tools/build.sh controller-gen kubebuilder failed");
+        tools::skip_or_fail(
+            "hack/tools/build.sh controller-gen kubebuilder failed",
+            "hack/tools/build.sh controller-gen kubebuilder (see its output above)",
+        );
         return None;
     }
     Some((

@@ -12,15 +12,19 @@ pub fn workspace() -> PathBuf {
 /// `../shared/conformance/` beside the checkout: controller-gen's and kubebuilder's frozen
 /// goldens. `None` when it is absent (outside CI the comparison is skipped, saying so; in CI
 /// its absence fails).
+#[track_caller]
 pub fn conformance() -> Option<PathBuf> {
     let dir = workspace().join("../shared/conformance");
     if dir.is_dir() {
         return Some(dir);
     }
-    tools::skip_or_fail(&format!(
-        "{} is absent: the frozen controller-gen goldens were not compared",
-        dir.display()
-    ));
+    tools::skip_or_fail(
+        &format!(
+            "{} is absent: the frozen controller-gen goldens were not compared",
+            dir.display()
+        ),
+        "place the shared conformance goldens (`shared/conformance/`) beside the checkout",
+    );
     None
 }
 

@@ -1,17 +1,14 @@
 //! The Go peers (controller-gen, kubebuilder, helm, flect) that differential tests run as judges,
 //! found in the tools cache `hack/tools/build.sh` fills, and the one rule for when a test without
-//! its tool may skip.
+//! its tool may skip (re-exported from `operator_gen_envtest::ci`).
 
 use std::path::PathBuf;
 use std::process::Command;
 
-/// True in CI: `CI` set to anything but empty, `false` or `0`. There no test may skip.
-pub fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| {
-        let v = v.trim();
-        !(v.is_empty() || v == "0" || v.eq_ignore_ascii_case("false"))
-    })
-}
+/// The one rule and record, defined beside the control plane (the lowest crate every test
+/// uses): [`in_ci`] says where no test may skip, [`skip_or_fail`] is the only way to skip,
+/// [`record_ran`] counts the tests that ran against a real tool.
+pub use operator_gen_envtest::ci::{Ran, in_ci, record_ran, skip_or_fail};
 
 /// The tools cache's root: `$OPERATOR_GEN_CACHE`, by default `$HOME/.cache/operator-gen`.
 fn cache_root() -> PathBuf {
@@ -39,37 +36,33 @@ pub fn offline_go(cmd: &mut Command) -> &mut Command {
 }
 
 /// Whether `go` runs; outside CI a test without it skips, in CI it fails.
+#[track_caller]
 pub fn go_available(purpose: &str) -> bool {
     let ok = Command::new("go")
         .arg("version")
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        skip_or_fail(&format!("go not found on PATH: {purpose}"));
+        skip_or_fail(
+            &format!("go not found on PATH: {purpose}"),
+            "install Go (https://go.dev/dl) and put its bin directory on PATH",
+        );
     }
     ok
 }
 
 /// A Go peer built by `hack/tools/build.sh` (`flect-pluralize`, `controller-gen`, `kubebuilder`,
-/// `helm`). `None` outside CI when it is missing, after saying so; in CI a missing tool panics
-/// with the command that builds it.
+/// `helm`). `None` outside CI when it is missing, after reporting the skip; in CI a missing tool
+/// panics with the command that builds it.
+#[track_caller]
 pub fn go_tool(name: &str) -> Option<PathBuf> {
     let path = tools_bin().join(name);
     if path.is_file() {
         return Some(path);
     }
-    skip_or_fail(&format!(
-        "{name} not found at {}; build it with `hack/tools/build.sh`",
-        path.display()
-    ));
+    skip_or_fail(
+        &format!("{name} not found at {}", path.display()),
+        "hack/tools/build.sh",
+    );
     None
-}
-
-/// Skips the calling test outside CI (saying why on stderr and in the run's skip summary),
-/// fails it in CI.
-pub fn skip_or_fail(reason: &str) {
-    if in_ci() {
-        panic!("required in CI: {reason}");
-    }
-    eprintln!("SKIPPED: {reason}");
 }

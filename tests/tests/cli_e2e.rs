@@ -4,7 +4,7 @@
 //! restricted security settings it yields.
 //!
 //! Generated projects share `target/generated-projects` so kube is compiled once. Without
-//! `make` or `kubectl` the test prints why it skips those steps; under `CI=true` it fails instead.
+//! `make` or `kubectl` the test reports the skip of those steps (see `tools::skip_or_fail`); in CI it fails instead.
 
 use std::path::Path;
 use std::process::Command;
@@ -47,7 +47,7 @@ fn get<'a>(v: &'a Value, path: &str) -> &'a Value {
 
 /// The documents of `kubectl kustomize config/default`; `None` when kubectl is missing outside CI.
 fn kustomize_default(dir: &Path) -> Option<Vec<Value>> {
-    if !cli::require_tool("kubectl", &["version", "--client"]) {
+    if !cli::require_tool("kubectl", &["version", "--client"], cli::INSTALL_KUBECTL) {
         return None;
     }
     let yaml = shell(dir, "kubectl", &["kustomize", "config/default"]);
@@ -74,7 +74,7 @@ fn init_create_manifests_build_test_kustomize() {
         "create api --group crew --version v1 --kind FirstMate --namespaced=false",
     );
 
-    if !cli::require_tool("make", &["--version"]) {
+    if !cli::require_tool("make", &["--version"], cli::INSTALL_MAKE) {
         return;
     }
     let operator_gen = format!("OPERATOR_GEN={}", cli::operator_gen_bin().display());
@@ -213,7 +213,7 @@ fn namespaced_manager_gets_role_and_watch_namespace() {
     ok(&dir, "init --namespaced");
     ok(&dir, "create api --group crew --version v1 --kind Captain");
 
-    if !cli::require_tool("make", &["--version"]) {
+    if !cli::require_tool("make", &["--version"], cli::INSTALL_MAKE) {
         return;
     }
     let operator_gen = format!("OPERATOR_GEN={}", cli::operator_gen_bin().display());

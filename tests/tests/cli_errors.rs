@@ -554,7 +554,8 @@ fn run_unprivileged(dir: &Path, args: &str) -> Option<cli::Output> {
         .is_ok_and(|o| o.status.success());
     if !ok {
         operator_gen_tests::tools::skip_or_fail(
-            "setpriv is not installed; the read-only project row needs it to drop root (apt-get install util-linux)",
+            "setpriv is not installed; the read-only project row needs it to drop root",
+            "apt-get install util-linux",
         );
         return None;
     }

@@ -93,10 +93,13 @@ async fn committed_table_equals_a_fresh_build_from_the_apiserver() {
         kubernetes.split_once('.').map_or("", |(_, r)| r)
     ));
     if !api_module.is_dir() {
-        tools::skip_or_fail(&format!(
-            "the Go sources of Kubernetes {kubernetes} are not at {}; `source hack/envtest/ensure.sh` fetches them",
-            api_module.display()
-        ));
+        tools::skip_or_fail(
+            &format!(
+                "the Go sources of Kubernetes {kubernetes} are not at {}",
+                api_module.display()
+            ),
+            "source hack/envtest/ensure.sh",
+        );
         return;
     }
     let go = GoSources::new(&mod_cache, &kubernetes);

@@ -147,6 +147,7 @@ fn plurals_equal_flect() {
         "plurals that differ from flect's:\n  {}",
         differences.join("\n  ")
     );
+    tools::record_ran(tools::Ran::GoPeers);
 }
 
 mod crew {

@@ -11,7 +11,8 @@
 //!   forbidden error, so the test can fail.
 //!
 //! Generated projects share `target/generated-projects`. Without the control-plane binaries,
-//! `make` or `kubectl` the tests say why they skip; under `CI=true` they fail instead.
+//! `make` or `kubectl` the tests report the skip (see `tools::skip_or_fail`); in CI they fail
+//! instead.
 
 use std::future::Future;
 use std::path::Path;
@@ -33,6 +34,7 @@ use operator_gen_tests::cli;
 use operator_gen_tests::operator::{
     ManagerProcess, ManagerSettings, Project, log_field, scaffold_and_build, shell,
 };
+use operator_gen_tests::tools::{Ran, record_ran};
 
 const PROJECT: &str = "e2e-op";
 const API_ARGS: &str = "--group crew --version v1 --kind Captain";
@@ -295,7 +297,7 @@ fn leader_status(manager: &ManagerProcess) -> Result<f64, String> {
 
 /// Scaffolds and builds the project, or `None` when `make` is missing outside CI.
 fn build_project(parent: &Path) -> Option<Project> {
-    if !cli::require_tool("make", &["--version"]) {
+    if !cli::require_tool("make", &["--version"], cli::INSTALL_MAKE) {
         return None;
     }
     Some(scaffold_and_build(parent, PROJECT, API_ARGS))
@@ -386,6 +388,7 @@ async fn generated_operator_reconciles_and_a_second_replica_waits_for_the_lease(
     cluster
         .delete_and_wait_gone("captain-second", &second)
         .await;
+    record_ran(Ran::OperatorEndToEnd);
 }
 
 /// Applies every ServiceAccount, Role, ClusterRole and binding (and the Namespace) of `docs`
@@ -460,7 +463,7 @@ async fn generated_rbac_is_sufficient_and_necessary() {
     let Some(project) = build_project(tmp.path()) else {
         return;
     };
-    if !cli::require_tool("kubectl", &["version", "--client"]) {
+    if !cli::require_tool("kubectl", &["version", "--client"], cli::INSTALL_KUBECTL) {
         return;
     }
     let yaml = shell(&project.dir, "kubectl", &["kustomize", "config/default"]);
@@ -590,4 +593,5 @@ async fn generated_rbac_is_sufficient_and_necessary() {
         "no reconcile errors counted:\n{}",
         manager.log()
     );
+    record_ran(Ran::OperatorEndToEnd);
 }

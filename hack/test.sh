@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs the test suite (`cargo test --workspace --locked`, extra arguments passed on) and then
+# says what it ran and what it skipped, from the records the tests themselves leave under
+# <target>/operator-gen/test-record/ (see envtest/src/ci.rs): how many tests ran against a real
+# kube-apiserver, the scaffolded operator end to end, cargo-generate and the Go peers, and every
+# skip with its reason and the command that installs what was missing. Exits with cargo's status.
+#
+# usage: hack/test.sh [cargo test arguments...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+target=${CARGO_TARGET_DIR:-target}
+record="$target/operator-gen/test-record"
+rm -rf "$record"
+
+cargo test --workspace --locked "$@"
+status=$?
+
+echo
+echo "test record ($record):"
+for category in apiserver operator-e2e cargo-generate go-peers; do
+	dir="$record/ran/$category"
+	count=0
+	[ -d "$dir" ] && count=$(find "$dir" -type f | wc -l)
+	printf '  ran against %-15s %3d test(s)\n' "$category:" "$count"
+	if [ "$count" -gt 0 ]; then
+		find "$dir" -type f -exec cat {} + | sort | sed 's/^/      /'
+	fi
+done
+skips=0
+[ -d "$record/skips" ] && skips=$(find "$record/skips" -type f | wc -l)
+printf '  skipped: %d\n' "$skips"
+if [ "$skips" -gt 0 ]; then
+	find "$record/skips" -type f -exec cat {} + | sort | sed 's/^/    /'
+fi
+exit "$status"
