@@ -52,15 +52,47 @@ fn crd_name(
     c.metadata.name.clone()
 }
 
+/// Every CRD the conformance inputs give, by name: one per kind, `foos_maxdesclen` repeating
+/// `foos` and `nogroup`'s core-group kind left out.
+const EXPECTED_CRDS: &[&str] = &[
+    "admirales.crew.testproject.org",
+    "captains.crew.testproject.org",
+    "cronjobs.testdata.kubebuilder.io",
+    "enums.testdata.kubebuilder.io",
+    "externaldocs.testdata.kubebuilder.io",
+    "firstmates.crew.testproject.org",
+    "foos.bar.example.com",
+    "immutabletypes.testdata.kubebuilder.io",
+    "jobs.testdata.kubebuilder.io",
+    "navigators.crew.testproject.org",
+    "oneofs.testdata.kubebuilder.io",
+    "sailors.crew.testproject.org",
+    "testquotas.plural.example.com",
+    "versionedresources.testdata.kubebuilder.io",
+];
+
+/// The CRDs the apiserver test installs are exactly [`EXPECTED_CRDS`]; checked without the
+/// apiserver, so a CRD that goes missing fails here too.
+#[test]
+fn generated_crds_are_the_expected_ones() {
+    let mut names: Vec<String> = generated_crds()
+        .iter()
+        .map(|c| crd_name(c).unwrap_or_default())
+        .collect();
+    names.sort();
+    assert_eq!(names, EXPECTED_CRDS);
+}
+
 #[tokio::test]
 async fn generated_crds_are_established_and_enforce_their_markers() {
     require_assets!();
     let crds = generated_crds();
-    assert!(
-        crds.len() >= 9,
-        "expected the testdata CRDs, found {}",
-        crds.len()
-    );
+    let mut names: Vec<String> = crds
+        .iter()
+        .map(|c| crd_name(c).unwrap_or_default())
+        .collect();
+    names.sort();
+    assert_eq!(names, EXPECTED_CRDS, "the CRDs to install");
     let plane = ControlPlane::start().await.expect("control plane starts");
     plane
         .install_crds(&crds, Duration::from_secs(60))
@@ -139,6 +171,7 @@ mod project_v4;
 /// The typed client, informer and lister the derive generates, against the real apiserver.
 #[tokio::test]
 async fn typed_client_informer_and_lister_work() {
+    use kube::ResourceExt;
     use kube::api::{DeleteParams, ListParams, Patch};
     use kube::core::{Expression, Selector};
     use project_v4::v1::admiral::{Admiral, AdmiralSpec, AdmiralStatus};
@@ -172,7 +205,8 @@ async fn typed_client_informer_and_lister_work() {
     );
     let fleet = ListParams::default().labels("fleet=starfleet");
     let listed = captains.list(&fleet).await.expect("list");
-    assert_eq!(listed.items.len(), 1);
+    let listed: Vec<String> = listed.items.iter().map(|c| c.name_any()).collect();
+    assert_eq!(listed, ["kirk"], "the captains labelled fleet=starfleet");
     let patched = captains
         .patch(
             "hook",
@@ -193,7 +227,16 @@ async fn typed_client_informer_and_lister_work() {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(lister.list(&selector).len(), 1);
+    let selected: Vec<String> = lister
+        .list(&selector)
+        .iter()
+        .map(|c| c.name_any())
+        .collect();
+    assert_eq!(
+        selected,
+        ["kirk"],
+        "the lister's captains labelled fleet=starfleet"
+    );
     assert!(lister.namespace("default").get("kirk").is_some());
     assert!(lister.namespace("other").get("kirk").is_none());
 
@@ -223,15 +266,19 @@ async fn typed_client_informer_and_lister_work() {
         .await
         .expect("patch status");
     let conditions = updated.status.expect("status").conditions;
-    assert_eq!(conditions.len(), 1);
-    assert_eq!(conditions[0].type_, "Ready");
+    let types: Vec<&str> = conditions.iter().map(|c| c.type_.as_str()).collect();
+    assert_eq!(types, ["Ready"], "the conditions after patch_status");
     // status in a spec update is ignored: the status subresource owns it
     let mut again = admirals.get("nelson").await.expect("get");
     again.status = None;
     again.spec.foo = Some("temeraire".into());
     let replaced = admirals.update(&again).await.expect("update");
     assert_eq!(replaced.spec.foo.as_deref(), Some("temeraire"));
-    assert_eq!(replaced.status.map(|s| s.conditions.len()), Some(1));
+    let types: Vec<String> = replaced
+        .status
+        .map(|s| s.conditions.into_iter().map(|c| c.type_).collect())
+        .unwrap_or_default();
+    assert_eq!(types, ["Ready"], "the conditions after a spec update");
 }
 
 #[path = "../../testdata/validation/src/lib.rs"]

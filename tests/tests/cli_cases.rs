@@ -56,9 +56,27 @@ fn cli_cases_match_goldens() {
         .filter(|p| p.join("cmd").is_file())
         .collect();
     cases.sort();
-    assert!(
-        cases.len() >= 6,
-        "expected the init and create api cases under tests/cases"
+    let names: Vec<String> = cases
+        .iter()
+        .map(|c| {
+            c.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "create-api-cluster-scoped",
+            "create-api-core",
+            "create-api-force",
+            "create-api-multigroup",
+            "create-api-namespaced",
+            "init",
+            "init-namespaced",
+        ],
+        "the cases under tests/cases (a new case is named here too)"
     );
     let update = std::env::var(UPDATE_GOLDENS).is_ok_and(|v| v == "1");
     let mut failures = Vec::new();

@@ -49,7 +49,7 @@ enum Edit {
 struct Row {
     setup: Setup,
     args: &'static str,
-    /// Expected substring of stderr.
+    /// Expected substring of stderr, never empty: the message that names the problem.
     error: &'static str,
     code: i32,
 }
@@ -81,7 +81,13 @@ fn rows() -> Vec<Row> {
             "project name \"Bad_Name\" is invalid",
             1,
         ),
-        row(Empty, "init --project-name -lead", "", 2),
+        // clap reads a value starting with `-` as the next option, never as the name
+        row(
+            Empty,
+            "init --project-name -lead",
+            "unexpected argument '-l' found",
+            2,
+        ),
         row(
             Empty,
             "init --project-name self",
@@ -578,8 +584,19 @@ fn run_unprivileged(dir: &Path, args: &str) -> Option<cli::Output> {
 
 #[test]
 fn bad_input_fails_cleanly_and_changes_nothing() {
+    let rows = rows();
+    // every row names its message: an empty fragment is in every stderr and would prove nothing
+    let unnamed: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.error.trim().is_empty())
+        .map(|r| r.args)
+        .collect();
+    assert!(
+        unnamed.is_empty(),
+        "rows without an expected message: {unnamed:?}"
+    );
     let mut failures = Vec::new();
-    for row in rows() {
+    for row in rows {
         let tmp = tempfile::tempdir().expect("tempdir");
         let dir = tmp.path().join("demo");
         std::fs::create_dir_all(&dir).expect("mkdir");

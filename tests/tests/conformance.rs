@@ -190,6 +190,26 @@ fn case_root(name: &str) -> std::path::PathBuf {
     workspace().join("testdata/conformance").join(name)
 }
 
+/// Each case writes exactly the CRDs it is compared on, named in [`cases`]: a CRD that goes
+/// missing or appears fails here, with or without the goldens beside the checkout.
+#[test]
+fn cases_write_exactly_the_named_crds() {
+    let mut failures = Vec::new();
+    for (name, opts, files) in cases() {
+        let outputs = manifests::generate(&case_root(name), &opts)
+            .unwrap_or_else(|e| panic!("{name}: manifests failed: {e}"));
+        let crd = |path: &&str| path.starts_with("config/crd/bases/");
+        let mut expected: Vec<&str> = files.iter().map(|(ours, _)| *ours).filter(crd).collect();
+        expected.sort_unstable();
+        let mut written: Vec<&str> = outputs.keys().map(String::as_str).filter(crd).collect();
+        written.sort_unstable();
+        if written != expected {
+            failures.push(format!("{name}: wrote {written:?}, named {expected:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn outputs_match_goldens() {
     let Some(conformance) = conformance() else {

@@ -157,8 +157,8 @@ fn root_type_behaves_like_a_kube_resource() {
         (project_v4::v1::firstmate::FirstMate::crd(), "v1"),
         (project_v4::v2::firstmate::FirstMate::crd(), "v2"),
     ] {
-        assert_eq!(crd.spec.versions.len(), 1);
-        assert_eq!(crd.spec.versions[0].name, version);
+        let versions: Vec<&str> = crd.spec.versions.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(versions, [version]);
     }
     let mate = project_v4::v2::firstmate::FirstMate::new(
         "x",

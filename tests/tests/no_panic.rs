@@ -149,12 +149,23 @@ fn seed_sources() -> Vec<String> {
     let mut files = Vec::new();
     rust_files(&workspace().join("testdata"), &mut files);
     rust_files(&workspace().join("tests/ui"), &mut files);
-    let sources: Vec<String> = files
+    // every conformance case and the ui cases seed the inputs
+    let mut roots: Vec<PathBuf> = std::fs::read_dir(workspace().join("testdata/conformance"))
+        .expect("testdata/conformance")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    roots.push(workspace().join("tests/ui"));
+    let unseeded: Vec<String> = roots
+        .iter()
+        .filter(|r| !files.iter().any(|f| f.starts_with(r)))
+        .map(|r| r.display().to_string())
+        .collect();
+    assert!(unseeded.is_empty(), "no Rust source read from {unseeded:?}");
+    files
         .iter()
         .filter_map(|f| std::fs::read_to_string(f).ok())
-        .collect();
-    assert!(sources.len() > 20, "expected the testdata sources");
-    sources
+        .collect()
 }
 
 /// Every marker line of the seed sources, plus a few of each argument shape.
