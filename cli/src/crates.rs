@@ -25,8 +25,8 @@ pub struct Crates {
     pub others: Vec<Crate>,
 }
 
-/// operator-gen's own crates: a project may use them by path (`init --runtime-path`), and they
-/// hold no types of the user's, so they are never read.
+/// operator-gen's own crates: a project may reach them by path (a checkout it depends on, or a
+/// workspace of its own around one), and they hold no types of the user's, so they are never read.
 const OURS: &[&str] = &[
     "operator-gen",
     "operator-gen-runtime",

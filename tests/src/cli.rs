@@ -10,8 +10,9 @@ use std::sync::OnceLock;
 /// Set this variable to `1` to rewrite the `out/` goldens of `tests/cases/` from the actual output.
 pub const UPDATE_GOLDENS: &str = "UPDATE_GOLDENS";
 
-/// What goldens hold in place of this checkout's `runtime/` directory.
-pub const RUNTIME_PLACEHOLDER: &str = "@OPERATOR_GEN_RUNTIME@";
+/// What goldens hold in place of this checkout's directory (which `init` writes into the local
+/// cargo config, `.cargo/config.toml`, of the projects it scaffolds).
+pub const CHECKOUT_PLACEHOLDER: &str = "@OPERATOR_GEN_CHECKOUT@";
 
 /// The year every test run puts in license headers.
 pub const YEAR: &str = "2026";
@@ -26,9 +27,10 @@ pub fn workspace_root() -> PathBuf {
     manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
 }
 
-/// The canonical path of this checkout's runtime crate, as `init` writes it into Cargo.toml.
-pub fn runtime_path() -> String {
-    let path = workspace_root().join("runtime");
+/// The canonical path of this checkout, as `init` writes it into a project's local cargo config
+/// (`.cargo/config.toml`) by default or from `--runtime-path`.
+pub fn checkout_path() -> String {
+    let path = workspace_root();
     std::fs::canonicalize(&path)
         .unwrap_or(path)
         .to_string_lossy()
@@ -231,14 +233,14 @@ pub const INSTALL_MAKE: &str = "apt-get install make";
 pub const INSTALL_KUBECTL: &str =
     "source hack/envtest/ensure.sh && export PATH=\"$KUBEBUILDER_ASSETS:$PATH\"";
 
-/// Replace machine-specific text (the runtime path) with its placeholder.
+/// Replace machine-specific text (the checkout's path) with its placeholder.
 pub fn normalize(text: &str) -> String {
-    text.replace(&runtime_path(), RUNTIME_PLACEHOLDER)
+    text.replace(&checkout_path(), CHECKOUT_PLACEHOLDER)
 }
 
 /// Make a golden's text concrete for this machine.
 pub fn denormalize(text: &str) -> String {
-    text.replace(RUNTIME_PLACEHOLDER, &runtime_path())
+    text.replace(CHECKOUT_PLACEHOLDER, &checkout_path())
 }
 
 /// The first line where two texts differ, or how their lengths differ, for readable failures.

@@ -165,7 +165,7 @@ struct Values {
 }
 
 fn values() -> Vec<Values> {
-    let runtime = cli::runtime_path();
+    let runtime = cli::checkout_path();
     vec![
         Values {
             name: "demo-op",
@@ -270,7 +270,7 @@ fn cargo_generate_rejects_what_init_rejects() {
     let Some(bin) = cargo_generate() else {
         return;
     };
-    let runtime = format!("runtime={}", cli::runtime_path());
+    let runtime = format!("runtime={}", cli::checkout_path());
     let cases: &[(&str, &str, &str)] = &[
         ("bad-domain", "domain=Example.com", "domain"),
         ("bad-domain", "domain=a..b", "domain"),

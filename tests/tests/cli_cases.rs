@@ -3,7 +3,8 @@
 //! file that is new or changed against `out/`.
 //!
 //! Refresh the goldens with `UPDATE_GOLDENS=1 cargo test -p operator-gen-tests --test cli_cases`.
-//! In goldens, this checkout's runtime path reads `@OPERATOR_GEN_RUNTIME@`.
+//! In goldens (the local cargo config `.cargo/config.toml`), this checkout's path reads
+//! `@OPERATOR_GEN_CHECKOUT@`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

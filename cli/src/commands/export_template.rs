@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use super::init::{self, InitContext, RESERVED_CRATES, YAML_WORDS};
+use super::init::{self, InitContext, LocalCrate, OUR_CRATES, RESERVED_CRATES, YAML_WORDS};
 use super::{apache2_header, versions};
 use crate::error::{Error, Result};
 use crate::names::RUST_KEYWORDS;
@@ -31,7 +31,10 @@ const CRATE_NAME: &str = "sentinel_project_name";
 const DOMAIN: &str = "sentinel-domain.invalid";
 const K8S_VERSION: &str = "1.9999";
 const K8S_FEATURE: &str = "v1_9999";
-const RUNTIME: &str = "{ sentinel-runtime }";
+/// The source of one of operator-gen's crates in the local cargo config, by its checkout directory.
+fn source_sentinel(dir: &str) -> String {
+    format!("{{ sentinel-source {dir} }}")
+}
 const HEADER: &str = "// sentinel-header\n";
 
 /// Export the template into `dir`, which must be empty, missing, or a previous export.
@@ -102,7 +105,15 @@ pub fn template_files() -> Result<Vec<(String, String)>> {
         namespaced: false,
         k8s_version: K8S_VERSION.to_owned(),
         k8s_feature: K8S_FEATURE.to_owned(),
-        runtime_dependency: RUNTIME.to_owned(),
+        runtime_version: versions::CLI.to_owned(),
+        our_crates: OUR_CRATES.to_vec(),
+        local_crates: OUR_CRATES
+            .iter()
+            .map(|c| LocalCrate {
+                name: c.name.to_owned(),
+                source: source_sentinel(c.dir),
+            })
+            .collect(),
         kube_version: versions::KUBE.to_owned(),
         k8s_openapi_version: versions::K8S_OPENAPI.to_owned(),
         cli_version: versions::CLI.to_owned(),
@@ -144,13 +155,16 @@ fn to_liquid(text: &str) -> String {
         "{{% if license == \"apache2\" %}}{}{{% endif %}}",
         apache2_header(copyright)
     );
-    let runtime = concat!(
-        r#"{% if runtime contains "://" %}{ git = "{{ runtime }}" }"#,
-        r#"{% else %}{ path = "{{ runtime }}" }{% endif %}"#
-    );
+    let mut escaped = escaped;
+    for c in OUR_CRATES {
+        let source = format!(
+            r#"{{% if runtime contains "://" %}}{{ git = "{{{{ runtime }}}}" }}{{% else %}}{{ path = "{{{{ runtime }}}}/{dir}" }}{{% endif %}}"#,
+            dir = c.dir
+        );
+        escaped = escaped.replace(&source_sentinel(c.dir), &source);
+    }
     escaped
         .replace(HEADER, &header)
-        .replace(RUNTIME, runtime)
         .replace(PROJECT_NAME, "{{ project-name }}")
         .replace(CRATE_NAME, "{{ crate_name }}")
         .replace(DOMAIN, "{{ domain }}")
@@ -212,14 +226,16 @@ prompt = "Kubernetes minor version to target"
 choices = [{minors}]
 default = "{k8s_default}"
 
-# operator-gen-runtime, until it is published: a URL is a git dependency, anything else a
-# path (absolute, or relative to the generated project), like init's --runtime-git and
-# --runtime-path.
+# Where cargo takes operator-gen's crates from until they are published: the generated project's
+# Cargo.toml names them by version only, and its local, git-ignored .cargo/config.toml patches
+# them to this source, like init's --runtime-git and --runtime-path. A URL is a git repository,
+# anything else the path of an operator-gen checkout (absolute, or relative to the generated
+# project; no trailing slash).
 [placeholders.runtime]
 type = "string"
-prompt = "Where to get operator-gen-runtime (git URL or path of an operator-gen checkout's runtime/)"
+prompt = "Where to take operator-gen's crates from until they are published (git URL or path of an operator-gen checkout)"
 default = "{repository}"
-regex = '^[^"\\\p{{Cc}}]+$'
+regex = '^[^"\\\p{{Cc}}]*[^"\\\p{{Cc}}/]$'
 "#,
         repository = env!("CARGO_PKG_REPOSITORY"),
         hook = HOOK_FILE,

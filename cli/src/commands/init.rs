@@ -38,16 +38,49 @@ pub struct InitArgs {
     /// Kubernetes minor version to target (selects the k8s-openapi feature `v1_NN`): 1.33 to 1.37.
     #[arg(long, default_value = "1.37", value_name = "VERSION")]
     pub k8s_version: String,
-    /// Depend on operator-gen-runtime at this directory (default: the checkout this CLI was built from).
+    /// Take operator-gen's crates from this checkout (or its runtime/ directory) until they are
+    /// published, through the local `.cargo/config.toml` (default: the checkout this CLI was
+    /// built from, when it exists). Cargo.toml names them by version only.
     #[arg(long, value_name = "DIR", conflicts_with = "runtime_git")]
     pub runtime_path: Option<PathBuf>,
-    /// Depend on operator-gen-runtime from this git repository instead of a path.
+    /// Take operator-gen's crates from this git repository until they are published, through
+    /// the local `.cargo/config.toml`.
     #[arg(long, value_name = "URL")]
     pub runtime_git: Option<String>,
 }
 
 /// Where `init` keeps the license header for later commands.
 pub const BOILERPLATE: &str = "hack/boilerplate.rs.txt";
+
+/// operator-gen's crates a generated project builds on, each with its directory in a checkout:
+/// the runtime and the crates of ours it depends on. Cargo.toml names the runtime by version; the
+/// local cargo config patches all of them to one source.
+pub const OUR_CRATES: &[OurCrate] = &[
+    OurCrate {
+        name: "operator-gen-runtime",
+        dir: "runtime",
+    },
+    OurCrate {
+        name: "operator-gen-codegen",
+        dir: "codegen",
+    },
+    OurCrate {
+        name: "operator-gen-macros",
+        dir: "codegen-macros",
+    },
+];
+
+/// One of operator-gen's crates.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct OurCrate {
+    /// The package name.
+    pub name: &'static str,
+    /// Its directory in an operator-gen checkout.
+    pub dir: &'static str,
+}
+
+/// The local, git-ignored cargo config where `init` says where operator-gen's crates come from.
+pub const LOCAL_CONFIG: &str = ".cargo/config.toml";
 
 /// Files whose presence means the directory already holds a project.
 const GUARDED: &[&str] = &["PROJECT", "Cargo.toml", "src/main.rs"];
@@ -89,8 +122,13 @@ pub struct InitContext {
     pub k8s_version: String,
     /// The k8s-openapi feature, e.g. `v1_37`.
     pub k8s_feature: String,
-    /// The value of the `operator-gen-runtime` dependency in Cargo.toml (an inline table).
-    pub runtime_dependency: String,
+    /// The version requirement on operator-gen's crates in Cargo.toml (this CLI's version).
+    pub runtime_version: String,
+    /// operator-gen's crates the project builds on.
+    pub our_crates: Vec<OurCrate>,
+    /// The `[patch.crates-io]` entries of the local cargo config (crate name → inline table);
+    /// empty when cargo takes the published crates (then no local config is written).
+    pub local_crates: Vec<LocalCrate>,
     /// kube version.
     pub kube_version: String,
     /// k8s-openapi version.
@@ -99,6 +137,15 @@ pub struct InitContext {
     pub cli_version: String,
     /// operator-gen's repository, for installing the CLI in CI.
     pub repository: String,
+}
+
+/// Where the local cargo config points one of operator-gen's crates.
+#[derive(Clone, Debug, Serialize)]
+pub struct LocalCrate {
+    /// The package name.
+    pub name: String,
+    /// The source, a TOML inline table (`{ path = "..." }` or `{ git = "..." }`).
+    pub source: String,
 }
 
 /// Run `init` in `root`.
@@ -111,6 +158,12 @@ pub fn run(args: &InitArgs, root: &Path, printer: &Printer) -> Result<()> {
         }
     }
     let ctx = context(args, root)?;
+    if ctx.local_crates.is_empty() {
+        printer.warn(&format!(
+            "no operator-gen checkout at {} (the one this CLI was built from): wrote no {LOCAL_CONFIG}, so cargo takes operator-gen's crates from the registry; until they are published, run init with --runtime-path <checkout> or --runtime-git <url>",
+            default_checkout().display()
+        ));
+    }
     let mut scaffold = Scaffold::new(root);
     for (rel, text) in files(&ctx)? {
         if scaffold.exists(&rel) {
@@ -189,7 +242,7 @@ fn context(args: &InitArgs, root: &Path) -> Result<InitContext> {
         ));
     }
     let minor = parse_k8s_version(&args.k8s_version)?;
-    let runtime_dependency = runtime_dependency(args)?;
+    let local_crates = local_crates(args)?;
     let year = current_year();
     Ok(InitContext {
         header: rust_header(args.license, args.owner.as_deref(), year),
@@ -200,7 +253,9 @@ fn context(args: &InitArgs, root: &Path) -> Result<InitContext> {
         namespaced: args.namespaced.unwrap_or(false),
         k8s_version: format!("1.{minor}"),
         k8s_feature: format!("v1_{minor}"),
-        runtime_dependency,
+        runtime_version: versions::CLI.to_owned(),
+        our_crates: OUR_CRATES.to_vec(),
+        local_crates,
         kube_version: versions::KUBE.to_owned(),
         k8s_openapi_version: versions::K8S_OPENAPI.to_owned(),
         cli_version: versions::CLI.to_owned(),
@@ -272,42 +327,136 @@ fn parse_k8s_version(text: &str) -> Result<u32> {
     }
 }
 
-/// The checkout's runtime crate, as the CLI was built.
-fn default_runtime_path() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../runtime"))
+/// The checkout this CLI was built from.
+fn default_checkout() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
 }
 
-fn runtime_dependency(args: &InitArgs) -> Result<String> {
+/// Where the local cargo config takes operator-gen's crates from: the flags' source, else the
+/// checkout this CLI was built from when it is still there, else nowhere (the registry).
+fn local_crates(args: &InitArgs) -> Result<Vec<LocalCrate>> {
+    let source = |each: &dyn Fn(&OurCrate) -> String| {
+        OUR_CRATES
+            .iter()
+            .map(|c| LocalCrate {
+                name: c.name.to_owned(),
+                source: each(c),
+            })
+            .collect()
+    };
     if let Some(url) = &args.runtime_git {
         if url.trim().is_empty() {
             return Err(Error::msg(
                 "--runtime-git is empty; pass the URL of an operator-gen git repository",
             ));
         }
-        return Ok(format!("{{ git = {} }}", toml_string(url)));
+        return Ok(source(&|_| format!("{{ git = {} }}", toml_string(url))));
     }
-    let given = args.runtime_path.is_some();
-    let path = args
-        .runtime_path
-        .clone()
-        .unwrap_or_else(default_runtime_path);
-    let canonical = std::fs::canonicalize(&path)
+    let checkout = match &args.runtime_path {
+        Some(dir) => checkout_at(dir)?,
+        None => match std::fs::canonicalize(default_checkout()) {
+            Ok(dir) if is_checkout(&dir) => dir,
+            _ => return Ok(Vec::new()),
+        },
+    };
+    check_checkout_version(&checkout)?;
+    Ok(source(&|c| {
+        let path = checkout.join(c.dir);
+        format!("{{ path = {} }}", toml_string(&path.to_string_lossy()))
+    }))
+}
+
+/// Whether `dir` holds every crate of [`OUR_CRATES`].
+fn is_checkout(dir: &Path) -> bool {
+    OUR_CRATES
+        .iter()
+        .all(|c| dir.join(c.dir).join("Cargo.toml").is_file())
+}
+
+/// The canonical operator-gen checkout `--runtime-path` names: the directory itself, or the
+/// checkout around it when it is the checkout's `runtime/`.
+fn checkout_at(dir: &Path) -> Result<PathBuf> {
+    let Some(canonical) = std::fs::canonicalize(dir)
         .ok()
-        .filter(|p| p.join("Cargo.toml").is_file());
-    match canonical {
-        Some(p) => Ok(format!(
-            "{{ path = {} }}",
-            toml_string(&p.to_string_lossy())
-        )),
-        None if given => Err(Error::msg(format!(
-            "--runtime-path {} holds no Cargo.toml; pass the runtime/ directory of an operator-gen checkout",
-            path.display()
-        ))),
+        .filter(|p| p.join("Cargo.toml").is_file())
+    else {
+        return Err(Error::msg(format!(
+            "--runtime-path {} holds no Cargo.toml; pass an operator-gen checkout (or its runtime/ directory)",
+            dir.display()
+        )));
+    };
+    let is_runtime = std::fs::read_to_string(canonical.join("Cargo.toml"))
+        .ok()
+        .and_then(|text| text.parse::<toml::Table>().ok())
+        .is_some_and(|t| {
+            t.get("package")
+                .and_then(|p| p.get("name"))
+                .and_then(toml::Value::as_str)
+                == OUR_CRATES.first().map(|c| c.name)
+        });
+    let around = canonical.parent().filter(|_| is_runtime);
+    match [Some(canonical.as_path()), around]
+        .into_iter()
+        .flatten()
+        .find(|d| is_checkout(d))
+    {
+        Some(checkout) => Ok(checkout.to_path_buf()),
         None => Err(Error::msg(format!(
-            "operator-gen-runtime is not at {} (the checkout this CLI was built from); pass --runtime-path <dir> or --runtime-git <url>",
-            path.display()
+            "--runtime-path {} is not an operator-gen checkout: it lacks {}; pass a whole checkout (or its runtime/ directory)",
+            dir.display(),
+            OUR_CRATES
+                .iter()
+                .map(|c| format!("{}/Cargo.toml", c.dir))
+                .collect::<Vec<_>>()
+                .join(", ")
         ))),
     }
+}
+
+/// A checkout whose version cargo cannot match against the requirement init writes
+/// (`operator-gen-runtime = "<this CLI's version>"`) would leave the patch unused; say so now.
+fn check_checkout_version(checkout: &Path) -> Result<()> {
+    let version = std::fs::read_to_string(checkout.join("Cargo.toml"))
+        .ok()
+        .and_then(|text| text.parse::<toml::Table>().ok())
+        .and_then(|t| {
+            t.get("workspace")?
+                .get("package")?
+                .get("version")?
+                .as_str()
+                .map(str::to_owned)
+        });
+    let Some(version) = version else {
+        // not a workspace like ours: cargo will say what it thinks of it
+        return Ok(());
+    };
+    if semver_compatible(&version, versions::CLI) {
+        return Ok(());
+    }
+    Err(Error::msg(format!(
+        "the operator-gen checkout at {} is version {version}, but this operator-gen {} writes `operator-gen-runtime = \"{}\"` into Cargo.toml, which that version does not match; pass a checkout of a matching version, or use the operator-gen built from it",
+        checkout.display(),
+        versions::CLI,
+        versions::CLI
+    )))
+}
+
+/// Whether version `have` satisfies cargo's default (caret) requirement `want`.
+fn semver_compatible(have: &str, want: &str) -> bool {
+    let parts = |v: &str| -> Vec<u64> {
+        v.split(['-', '+'])
+            .next()
+            .unwrap_or("")
+            .split('.')
+            .map(|n| n.parse().unwrap_or(0))
+            .collect()
+    };
+    let (h, w) = (parts(have), parts(want));
+    let at = |v: &[u64], i: usize| v.get(i).copied().unwrap_or(0);
+    // the leftmost non-zero component of the requirement must be equal, and `have` not older
+    let first = (0..3).find(|&i| at(&w, i) != 0).unwrap_or(2);
+    (0..=first).all(|i| at(&h, i) == at(&w, i))
+        && (at(&h, 0), at(&h, 1), at(&h, 2)) >= (at(&w, 0), at(&w, 1), at(&w, 2))
 }
 
 /// A TOML basic string.
@@ -354,6 +503,43 @@ mod tests {
         assert_eq!(parse_k8s_version("1.33.2").ok(), Some(33));
         assert!(parse_k8s_version("1.32").is_err());
         assert!(parse_k8s_version("2.0").is_err());
+    }
+
+    #[test]
+    fn caret_compatibility() {
+        assert!(semver_compatible("0.1.0", "0.1.0"));
+        assert!(semver_compatible("0.1.4", "0.1.0"));
+        assert!(!semver_compatible("0.2.0", "0.1.0"));
+        assert!(!semver_compatible("0.1.0", "0.1.3"));
+        assert!(semver_compatible("1.4.0", "1.2.0"));
+        assert!(!semver_compatible("2.0.0", "1.2.0"));
+        assert!(semver_compatible("0.0.3", "0.0.3"));
+        assert!(!semver_compatible("0.0.4", "0.0.3"));
+    }
+
+    #[test]
+    fn our_crates_are_the_runtime_and_what_it_builds_on() {
+        // the runtime's manifest lists the other crates of ours it depends on
+        let runtime = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../runtime/Cargo.toml"
+        ))
+        .unwrap_or_default();
+        let table = runtime.parse::<toml::Table>().unwrap_or_default();
+        let mut deps: Vec<&str> = table
+            .get("dependencies")
+            .and_then(toml::Value::as_table)
+            .map(|d| {
+                d.keys()
+                    .map(String::as_str)
+                    .filter(|k| k.starts_with("operator-gen-"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        deps.insert(0, "operator-gen-runtime");
+        let ours: Vec<&str> = OUR_CRATES.iter().map(|c| c.name).collect();
+        assert_eq!(ours, deps);
+        assert!(is_checkout(&default_checkout()));
     }
 
     #[test]
