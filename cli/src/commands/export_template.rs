@@ -17,6 +17,9 @@ use crate::scaffold::{IfExists, Scaffold};
 /// The template's configuration file.
 pub const CONFIG_FILE: &str = "cargo-generate.toml";
 
+/// The suffix cargo-generate strips from a template file's name.
+pub const LIQUID_SUFFIX: &str = ".liquid";
+
 /// The pre hook checking what the placeholders' regexes cannot express.
 pub const HOOK_FILE: &str = "validate.rhai";
 
@@ -132,6 +135,13 @@ pub fn template_files() -> Result<Vec<(String, String)>> {
                 "{rel}: the init templates transform a value (`{left}` is left after substitution); compute it in the context instead"
             )));
         }
+        // cargo reads every Cargo.toml of a git repository it takes a crate from (a generated
+        // project's `--runtime-git` patch), and Liquid is not TOML: cargo-generate strips `.liquid`
+        let rel = if rel.ends_with("Cargo.toml") {
+            format!("{rel}{LIQUID_SUFFIX}")
+        } else {
+            rel
+        };
         out.push((rel, liquid));
     }
     out.push((CONFIG_FILE.to_owned(), config()));
