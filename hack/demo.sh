@@ -15,4 +15,5 @@ cd "$dir"
 "$bin" init
 "$bin" create api --group webapp --version v1 --kind Guestbook --yes
 "$bin" manifests
-echo "demo: scaffolded $(pwd); next: cd $dir && cargo build && kubectl kustomize config/default"
+echo "demo: scaffolded $(pwd); its .cargo/config.toml (local, git-ignored) takes operator-gen's crates from $repo"
+echo "demo: next: cd $dir && cargo build && kubectl kustomize config/default"
