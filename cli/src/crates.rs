@@ -1,10 +1,17 @@
 //! The crates `manifests` reads besides the project's own: the workspace's members (when the
 //! project is the workspace root) and path dependencies, transitively, as controller-gen follows
-//! `paths=./...`. Found with `cargo metadata --no-deps --offline` (nothing is compiled or
-//! fetched), asked only when the project's `Cargo.toml` has a `[workspace]` or a dependency by
-//! path or from the workspace.
+//! `paths=./...`; and dependencies from a registry or git that depend on `operator-gen-runtime`
+//! (so they can derive `Schema`), read from the source cargo unpacked.
+//!
+//! Nothing is compiled or fetched. Local crates come from `cargo metadata --no-deps --offline`,
+//! asked only when the project's `Cargo.toml` has a `[workspace]` or a dependency by path or from
+//! the workspace. Registry and git crates come from `cargo metadata --offline` with the
+//! dependency graph (ten times slower), asked only when `Cargo.lock` lists such a package
+//! depending on one of our crates, or lacks a dependency the manifests declare (cargo then
+//! brings the lock up to date, as any cargo command would). Without a `Cargo.lock` they are not
+//! looked for; [`Crates::note`] says so, for the error of a type that is then not found.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -15,6 +22,21 @@ pub struct Crate {
     pub name: String,
     /// Its crate root (`api/src/lib.rs`).
     pub entry: PathBuf,
+    /// A workspace member or path dependency, whose kinds and RBAC and webhook markers are the
+    /// project's; a registry or git crate only lends its types (its kinds are its publisher's).
+    pub local: bool,
+}
+
+/// A name one crate gives another in its `Cargo.toml` (`berths = { package = "harbor-kinds",
+/// path = ".." }`): in that crate's paths `berths::` means crate `harbor_kinds`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Alias {
+    /// The crate using the name, by its name in [`Crate::name`]; `None`: the project's own.
+    pub user: Option<String>,
+    /// The name it uses (`berths`).
+    pub name: String,
+    /// The crate it means, by its name in [`Crate::name`] (`harbor_kinds`).
+    pub target: String,
 }
 
 /// The crates the project at `root` brings in, sorted by name, without the project itself;
@@ -23,6 +45,11 @@ pub struct Crate {
 pub struct Crates {
     pub own: Option<String>,
     pub others: Vec<Crate>,
+    /// Renamed dependencies between the scanned crates.
+    pub aliases: Vec<Alias>,
+    /// Why crates from registry or git dependencies may be missing (no `Cargo.lock`, or
+    /// `cargo metadata` could not resolve the graph offline); said beside a type not found.
+    pub note: Option<String>,
 }
 
 /// operator-gen's own crates: a project may reach them by path (a checkout it depends on, or a
@@ -34,37 +61,56 @@ const OURS: &[&str] = &[
     "operator-gen-codegen",
 ];
 
-/// True when the manifest at `root` can bring in other local crates.
-fn may_have_others(manifest: &str) -> bool {
-    let Ok(table) = manifest.parse::<toml::Table>() else {
-        // cargo will say what is wrong with it
-        return true;
-    };
-    if table.contains_key("workspace") {
-        return true;
+/// The crates a crate must depend on to derive `Schema`: a registry or git package is read
+/// only when it depends on one of them directly.
+const DERIVES: &[&str] = &["operator-gen-runtime", "operator-gen-macros"];
+
+/// The dependency tables of a manifest that build it: `[dependencies]`, `[build-dependencies]`
+/// and their `[target.'cfg'.*]` forms.
+fn dependency_tables(table: &toml::Table) -> Vec<&toml::Table> {
+    const KEYS: &[&str] = &["dependencies", "build-dependencies"];
+    fn of(t: &toml::Table) -> Vec<&toml::Table> {
+        KEYS.iter()
+            .filter_map(|k| t.get(*k).and_then(toml::Value::as_table))
+            .collect()
     }
-    let local = |deps: Option<&toml::Value>| {
-        deps.and_then(toml::Value::as_table).is_some_and(|t| {
+    let mut out = of(table);
+    if let Some(targets) = table.get("target").and_then(toml::Value::as_table) {
+        for t in targets.values().filter_map(toml::Value::as_table) {
+            out.extend(of(t));
+        }
+    }
+    out
+}
+
+/// The package a dependency entry names: its `package` key, else its key.
+fn package_of<'a>(key: &'a str, dep: &'a toml::Value) -> &'a str {
+    dep.get("package")
+        .and_then(toml::Value::as_str)
+        .unwrap_or(key)
+}
+
+/// True when the manifest can bring in other local crates.
+fn may_have_others(table: &toml::Table) -> bool {
+    table.contains_key("workspace")
+        || dependency_tables(table).iter().any(|t| {
             t.iter().any(|(name, d)| {
-                let package = d
-                    .get("package")
-                    .and_then(toml::Value::as_str)
-                    .unwrap_or(name);
-                !OURS.contains(&package)
+                !OURS.contains(&package_of(name, d))
                     && d.as_table()
                         .is_some_and(|d| d.contains_key("path") || d.contains_key("workspace"))
             })
         })
-    };
-    local(table.get("dependencies"))
-        || table
-            .get("target")
-            .and_then(toml::Value::as_table)
-            .is_some_and(|targets| {
-                targets
-                    .values()
-                    .any(|t| local(t.as_table().and_then(|t| t.get("dependencies"))))
-            })
+}
+
+/// The packages a manifest declares as dependencies (not dev-dependencies), by package name;
+/// entries inherited from the workspace, which may rename, are left out.
+fn declared(table: &toml::Table) -> Vec<String> {
+    dependency_tables(table)
+        .into_iter()
+        .flat_map(|t| t.iter())
+        .filter(|(_, d)| d.get("workspace").is_none())
+        .map(|(name, d)| package_of(name, d).to_string())
+        .collect()
 }
 
 /// The crates the project at `root` brings in.
@@ -72,12 +118,80 @@ pub fn discover(root: &Path) -> Result<Crates, String> {
     let Ok(manifest) = std::fs::read_to_string(root.join("Cargo.toml")) else {
         return Ok(Crates::default());
     };
-    if !may_have_others(&manifest) {
-        return Ok(Crates::default());
-    }
-    let mut packages: BTreeMap<PathBuf, Package> = BTreeMap::new();
-    let first = metadata(&root.join("Cargo.toml"))?;
+    let table = manifest.parse::<toml::Table>().ok();
     let root_dir = canonical(root);
+    // cargo says what is wrong with a manifest that does not parse
+    let local = match &table {
+        Some(t) if !may_have_others(t) => Local {
+            declared: declared(t),
+            ..Local::default()
+        },
+        _ => local_crates(root, &root_dir)?,
+    };
+    let mut crates = Crates {
+        own: local.own.clone(),
+        ..Crates::default()
+    };
+    // the name each scanned package is used by, by directory; the project's own is `None`
+    let mut names: BTreeMap<PathBuf, Option<String>> = BTreeMap::new();
+    let mut aliases = BTreeSet::new();
+    for (dir, p) in &local.packages {
+        if *dir == root_dir {
+            names.insert(dir.clone(), None);
+            continue;
+        }
+        if let Some((name, entry)) = p.root_file() {
+            names.insert(dir.clone(), Some(name.clone()));
+            crates.others.push(Crate {
+                name,
+                entry,
+                local: true,
+            });
+        }
+    }
+    names.entry(root_dir.clone()).or_insert(None);
+    for (dir, p) in &local.packages {
+        for (dep, rename) in &p.path_deps {
+            let (Some(rename), Some(Some(target))) = (rename, names.get(&canonical(dep)).cloned())
+            else {
+                continue;
+            };
+            let name = rename.replace('-', "_");
+            if name != target {
+                aliases.insert(Alias {
+                    user: names.get(dir).cloned().flatten(),
+                    name,
+                    target,
+                });
+            }
+        }
+    }
+    registry_crates(root, &local, &mut names, &mut crates, &mut aliases);
+    crates.aliases = aliases.into_iter().collect();
+    crates
+        .others
+        .sort_by(|a, b| a.name.cmp(&b.name).then(a.entry.cmp(&b.entry)));
+    Ok(crates)
+}
+
+/// What `cargo metadata --no-deps` tells of the local crates.
+#[derive(Default)]
+struct Local {
+    own: Option<String>,
+    /// The project and the local crates it brings in, by directory.
+    packages: BTreeMap<PathBuf, Package>,
+    /// The workspace root, when cargo was asked.
+    workspace_root: Option<PathBuf>,
+    /// The packages the manifests of these crates declare as dependencies.
+    declared: Vec<String>,
+}
+
+/// The workspace's members (when `root` is its root) and the path dependencies, transitively.
+fn local_crates(root: &Path, root_dir: &Path) -> Result<Local, String> {
+    let mut packages: BTreeMap<PathBuf, Package> = BTreeMap::new();
+    let manifest = root.join("Cargo.toml");
+    let first = metadata(&manifest, true).map_err(|e| e.fatal(&manifest))?;
+    let first = Metadata::of(&first);
     let is_workspace_root = canonical(&first.workspace_root) == root_dir;
     let mut todo: Vec<PathBuf> = Vec::new();
     let mut own = None;
@@ -89,7 +203,7 @@ pub fn discover(root: &Path) -> Result<Crates, String> {
             own = p.lib_name();
         }
         if dir == root_dir || is_workspace_root {
-            todo.extend(p.path_deps.iter().cloned());
+            todo.extend(p.path_deps.iter().map(|(d, _)| d.clone()));
             packages.insert(dir, p);
         } else {
             parked.insert(dir, p);
@@ -103,30 +217,223 @@ pub fn discover(root: &Path) -> Result<Crates, String> {
         }
         let p = match parked.remove(&dir) {
             Some(p) => p,
-            None => metadata(&dep.join("Cargo.toml"))?
-                .packages
-                .into_iter()
-                .find(|p| canonical(p.dir()) == dir)
-                .ok_or_else(|| {
-                    format!(
-                        "cargo metadata does not list the package at {}: check its Cargo.toml",
-                        dep.display()
-                    )
-                })?,
+            None => Metadata::of(
+                &metadata(&dep.join("Cargo.toml"), true)
+                    .map_err(|e| e.fatal(&dep.join("Cargo.toml")))?,
+            )
+            .packages
+            .into_iter()
+            .find(|p| canonical(p.dir()) == dir)
+            .ok_or_else(|| {
+                format!(
+                    "cargo metadata does not list the package at {}: check its Cargo.toml",
+                    dep.display()
+                )
+            })?,
         };
-        todo.extend(p.path_deps.iter().cloned());
+        todo.extend(p.path_deps.iter().map(|(d, _)| d.clone()));
         packages.insert(dir, p);
     }
-    let mut others: Vec<Crate> = packages
-        .into_iter()
-        .filter(|(dir, _)| *dir != root_dir)
-        .filter_map(|(_, p)| {
-            let (name, entry) = p.root_file()?;
-            Some(Crate { name, entry })
-        })
+    let declared = packages
+        .values()
+        .flat_map(|p| p.dep_names.iter().cloned())
         .collect();
-    others.sort_by(|a, b| a.name.cmp(&b.name).then(a.entry.cmp(&b.entry)));
-    Ok(Crates { own, others })
+    Ok(Local {
+        own,
+        packages,
+        workspace_root: Some(first.workspace_root),
+        declared,
+    })
+}
+
+/// Adds the registry and git packages the scanned crates depend on that depend on one of
+/// [`DERIVES`], transitively through such packages, and the names the scanned crates give
+/// each other. Never fails: what stops it is kept in [`Crates::note`].
+fn registry_crates(
+    root: &Path,
+    local: &Local,
+    names: &mut BTreeMap<PathBuf, Option<String>>,
+    crates: &mut Crates,
+    aliases: &mut BTreeSet<Alias>,
+) {
+    let lock_path = [Some(root), local.workspace_root.as_deref()]
+        .into_iter()
+        .flatten()
+        .map(|d| d.join("Cargo.lock"))
+        .find(|p| p.is_file());
+    let Some(lock) = lock_path.and_then(|p| std::fs::read_to_string(p).ok()) else {
+        crates.note = Some(format!(
+            "{} has no Cargo.lock, so types from registry or git dependencies were not looked for: run `cargo generate-lockfile` (or build once), then run again",
+            root.display()
+        ));
+        return;
+    };
+    let lock = Lock::read(&lock);
+    let stale = local
+        .declared
+        .iter()
+        .any(|d| !OURS.contains(&d.as_str()) && !lock.has(d));
+    if !lock.schema_crates && !stale {
+        return;
+    }
+    let graph = match metadata(&root.join("Cargo.toml"), false) {
+        Ok(v) => v,
+        Err(Failure::Cargo(m)) => {
+            crates.note = Some(format!(
+                "types from registry or git dependencies were not looked for, as `cargo metadata --offline` fails: {m}; run `cargo fetch`, then run again"
+            ));
+            return;
+        }
+        Err(Failure::Other(m)) => {
+            crates.note = Some(format!(
+                "types from registry or git dependencies were not looked for: {m}"
+            ));
+            return;
+        }
+    };
+    let meta = Metadata::of(&graph);
+    let by_id: BTreeMap<&str, &Package> =
+        meta.packages.iter().map(|p| (p.id.as_str(), p)).collect();
+    let edges = resolve_edges(&graph);
+    // from the crates already scanned, through registry and git packages that derive
+    let mut todo: Vec<&str> = meta
+        .packages
+        .iter()
+        .filter(|p| names.contains_key(&canonical(p.dir())))
+        .map(|p| p.id.as_str())
+        .collect();
+    let mut seen: HashSet<&str> = todo.iter().copied().collect();
+    let mut scanned: Vec<&str> = todo.clone();
+    while let Some(id) = todo.pop() {
+        for (_, dep) in edges.get(id).into_iter().flatten() {
+            let Some(p) = by_id.get(dep.as_str()) else {
+                continue;
+            };
+            if p.source.is_none() || !p.derives || OURS.contains(&p.name.as_str()) {
+                continue;
+            }
+            if seen.insert(p.id.as_str()) {
+                todo.push(p.id.as_str());
+                scanned.push(p.id.as_str());
+            }
+        }
+    }
+    let mut taken: HashSet<String> = crates.others.iter().map(|c| c.name.clone()).collect();
+    taken.extend(crates.own.clone());
+    for id in &scanned {
+        let p = by_id[id];
+        let dir = canonical(p.dir());
+        if names.contains_key(&dir) {
+            continue;
+        }
+        let Some((name, entry)) = p.lib_file() else {
+            continue;
+        };
+        // two versions of one crate: the first found is read
+        if taken.insert(name.clone()) {
+            names.insert(dir, Some(name.clone()));
+            crates.others.push(Crate {
+                name,
+                entry,
+                local: false,
+            });
+        }
+    }
+    for id in &scanned {
+        let user = &by_id[id];
+        let Some(user_name) = names.get(&canonical(user.dir())).cloned() else {
+            continue;
+        };
+        for (name, dep) in edges.get(id).into_iter().flatten() {
+            let target = by_id
+                .get(dep.as_str())
+                .and_then(|p| names.get(&canonical(p.dir())).cloned().flatten());
+            if let Some(target) = target
+                && *name != target
+            {
+                aliases.insert(Alias {
+                    user: user_name.clone(),
+                    name: name.clone(),
+                    target,
+                });
+            }
+        }
+    }
+}
+
+/// Per package id, its dependencies other than dev-dependencies: the name the package uses
+/// for each (its rename, else the library's name) and the dependency's id.
+fn resolve_edges(graph: &serde_json::Value) -> BTreeMap<&str, Vec<(String, String)>> {
+    let mut edges = BTreeMap::new();
+    let nodes = graph
+        .pointer("/resolve/nodes")
+        .and_then(|n| n.as_array())
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for node in nodes {
+        let Some(id) = node.get("id").and_then(|i| i.as_str()) else {
+            continue;
+        };
+        let deps = node
+            .get("deps")
+            .and_then(|d| d.as_array())
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .filter(|d| {
+                d.get("dep_kinds")
+                    .and_then(|k| k.as_array())
+                    .is_none_or(|ks| {
+                        ks.iter()
+                            .any(|k| k.get("kind").is_none_or(|k| k.is_null() || k == "build"))
+                    })
+            })
+            .filter_map(|d| {
+                Some((
+                    d.get("name")?.as_str()?.to_string(),
+                    d.get("pkg")?.as_str()?.to_string(),
+                ))
+            })
+            .collect();
+        edges.insert(id, deps);
+    }
+    edges
+}
+
+/// What `manifests` needs of a `Cargo.lock`, found by substring search: a lock of a few
+/// hundred packages is searched in tens of microseconds, where parsing it (even line by line)
+/// takes a millisecond.
+struct Lock<'a> {
+    text: &'a str,
+    /// Whether a package from a registry or git depends on one of [`DERIVES`].
+    schema_crates: bool,
+}
+
+impl<'a> Lock<'a> {
+    fn read(text: &'a str) -> Lock<'a> {
+        let schema_crates = DERIVES.iter().any(|derive| {
+            let quoted = format!("\"{derive}");
+            text.match_indices(&quoted).any(|(at, _)| {
+                let after = text[at + quoted.len()..].chars().next();
+                // a dependency entry (`"name"`, `"name version (source)"`), not a package's name
+                if !matches!(after, Some('"' | ' ')) || text[..at].ends_with("name = ") {
+                    return false;
+                }
+                let start = text[..at].rfind("[[package]]").unwrap_or(0);
+                let end = text[at..].find("\n[").map_or(text.len(), |n| at + n);
+                text[start..end].contains("\nsource = ")
+            })
+        });
+        Lock {
+            text,
+            schema_crates,
+        }
+    }
+
+    /// Whether the lock holds a package of this name.
+    fn has(&self, name: &str) -> bool {
+        self.text.contains(&format!("\nname = \"{name}\"\n"))
+    }
 }
 
 fn canonical(p: &Path) -> PathBuf {
@@ -135,11 +442,19 @@ fn canonical(p: &Path) -> PathBuf {
 
 #[derive(Debug, Default)]
 struct Package {
+    id: String,
     name: String,
+    /// Where it comes from (a registry or git); `None` for a local package.
+    source: Option<String>,
     manifest_path: PathBuf,
     /// (kind, name, root file) of each target.
     targets: Vec<(String, String, PathBuf)>,
-    path_deps: Vec<PathBuf>,
+    /// Path dependencies (not dev-dependencies) and the name given to each, when renamed.
+    path_deps: Vec<(PathBuf, Option<String>)>,
+    /// The package name of every dependency but dev-dependencies.
+    dep_names: Vec<String>,
+    /// Whether it depends on one of [`DERIVES`] (not as a dev-dependency).
+    derives: bool,
 }
 
 impl Package {
@@ -148,25 +463,47 @@ impl Package {
     }
 
     fn lib_name(&self) -> Option<String> {
+        self.lib_file().map(|(name, _)| name)
+    }
+
+    /// The library's name and root file.
+    fn lib_file(&self) -> Option<(String, PathBuf)> {
         self.targets
             .iter()
             .find(|(kind, _, _)| kind == "lib" || kind == "proc-macro")
-            .map(|(_, name, _)| name.replace('-', "_"))
+            .map(|(_, name, file)| (name.replace('-', "_"), file.clone()))
     }
 
     /// The library's name and root file, else the first binary's.
     fn root_file(&self) -> Option<(String, PathBuf)> {
-        let lib = self
-            .targets
-            .iter()
-            .find(|(kind, _, _)| kind == "lib" || kind == "proc-macro");
         let bin = self.targets.iter().find(|(kind, _, _)| kind == "bin");
-        lib.or(bin)
-            .map(|(_, name, file)| (name.replace('-', "_"), file.clone()))
+        self.lib_file()
+            .or_else(|| bin.map(|(_, name, file)| (name.replace('-', "_"), file.clone())))
             .or_else(|| {
                 let lib = self.dir().join("src/lib.rs");
                 lib.is_file().then(|| (self.name.replace('-', "_"), lib))
             })
+    }
+}
+
+/// Why `cargo metadata` gave nothing.
+enum Failure {
+    /// cargo's own message (its first line).
+    Cargo(String),
+    /// It did not run, or printed no JSON: the whole message.
+    Other(String),
+}
+
+impl Failure {
+    /// The message when `cargo metadata` on `manifest` is needed to go on.
+    fn fatal(self, manifest: &Path) -> String {
+        match self {
+            Failure::Cargo(m) => format!(
+                "`cargo metadata` fails on {}: {m}; fix the manifest, then run again",
+                manifest.display()
+            ),
+            Failure::Other(m) => m,
+        }
     }
 }
 
@@ -175,15 +512,25 @@ struct Metadata {
     packages: Vec<Package>,
 }
 
-/// `cargo metadata --no-deps --offline` of the manifest at `manifest`.
-fn metadata(manifest: &Path) -> Result<Metadata, String> {
+/// `cargo metadata --offline` of the manifest at `manifest`, with `--no-deps` when `no_deps`.
+fn metadata(manifest: &Path, no_deps: bool) -> Result<serde_json::Value, Failure> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let out = Command::new(&cargo)
-        .args(["metadata", "--no-deps", "--offline", "--format-version", "1", "--manifest-path"])
+    let mut cmd = Command::new(&cargo);
+    // cargo reads `.cargo/config.toml` (a `[patch]`, a replaced registry) from where it runs
+    let manifest = &std::path::absolute(manifest).unwrap_or_else(|_| manifest.to_path_buf());
+    if let Some(dir) = manifest.parent().filter(|d| d.is_dir()) {
+        cmd.current_dir(dir);
+    }
+    cmd.arg("metadata");
+    if no_deps {
+        cmd.arg("--no-deps");
+    }
+    let out = cmd
+        .args(["--offline", "--format-version", "1", "--manifest-path"])
         .arg(manifest)
         .output()
         .map_err(|e| {
-            format!("cannot run `{cargo} metadata` to find the workspace's crates: {e}; install cargo or put it on PATH")
+            Failure::Other(format!("cannot run `{cargo} metadata` to find the workspace's crates: {e}; install cargo or put it on PATH"))
         })?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -191,73 +538,102 @@ fn metadata(manifest: &Path) -> Result<Metadata, String> {
             .lines()
             .find(|l| !l.trim().is_empty())
             .unwrap_or("no message");
-        return Err(format!(
-            "`cargo metadata` fails on {}: {}; fix the manifest, then run again",
-            manifest.display(),
-            first.trim().trim_start_matches("error: ")
+        return Err(Failure::Cargo(
+            first.trim().trim_start_matches("error: ").to_string(),
         ));
     }
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("`cargo metadata` printed no JSON: {e}"))?;
-    let str_of = |v: &serde_json::Value, k: &str| {
-        v.get(k)
-            .and_then(|s| s.as_str())
-            .unwrap_or_default()
-            .to_string()
-    };
-    let packages = v
-        .get("packages")
-        .and_then(|p| p.as_array())
-        .map(|ps| {
-            ps.iter()
-                .map(|p| Package {
-                    name: str_of(p, "name"),
-                    manifest_path: PathBuf::from(str_of(p, "manifest_path")),
-                    targets: p
-                        .get("targets")
-                        .and_then(|t| t.as_array())
-                        .map(|ts| {
-                            ts.iter()
-                                .map(|t| {
-                                    let kind = t
-                                        .get("kind")
-                                        .and_then(|k| k.as_array())
-                                        .and_then(|k| k.first())
-                                        .and_then(|k| k.as_str())
-                                        .unwrap_or_default()
-                                        .to_string();
-                                    (
-                                        kind,
-                                        str_of(t, "name"),
-                                        PathBuf::from(str_of(t, "src_path")),
-                                    )
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default(),
-                    path_deps: p
-                        .get("dependencies")
-                        .and_then(|d| d.as_array())
-                        .map(|ds| {
-                            ds.iter()
-                                .filter(|d| {
-                                    d.get("kind").is_none_or(|k| k.is_null() || k == "build")
-                                        && !d
-                                            .get("name")
-                                            .and_then(|n| n.as_str())
-                                            .is_some_and(|n| OURS.contains(&n))
-                                })
-                                .filter_map(|d| d.get("path").and_then(|p| p.as_str()))
-                                .map(PathBuf::from)
-                                .collect()
-                        })
-                        .unwrap_or_default(),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    Ok(Metadata {
-        workspace_root: PathBuf::from(str_of(&v, "workspace_root")),
-        packages,
-    })
+    serde_json::from_slice(&out.stdout)
+        .map_err(|e| Failure::Other(format!("`cargo metadata` printed no JSON: {e}")))
+}
+
+impl Metadata {
+    fn of(v: &serde_json::Value) -> Metadata {
+        let str_of = |v: &serde_json::Value, k: &str| {
+            v.get(k)
+                .and_then(|s| s.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let array = |v: &serde_json::Value, k: &str| -> Vec<serde_json::Value> {
+            v.get(k)
+                .and_then(|a| a.as_array())
+                .cloned()
+                .unwrap_or_default()
+        };
+        let package = |p: &serde_json::Value| {
+            let deps = array(p, "dependencies");
+            // dev-dependencies build neither the crate nor its schemas
+            let used = || {
+                deps.iter()
+                    .filter(|d| d.get("kind").is_none_or(|k| k.is_null() || k == "build"))
+            };
+            Package {
+                id: str_of(p, "id"),
+                name: str_of(p, "name"),
+                source: p.get("source").and_then(|s| s.as_str()).map(str::to_string),
+                manifest_path: PathBuf::from(str_of(p, "manifest_path")),
+                targets: array(p, "targets")
+                    .iter()
+                    .map(|t| {
+                        let kind = t
+                            .get("kind")
+                            .and_then(|k| k.as_array())
+                            .and_then(|k| k.first())
+                            .and_then(|k| k.as_str())
+                            .unwrap_or_default()
+                            .to_string();
+                        (
+                            kind,
+                            str_of(t, "name"),
+                            PathBuf::from(str_of(t, "src_path")),
+                        )
+                    })
+                    .collect(),
+                path_deps: used()
+                    .filter(|d| !OURS.contains(&str_of(d, "name").as_str()))
+                    .filter_map(|d| {
+                        let path = d.get("path")?.as_str()?;
+                        let rename = d.get("rename").and_then(|r| r.as_str());
+                        Some((PathBuf::from(path), rename.map(str::to_string)))
+                    })
+                    .collect(),
+                dep_names: used().map(|d| str_of(d, "name")).collect(),
+                derives: used().any(|d| DERIVES.contains(&str_of(d, "name").as_str())),
+            }
+        };
+        Metadata {
+            workspace_root: PathBuf::from(str_of(v, "workspace_root")),
+            packages: array(v, "packages").iter().map(package).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lock_tells_packages_from_a_source_that_depend_on_ours() {
+        let lock = "version = 4\n\n\
+            [[package]]\nname = \"guestbook\"\nversion = \"0.1.0\"\ndependencies = [\n \"operator-gen-runtime\",\n \"shared-api\",\n]\n\n\
+            [[package]]\nname = \"serde\"\nversion = \"1.0.0\"\nsource = \"registry+https://example.invalid/index\"\n\n\
+            [[package]]\nname = \"shared-api\"\nversion = \"0.1.0\"\nsource = \"registry+https://example.invalid/index\"\ndependencies = [\n \"operator-gen-runtime 0.1.0 (registry+https://example.invalid/index)\",\n \"serde\",\n]\n";
+        let read = Lock::read(lock);
+        assert!(read.schema_crates);
+        assert!(read.has("serde") && read.has("shared-api") && !read.has("serde_json"));
+        // a local package on the runtime is scanned as a path dependency, not from here
+        let local = lock.replace(
+            "source = \"registry+https://example.invalid/index\"\ndependencies",
+            "dependencies",
+        );
+        assert!(!Lock::read(&local).schema_crates);
+        // one line, as a hand-written lock may have it
+        let inline = "[[package]]\nname = \"a\"\nsource = \"git+file:///a\"\ndependencies = [\"operator-gen-macros\"]\n";
+        assert!(Lock::read(inline).schema_crates);
+        assert!(!Lock::read("[[package]]\nname = \"a\"\nsource = \"x\"\n").schema_crates);
+        // the runtime itself from a registry, and a package of a longer name on it
+        let runtime = "[[package]]\nname = \"operator-gen-runtime\"\nversion = \"0.1.0\"\nsource = \"registry+https://example.invalid/index\"\n\n\
+            [[package]]\nname = \"b\"\nsource = \"x\"\ndependencies = [\n \"operator-gen-runtime-extras\",\n]\n";
+        assert!(!Lock::read(runtime).schema_crates);
+    }
 }

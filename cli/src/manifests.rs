@@ -117,8 +117,15 @@ pub fn generate(root: &Path, opts: &ManifestsOptions) -> Result<Outputs> {
             Cache::At(dir) => Some(dir.clone()),
         },
     };
+    // a type not found may be in a crate that could not be looked for: say why
+    let noted = |diags: Vec<Diagnostic>| match &crates.note {
+        Some(note) if diags.iter().any(|d| d.message.contains("has no schema")) => {
+            Error::msg(format!("{}\nnote: {note}", diagnostics_error(diags)))
+        }
+        _ => diagnostics_error(diags),
+    };
     let (universe, pending) =
-        scan::scan_crates(root, &entries, &crates, &scan_settings).map_err(diagnostics_error)?;
+        scan::scan_crates(root, &entries, &crates, &scan_settings).map_err(noted)?;
     let settings = Settings {
         allow_dangerous_types: opts.allow_dangerous_types,
         max_desc_len: opts.max_desc_len,
@@ -130,7 +137,7 @@ pub fn generate(root: &Path, opts: &ManifestsOptions) -> Result<Outputs> {
     };
     let max_crd_bytes = (!opts.allow_oversized_crds).then_some(MAX_CRD_BYTES);
     let out = scan::on_scan_stack(|| emit(&universe, &settings, role_name, max_crd_bytes))
-        .map_err(diagnostics_error)?;
+        .map_err(noted)?;
     pending.store();
     Ok(out)
 }

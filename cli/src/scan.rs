@@ -6,7 +6,7 @@ use operator_gen_codegen::ir::{Marker, TypeDef};
 use operator_gen_codegen::known;
 use operator_gen_codegen::schema::{Definition, Scope};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::crates::Crates;
@@ -38,6 +38,12 @@ pub struct Universe {
     /// Other crates by the name they are used by, with the path of their root module: the
     /// project's own crate at `[]`, every other one at `["::name"]`.
     pub externs: BTreeMap<String, Vec<String>>,
+    /// Names a crate gives other crates in its `Cargo.toml` (renamed dependencies), by the path
+    /// of that crate's root module: name → the root module of the crate it means.
+    pub aliases: BTreeMap<Vec<String>, BTreeMap<String, Vec<String>>>,
+    /// The root modules of crates read only for their types (from a registry or git): their
+    /// kinds are not the project's, and their package-level markers are not read.
+    pub foreign: BTreeSet<Vec<String>>,
 }
 
 /// The path of the root module of the crate that module `module` belongs to.
@@ -165,11 +171,27 @@ pub fn scan_crates(
         if let Some(own) = &crates.own {
             s.universe.externs.insert(own.clone(), Vec::new());
         }
+        for c in crates.others.iter().filter(|c| !c.local) {
+            s.universe.foreign.insert(vec![format!("::{}", c.name)]);
+        }
         for c in &crates.others {
             s.universe
                 .externs
                 .entry(c.name.clone())
                 .or_insert_with(|| vec![format!("::{}", c.name)]);
+        }
+        for a in &crates.aliases {
+            let user = match &a.user {
+                None => Vec::new(),
+                Some(name) => vec![format!("::{name}")],
+            };
+            if let Some(target) = s.universe.externs.get(&a.target).cloned() {
+                s.universe
+                    .aliases
+                    .entry(user)
+                    .or_default()
+                    .insert(a.name.clone(), target);
+            }
         }
         for (entry, path) in &roots {
             s.file(entry, path.clone(), dir_of(entry), None);
@@ -374,6 +396,7 @@ impl Scanner<'_> {
         module.path = path.clone();
         for step in &summary.steps {
             match step {
+                Step::PackageMarker(_) if self.universe.foreign.contains(crate_root(&path)) => {}
                 Step::PackageMarker(m) => {
                     let rel = self.rel(file);
                     self.universe.package_markers.push((rel, m.clone()));
@@ -458,6 +481,15 @@ pub(crate) fn collect_use(tree: &syn::UseTree, prefix: Vec<String>, module: &mut
 }
 
 impl Universe {
+    /// The root module of the crate that `name` means as the first segment of a path written
+    /// in module `from`: a renamed dependency of `from`'s crate, else a scanned crate's name.
+    fn extern_crate(&self, from: &[String], name: &str) -> Option<&Vec<String>> {
+        self.aliases
+            .get(crate_root(from))
+            .and_then(|a| a.get(name))
+            .or_else(|| self.externs.get(name))
+    }
+
     /// The module an absolute or relative module path names, seen from module `from`.
     fn module_path(&self, from: &[String], segments: &[String]) -> Option<Vec<String>> {
         let mut cur: Vec<String> = from.to_vec();
@@ -489,7 +521,7 @@ impl Universe {
                         return self.module_path(&base, &tail);
                     }
                     // another crate of the workspace, or a path dependency
-                    cur = self.externs.get(first)?.clone();
+                    cur = self.extern_crate(from, first)?.clone();
                     rest = &rest[1..];
                 }
             }
@@ -592,13 +624,16 @@ impl Universe {
         }
         let here = self.modules.get(from);
         !here.is_some_and(|h| h.children.iter().any(|c| c == first) || h.uses.contains_key(first))
-            && !self.externs.contains_key(first)
+            && self.extern_crate(from, first).is_none()
     }
 
-    /// Every custom resource spec struct, with its module path.
+    /// Every custom resource spec struct of the project's crates, with its module path.
     pub fn resources(&self) -> Vec<(&Vec<String>, &TypeDef)> {
         let mut out = Vec::new();
         for (path, m) in &self.modules {
+            if self.foreign.contains(crate_root(path)) {
+                continue;
+            }
             for d in m.types.values() {
                 if d.resource.is_some() {
                     out.push((path, d));

@@ -1,0 +1,1 @@
+//! A stand-in for operator-gen-runtime: the fixture is read, never built.
