@@ -256,7 +256,19 @@ fn registry_crates(
     crates: &mut Crates,
     aliases: &mut BTreeSet<Alias>,
 ) {
-    let lock_path = [Some(root), local.workspace_root.as_deref()]
+    // the project's own lock, else its workspace's; a member of an enclosing workspace that
+    // names no path crate was not asked for its workspace root, so the nearest ancestor whose
+    // manifest declares a workspace stands in for it
+    let enclosing = match local.workspace_root {
+        Some(_) => None,
+        None => root.ancestors().skip(1).find(|d| {
+            std::fs::read_to_string(d.join("Cargo.toml"))
+                .ok()
+                .and_then(|m| m.parse::<toml::Table>().ok())
+                .is_some_and(|t| t.contains_key("workspace"))
+        }),
+    };
+    let lock_path = [Some(root), local.workspace_root.as_deref(), enclosing]
         .into_iter()
         .flatten()
         .map(|d| d.join("Cargo.lock"))

@@ -273,3 +273,59 @@ fn a_renamed_path_dependency_is_known_by_its_new_name_where_renamed() {
         "{err}"
     );
 }
+
+/// A project that is a member of an enclosing workspace, with no `[workspace]` and no path
+/// dependency of its own: the workspace's `Cargo.lock`, two levels up, still leads `manifests`
+/// to the registry crate (the fixture moved under a workspace root that holds its lock, patch
+/// and registry config).
+#[test]
+fn a_member_of_an_enclosing_workspace_finds_the_workspace_lock() {
+    let top = tempfile::tempdir().expect("workspace");
+    let member = top.path().join("ops");
+    copy_dir(&workspace().join("testdata/registry"), &member);
+    let moved = |rel: &str, to: &Path| std::fs::rename(member.join(rel), to).expect(rel);
+    moved("Cargo.lock", &top.path().join("Cargo.lock"));
+    std::fs::create_dir_all(top.path().join(".cargo")).expect(".cargo");
+    let config = std::fs::read_to_string(member.join(".cargo/config.toml")).expect("config");
+    std::fs::write(
+        top.path().join(".cargo/config.toml"),
+        config.replace("directory = \"vendor\"", "directory = \"ops/vendor\""),
+    )
+    .expect("config");
+    std::fs::remove_dir_all(member.join(".cargo")).expect(".cargo");
+    std::fs::write(
+        top.path().join("Cargo.toml"),
+        "[workspace]\nmembers = [\"ops\"]\nresolver = \"3\"\n\n[patch.crates-io]\noperator-gen-runtime = { path = \"ops/runtime\" }\n",
+    )
+    .expect("Cargo.toml");
+    // the member: the registry crate only, no path dependency, no workspace or patch of its own
+    let manifest = std::fs::read_to_string(member.join("Cargo.toml")).expect("Cargo.toml");
+    let manifest: String = manifest
+        .lines()
+        .filter(|l| {
+            !(l.starts_with("berths")
+                || l.starts_with("[workspace]")
+                || l.starts_with("[patch.crates-io]")
+                || l.starts_with("operator-gen-runtime = { path"))
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(!manifest.contains("path ="), "{manifest}");
+    std::fs::write(member.join("Cargo.toml"), manifest).expect("Cargo.toml");
+    let dock = std::fs::read_to_string(member.join("src/dock.rs")).expect("dock.rs");
+    let dock = dock.replace(
+        "    /// berth is where ships moor, from the renamed path dependency.\n    pub berth: berths::Berth,\n",
+        "",
+    );
+    assert!(!dock.contains("berths"), "{dock}");
+    std::fs::write(member.join("src/dock.rs"), dock).expect("dock.rs");
+    let out = generate(&member);
+    assert_eq!(keys(&out), [DOCKS, "config/rbac/role.yaml"]);
+    let spec = spec_schema(&out[DOCKS]);
+    let widget = &spec["properties"]["widget"];
+    assert!(
+        widget["properties"]["colour"]["enum"].is_array(),
+        "the registry crate's Widget: {widget}"
+    );
+    assert!(!member.join("Cargo.lock").exists());
+}
