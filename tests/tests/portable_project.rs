@@ -8,7 +8,10 @@
 //! directory's path, `$HOME` or `$CARGO_HOME` (each as given and canonical), and its `Cargo.toml`
 //! must name `operator-gen-runtime` by this version with no `path`, `git` or `[patch]` anywhere.
 //! The original then resolves operator-gen's crates to this checkout and builds, in the shared
-//! `target/generated-projects`.
+//! `target/generated-projects`; and its image build is checked without a container engine: the
+//! builder image's Rust is the project's `rust-version`, which every locked package accepts, and
+//! the Dockerfile's copies from the build context (less `.dockerignore`) suffice for its two
+//! `--locked` builds, the dependency layer and the manager.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -236,6 +239,223 @@ fn committed_files_are_portable_and_the_local_config_builds() {
         );
     }
     shell(&project, &cli::cargo(), &["build"]);
+
+    assert_image_builds(&project, &metadata);
+}
+
+/// A `COPY` of the Dockerfile's builder stage: sources in the build context, destination under
+/// the working directory.
+struct Copy {
+    sources: Vec<String>,
+    dest: String,
+}
+
+/// The Dockerfile's first (builder) stage: its base image, and its `COPY` and `RUN` instructions
+/// in order.
+struct BuilderStage {
+    image: String,
+    steps: Vec<Step>,
+}
+
+enum Step {
+    Copy(Copy),
+    Run(String),
+}
+
+/// Parses the builder stage: continuation lines joined, comments dropped.
+fn builder_stage(dockerfile: &str) -> BuilderStage {
+    let mut instructions = Vec::new();
+    let mut current = String::new();
+    for line in dockerfile.lines() {
+        let line = line.trim();
+        if current.is_empty() && (line.is_empty() || line.starts_with('#')) {
+            continue;
+        }
+        match line.strip_suffix('\\') {
+            Some(part) => {
+                current.push_str(part.trim());
+                current.push(' ');
+            }
+            None => {
+                current.push_str(line);
+                instructions.push(std::mem::take(&mut current));
+            }
+        }
+    }
+    let mut image = None;
+    let mut steps = Vec::new();
+    for instruction in instructions {
+        let (word, rest) = instruction
+            .split_once(' ')
+            .unwrap_or((instruction.as_str(), ""));
+        match word {
+            "FROM" if image.is_some() => break,
+            "FROM" => image = rest.split_whitespace().next().map(str::to_owned),
+            "COPY" => {
+                let mut words: Vec<String> = rest.split_whitespace().map(str::to_owned).collect();
+                assert!(
+                    !words.iter().any(|w| w.starts_with("--")),
+                    "the builder stage copies with flags the test does not model: {instruction}"
+                );
+                let dest = words.pop().expect("COPY has a destination");
+                steps.push(Step::Copy(Copy {
+                    sources: words,
+                    dest,
+                }));
+            }
+            "RUN" => steps.push(Step::Run(rest.to_owned())),
+            _ => {}
+        }
+    }
+    BuilderStage {
+        image: image.expect("the Dockerfile has a FROM"),
+        steps,
+    }
+}
+
+/// The build context: the project's files that `.dockerignore` leaves in. Its patterns are
+/// top-level names (`target/`, `.cargo/`); a pattern with a wildcard fails the test, which does
+/// not model them.
+fn build_context(project: &Path) -> BTreeSet<String> {
+    let ignore = std::fs::read_to_string(project.join(".dockerignore")).expect(".dockerignore");
+    let ignored: Vec<&str> = ignore
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| l.trim_end_matches('/'))
+        .collect();
+    for pattern in &ignored {
+        assert!(
+            !pattern.contains(['*', '?', '[', '!']) && !pattern.contains('/'),
+            ".dockerignore pattern {pattern:?} is not a top-level name"
+        );
+    }
+    cli::snapshot(project)
+        .into_keys()
+        .filter(|file| {
+            let top = file.split('/').next().unwrap_or(file);
+            !ignored.contains(&top)
+        })
+        .collect()
+}
+
+/// `rust-version` strings compare as dotted numbers, a missing patch number being 0.
+fn version_key(version: &str) -> [u64; 3] {
+    let mut key = [0; 3];
+    for (slot, n) in key.iter_mut().zip(version.split('.')) {
+        *slot = n.parse().unwrap_or(u64::MAX);
+    }
+    key
+}
+
+/// The image build, without a container engine: the builder stage's base image carries the
+/// project's `rust-version`, which every locked package accepts; each `COPY` takes files that the
+/// build context (the project less `.dockerignore`) holds; the dependency layer builds from
+/// `Cargo.toml` and `Cargo.lock` alone with the placeholder sources its `RUN` writes, and the
+/// project then builds from what the copies bring. The builds run `--locked` as the Dockerfile
+/// does, in the shared target directory, without `--release` (the profile changes code
+/// generation, not which files the build reads), and with the local config's patches given on
+/// the command line, standing in for the published crates.
+fn assert_image_builds(project: &Path, metadata: &serde_json::Value) {
+    let dockerfile = std::fs::read_to_string(project.join("Dockerfile")).expect("Dockerfile");
+    let stage = builder_stage(&dockerfile);
+
+    let manifest = toml_file(&project.join("Cargo.toml"));
+    let rust_version = manifest["package"]["rust-version"]
+        .as_str()
+        .expect("Cargo.toml has a rust-version");
+    assert_eq!(
+        stage.image,
+        format!("rust:{rust_version}-alpine"),
+        "the builder image's Rust is not the project's rust-version"
+    );
+    let too_new: Vec<String> = metadata["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .filter_map(|p| {
+            let wants = p["rust_version"].as_str()?;
+            (version_key(wants) > version_key(rust_version))
+                .then(|| format!("{} {} wants Rust {wants}", p["name"], p["version"]))
+        })
+        .collect();
+    assert!(
+        too_new.is_empty(),
+        "locked packages need a newer Rust than the image's {rust_version}:\n{}",
+        too_new.join("\n")
+    );
+
+    let context = build_context(project);
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let workspace = tmp.path().join("workspace");
+    std::fs::create_dir_all(&workspace).expect("mkdir");
+    let mut config = Vec::new();
+    for (name, key, value) in patches(project) {
+        config.push("--config".to_owned());
+        config.push(format!("patch.crates-io.{name}.{key}={value:?}"));
+    }
+    let build = |dir: &Path| {
+        let mut args = vec!["build", "--locked", "--bin", "manager"];
+        args.extend(config.iter().map(String::as_str));
+        shell(dir, &cli::cargo(), &args);
+    };
+    let mut runs = 0;
+    for step in &stage.steps {
+        match step {
+            Step::Copy(copy) => {
+                for source in &copy.sources {
+                    let source = source.trim_end_matches('/');
+                    let files: Vec<&String> = context
+                        .iter()
+                        .filter(|f| *f == source || f.starts_with(&format!("{source}/")))
+                        .collect();
+                    assert!(
+                        !files.is_empty(),
+                        "COPY {source}: the build context holds no such file (committed, and not in .dockerignore)"
+                    );
+                    for file in files {
+                        let dest = if copy.dest == "./" {
+                            workspace.join(file)
+                        } else {
+                            let rel = file.strip_prefix(source).unwrap_or(file);
+                            workspace
+                                .join(copy.dest.trim_end_matches('/'))
+                                .join(rel.trim_start_matches('/'))
+                        };
+                        std::fs::create_dir_all(dest.parent().expect("parent")).expect("mkdir");
+                        std::fs::copy(project.join(file), &dest).expect("copy");
+                    }
+                }
+            }
+            Step::Run(command) if command.contains("cargo build") => {
+                assert!(
+                    command.contains("cargo build --release --locked --bin manager"),
+                    "the image builds otherwise than the test does: {command}"
+                );
+                runs += 1;
+                if runs == 1 {
+                    // the dependency layer: the placeholders the RUN writes, then removes
+                    assert!(
+                        command.contains("src/main.rs") && command.contains("touch src/lib.rs"),
+                        "the dependency layer writes other placeholders than the test: {command}"
+                    );
+                    let src = workspace.join("src");
+                    std::fs::create_dir_all(&src).expect("mkdir");
+                    std::fs::write(src.join("main.rs"), "fn main() {}\n").expect("write");
+                    std::fs::write(src.join("lib.rs"), "").expect("write");
+                    build(&workspace);
+                    std::fs::remove_dir_all(&src).expect("rm src");
+                } else {
+                    build(&workspace);
+                }
+            }
+            Step::Run(_) => {}
+        }
+    }
+    assert_eq!(
+        runs, 2,
+        "the builder stage builds the dependency layer, then the manager"
+    );
 }
 
 #[test]

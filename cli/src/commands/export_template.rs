@@ -117,6 +117,7 @@ pub fn template_files() -> Result<Vec<(String, String)>> {
                 source: source_sentinel(c.dir),
             })
             .collect(),
+        rust_version: versions::RUST.to_owned(),
         kube_version: versions::KUBE.to_owned(),
         k8s_openapi_version: versions::K8S_OPENAPI.to_owned(),
         cli_version: versions::CLI.to_owned(),

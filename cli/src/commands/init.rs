@@ -129,6 +129,8 @@ pub struct InitContext {
     /// The `[patch.crates-io]` entries of the local cargo config (crate name → inline table);
     /// empty when cargo takes the published crates (then no local config is written).
     pub local_crates: Vec<LocalCrate>,
+    /// The Rust version of Cargo.toml's `rust-version` and the image's toolchain.
+    pub rust_version: String,
     /// kube version.
     pub kube_version: String,
     /// k8s-openapi version.
@@ -256,6 +258,7 @@ fn context(args: &InitArgs, root: &Path) -> Result<InitContext> {
         runtime_version: versions::CLI.to_owned(),
         our_crates: OUR_CRATES.to_vec(),
         local_crates,
+        rust_version: versions::RUST.to_owned(),
         kube_version: versions::KUBE.to_owned(),
         k8s_openapi_version: versions::K8S_OPENAPI.to_owned(),
         cli_version: versions::CLI.to_owned(),

@@ -30,6 +30,9 @@ pub mod versions {
     pub const K8S_DEFAULT: &str = "1.37";
     /// This CLI.
     pub const CLI: &str = env!("CARGO_PKG_VERSION");
+    /// The Rust version a generated project declares (`rust-version`) and its image builds with:
+    /// operator-gen's own, which its crates and their locked dependencies need.
+    pub const RUST: &str = env!("CARGO_PKG_RUST_VERSION");
 }
 
 /// The license header of a generated Rust file: `//` lines and a blank line, or nothing.
