@@ -1,15 +1,134 @@
 //! What every generated controller shares, so a scaffolded controller holds only what its user
-//! owns: retries with per-object exponential backoff, the `Ready` condition, and events.
+//! owns: a controller woken only by changes of generation (not by its own status and finalizer
+//! writes), retries with per-object exponential backoff, the finalizer in one patch, the `Ready`
+//! condition by server-side apply, and events.
 
 use std::collections::HashMap;
-use std::fmt::Display;
+use std::fmt::{Debug, Display};
+use std::hash::Hash;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
-use kube::runtime::controller::Action;
+use kube::api::{Api, Patch, PatchParams};
+use kube::runtime::controller::{Action, Controller};
 use kube::runtime::events::{Event, EventType};
+use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+
+/// The predicates a watch stream can be filtered with before it wakes a controller (kube's,
+/// controller-runtime's `GenerationChangedPredicate` and its kin), for users' own controllers.
+pub use kube::runtime::{Predicate, PredicateConfig, predicates};
+
+/// A controller for `K` woken when an object is first seen, when its `metadata.generation`
+/// changes (a spec edit; the apiserver also bumps it when it marks an object with finalizers
+/// for deletion) and by the `Action` its reconcile returns, but not by updates that leave the
+/// generation as it was: the controller's own status and finalizer writes, or anyone's label and
+/// annotation edits. Objects without a generation (a `ConfigMap`) wake it on every change of
+/// resource version. Deletions of objects without finalizers are not delivered; `owns` and
+/// `watches` on the returned controller add their triggers as usual.
+pub fn generation_changed<K>(api: Api<K>, config: watcher::Config) -> Controller<K>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Default + Eq + Hash + Clone + Unpin,
+{
+    let (reader, writer) = reflector::store();
+    let trigger = watcher(api, config)
+        .default_backoff()
+        .reflect(writer)
+        .applied_objects()
+        .predicate_filter(
+            predicates::generation.fallback(predicates::resource_version),
+            PredicateConfig::default(),
+        );
+    Controller::for_stream(trigger, reader)
+}
+
+/// Whether `obj` carries `finalizer`.
+pub fn has_finalizer<K: Resource>(obj: &K, finalizer: &str) -> bool {
+    obj.finalizers().iter().any(|f| f == finalizer)
+}
+
+/// Adds `finalizer` to `obj` with one JSON patch, unless it is there already. The patch tests
+/// the finalizers it read, so a concurrent change of them fails it with a conflict (retried by
+/// the error policy) instead of being overwritten. Returns whether it wrote.
+pub async fn add_finalizer<K>(api: &Api<K>, obj: &K, finalizer: &str) -> kube::Result<bool>
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+{
+    if has_finalizer(obj, finalizer) {
+        return Ok(false);
+    }
+    let patch = match &obj.meta().finalizers {
+        Some(current) if !current.is_empty() => serde_json::json!([
+            { "op": "test", "path": "/metadata/finalizers", "value": current },
+            { "op": "add", "path": "/metadata/finalizers/-", "value": finalizer },
+        ]),
+        _ => serde_json::json!([
+            { "op": "test", "path": "/metadata/finalizers", "value": null },
+            { "op": "add", "path": "/metadata/finalizers", "value": [finalizer] },
+        ]),
+    };
+    json_patch(api, obj, patch).await?;
+    Ok(true)
+}
+
+/// Removes `finalizer` from `obj` with one JSON patch that tests it is still at the index read.
+/// Returns whether it wrote.
+pub async fn remove_finalizer<K>(api: &Api<K>, obj: &K, finalizer: &str) -> kube::Result<bool>
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+{
+    let Some(index) = obj.finalizers().iter().position(|f| f == finalizer) else {
+        return Ok(false);
+    };
+    let path = format!("/metadata/finalizers/{index}");
+    let patch = serde_json::json!([
+        { "op": "test", "path": path, "value": finalizer },
+        { "op": "remove", "path": path },
+    ]);
+    json_patch(api, obj, patch).await?;
+    Ok(true)
+}
+
+async fn json_patch<K>(api: &Api<K>, obj: &K, patch: serde_json::Value) -> kube::Result<()>
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+{
+    let patch: json_patch::Patch =
+        serde_json::from_value(patch).map_err(kube::Error::SerdeError)?;
+    api.patch(
+        &obj.name_any(),
+        &PatchParams::default(),
+        &Patch::<()>::Json(patch),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Applies `conditions` as the object's `status.conditions` by server-side apply of the status
+/// subresource, as `field_manager`: one request, whatever the status held before.
+pub async fn apply_conditions<K>(
+    api: &Api<K>,
+    obj: &K,
+    field_manager: &str,
+    conditions: &[Condition],
+) -> kube::Result<K>
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+    K::DynamicType: Default,
+{
+    let dt = K::DynamicType::default();
+    let body = serde_json::json!({
+        "apiVersion": K::api_version(&dt),
+        "kind": K::kind(&dt),
+        "status": { "conditions": conditions },
+    });
+    let params = PatchParams::apply(field_manager).force();
+    api.patch_status(&obj.name_any(), &params, &Patch::Apply(body))
+        .await
+}
 
 /// The first retry delay after a failed reconcile.
 pub const FIRST_RETRY: Duration = Duration::from_secs(5);

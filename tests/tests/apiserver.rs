@@ -520,3 +520,189 @@ async fn markers_are_enforced_by_the_apiserver() {
         "{cells:?}"
     );
 }
+
+/// What a test controller saw: how many reconciles, per object name.
+#[derive(Default)]
+struct Seen {
+    reconciles: std::sync::Mutex<std::collections::BTreeMap<String, usize>>,
+}
+
+impl Seen {
+    fn of(&self, name: &str) -> usize {
+        let all = self.reconciles.lock().unwrap_or_else(|e| e.into_inner());
+        all.get(name).copied().unwrap_or(0)
+    }
+}
+
+/// The scaffold's reconcile in miniature, through the runtime's helpers: the finalizer in one
+/// patch, `Ready` for the generation by server-side apply of status, cleanup on deletion.
+async fn reconcile_admiral(
+    obj: std::sync::Arc<project_v4::v1::admiral::Admiral>,
+    ctx: std::sync::Arc<(Api<project_v4::v1::admiral::Admiral>, Seen)>,
+) -> Result<kube::runtime::controller::Action, kube::Error> {
+    use kube::ResourceExt;
+    use operator_gen_runtime::controller as shared;
+    let (api, seen) = ctx.as_ref();
+    *seen
+        .reconciles
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(obj.name_any())
+        .or_default() += 1;
+    const FINALIZER: &str = "crew.testproject.org/finalizer";
+    if obj.metadata.deletion_timestamp.is_some() {
+        shared::remove_finalizer(api, obj.as_ref(), FINALIZER).await?;
+        return Ok(kube::runtime::controller::Action::await_change());
+    }
+    shared::add_finalizer(api, obj.as_ref(), FINALIZER).await?;
+    let generation = obj.metadata.generation;
+    let conditions = obj
+        .status
+        .as_ref()
+        .map(|s| s.conditions.as_slice())
+        .unwrap_or_default();
+    if !shared::is_ready(conditions, generation) {
+        let ready = shared::ready("Reconciled", "reconciled".into(), generation);
+        shared::apply_conditions(api, obj.as_ref(), "admiral-controller", &[ready]).await?;
+    }
+    Ok(kube::runtime::controller::Action::await_change())
+}
+
+/// `controller::generation_changed` wakes a reconcile once per change of generation: not again
+/// for the finalizer and status the reconcile itself writes, nor for a label edit; again for a
+/// spec edit and for the deletion marking, after which the finalizer goes and the object with
+/// it. The same reconcile under a plain `Controller::new` is woken by its own writes, which
+/// shows the count can fail.
+#[tokio::test]
+async fn generation_changed_controller_reconciles_once_per_change() {
+    use kube::api::{DeleteParams, Patch, PatchParams};
+    use kube::runtime::{Controller, watcher};
+    use operator_gen_runtime::controller as shared;
+    use operator_gen_runtime::futures::{self, StreamExt};
+    use project_v4::v1::admiral::{Admiral, AdmiralSpec};
+    use std::sync::Arc;
+
+    require_assets!();
+    let plane = ControlPlane::start().await.expect("control plane starts");
+    plane
+        .install_crds(&[Admiral::crd()], Duration::from_secs(60))
+        .await
+        .expect("CRD installed");
+    let api: Api<Admiral> = Api::all(plane.client());
+    let filtered = Arc::new((api.clone(), Seen::default()));
+    let plain = Arc::new((api.clone(), Seen::default()));
+    let by_label = |value: &str| watcher::Config::default().labels(&format!("controller={value}"));
+    let on_error = |_: Arc<Admiral>, _: &kube::Error, _| {
+        kube::runtime::controller::Action::requeue(Duration::from_millis(200))
+    };
+    let filtered_run = shared::generation_changed(api.clone(), by_label("filtered"))
+        .run(reconcile_admiral, on_error, filtered.clone())
+        .for_each(|_| async {});
+    let plain_run = Controller::new(api.clone(), by_label("plain"))
+        .run(reconcile_admiral, on_error, plain.clone())
+        .for_each(|_| async {});
+    let controllers = tokio::spawn(async move {
+        futures::join!(filtered_run, plain_run);
+    });
+
+    let admiral = |name: &str, label: &str| {
+        let mut a = Admiral::new(
+            name,
+            AdmiralSpec {
+                foo: Some("victory".into()),
+            },
+        );
+        a.metadata.labels = Some([("controller".to_string(), label.to_string())].into());
+        a
+    };
+    api.create(&PostParams::default(), &admiral("nelson", "filtered"))
+        .await
+        .expect("create nelson");
+    api.create(&PostParams::default(), &admiral("drake", "plain"))
+        .await
+        .expect("create drake");
+
+    // settled: Ready for its generation and the finalizer on, and no reconcile for a while
+    async fn settled(api: &Api<Admiral>, name: &str, generation: i64) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let obj = api.get(name).await.expect("get");
+            let ready = obj.status.as_ref().is_some_and(|s| {
+                operator_gen_runtime::controller::is_ready(&s.conditions, Some(generation))
+            });
+            if ready
+                && obj.metadata.generation == Some(generation)
+                && !obj
+                    .metadata
+                    .finalizers
+                    .clone()
+                    .unwrap_or_default()
+                    .is_empty()
+            {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{name} never became Ready for generation {generation}: {obj:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        tokio::time::sleep(Duration::from_secs(3)).await;
+    }
+    settled(&api, "nelson", 1).await;
+    settled(&api, "drake", 1).await;
+    assert_eq!(
+        filtered.1.of("nelson"),
+        1,
+        "reconciles of nelson after its creation"
+    );
+    assert!(
+        plain.1.of("drake") >= 2,
+        "a plain controller is woken by its own writes: {} reconcile(s) of drake",
+        plain.1.of("drake")
+    );
+
+    // a label edit leaves the generation: no reconcile
+    let label = serde_json::json!({"metadata": {"labels": {"fleet": "channel"}}});
+    api.patch("nelson", &PatchParams::default(), &Patch::Merge(&label))
+        .await
+        .expect("label nelson");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        filtered.1.of("nelson"),
+        1,
+        "reconciles of nelson after a label edit"
+    );
+
+    // a spec edit: one reconcile, Ready for generation 2
+    let spec = serde_json::json!({"spec": {"foo": "temeraire"}});
+    api.patch("nelson", &PatchParams::default(), &Patch::Merge(&spec))
+        .await
+        .expect("edit nelson's spec");
+    settled(&api, "nelson", 2).await;
+    assert_eq!(
+        filtered.1.of("nelson"),
+        2,
+        "reconciles of nelson after a spec edit"
+    );
+
+    // deletion: the marking wakes one reconcile, which lets the finalizer go
+    api.delete("nelson", &DeleteParams::default())
+        .await
+        .expect("delete nelson");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while api.get_opt("nelson").await.expect("get").is_some() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nelson was never deleted"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        filtered.1.of("nelson"),
+        3,
+        "reconciles of nelson after its deletion"
+    );
+    controllers.abort();
+}

@@ -24,10 +24,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kube::Client;
-use kube::api::{Api, Patch, PatchParams};
-use kube::runtime::controller::{Action, Controller};
+use kube::api::Api;
+use kube::runtime::controller::Action;
 use kube::runtime::events::Recorder;
-use kube::runtime::finalizer::{self, finalizer};
 use kube::runtime::watcher;
 use operator_gen_runtime::controller::{self as shared, Retries};
 use operator_gen_runtime::manager::{Manager, Metrics};
@@ -47,9 +46,6 @@ pub enum Error {
     /// A Kubernetes API call failed.
     #[error("kubernetes api call failed: {0}")]
     Kube(#[from] kube::Error),
-    /// Adding or removing the finalizer, or the step it wraps, failed.
-    #[error("finalizer failed: {0}")]
-    Finalizer(#[source] Box<finalizer::Error<Error>>),
 }
 
 /// What every reconcile of this controller shares.
@@ -73,7 +69,9 @@ pub fn register(mgr: &mut Manager) {
         metrics: mgr.metrics(),
         retries: Retries::default(),
     });
-    let controller = Controller::new(api, watcher::Config::default())
+    // woken when an object's generation changes (spec edits, deletion marking), not by this
+    // controller's own finalizer and status writes: one reconcile per change
+    let controller = shared::generation_changed(api, watcher::Config::default())
         .graceful_shutdown_on(mgr.shutdown_signal())
         .run(reconcile, error_policy, ctx);
     mgr.add_controller_stream(CONTROLLER_NAME, controller);
@@ -89,15 +87,17 @@ pub async fn reconcile(obj: Arc<Octopus>, ctx: Arc<Context>) -> Result<Action, E
 async fn reconcile_with_finalizer(obj: Arc<Octopus>, ctx: &Context) -> Result<Action, Error> {
     let namespace = obj.namespace().unwrap_or_default();
     let api: Api<Octopus> = Api::namespaced(ctx.client.clone(), &namespace);
-    let api_ref = &api;
-    finalizer(&api, FINALIZER, obj, |event| async move {
-        match event {
-            finalizer::Event::Apply(obj) => apply(&obj, api_ref, ctx).await,
-            finalizer::Event::Cleanup(obj) => cleanup(&obj, ctx).await,
+    if obj.metadata.deletion_timestamp.is_some() {
+        if shared::has_finalizer(obj.as_ref(), FINALIZER) {
+            cleanup(&obj, ctx).await?;
+            shared::remove_finalizer(&api, obj.as_ref(), FINALIZER).await?;
         }
-    })
-    .await
-    .map_err(|e| Error::Finalizer(Box::new(e)))
+        return Ok(Action::await_change());
+    }
+    // one patch when the finalizer is missing; the reconcile goes on without waiting to be
+    // woken by it
+    shared::add_finalizer(&api, obj.as_ref(), FINALIZER).await?;
+    apply(&obj, &api, ctx).await
 }
 
 /// The object exists and carries the finalizer: make the cluster match its spec.
@@ -111,9 +111,8 @@ async fn apply(obj: &Octopus, api: &Api<Octopus>, ctx: &Context) -> Result<Actio
     if !shared::is_ready(conditions, generation) {
         let message = format!("Octopus {name} is reconciled");
         let ready = shared::ready("Reconciled", message, generation);
-        let patch = Patch::Merge(shared::conditions_patch(&[ready]));
-        let params = PatchParams::default();
-        api.patch_status(&name, &params, &patch).await?;
+        // server-side apply of the status subresource: one request
+        shared::apply_conditions(api, obj, CONTROLLER_NAME, &[ready]).await?;
         let note = format!("Octopus {name} is ready");
         let event = shared::normal_event("Reconciled", note, "Reconcile");
         ctx.recorder.publish(&event, &obj.object_ref(&())).await?;
@@ -121,14 +120,14 @@ async fn apply(obj: &Octopus, api: &Api<Octopus>, ctx: &Context) -> Result<Actio
     Ok(Action::requeue(Duration::from_secs(300)))
 }
 
-/// The object is being deleted: release what it owns outside the cluster, then let the
-/// finalizer go.
-async fn cleanup(obj: &Octopus, ctx: &Context) -> Result<Action, Error> {
+/// The object is being deleted: release what it owns outside the cluster; the finalizer goes
+/// when this succeeds.
+async fn cleanup(obj: &Octopus, ctx: &Context) -> Result<(), Error> {
     // TODO(user): release external resources owned by `obj` here.
     let note = format!("Octopus {} is being deleted", obj.name_any());
     let event = shared::normal_event("Deleting", note, "Cleanup");
     ctx.recorder.publish(&event, &obj.object_ref(&())).await?;
-    Ok(Action::await_change())
+    Ok(())
 }
 
 /// A failed reconcile is retried with exponential backoff per object: 5s, 10s, 20s ... 5m.

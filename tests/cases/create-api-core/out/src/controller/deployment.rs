@@ -23,10 +23,10 @@ use std::sync::Arc;
 
 use kube::Client;
 use kube::api::Api;
-use kube::runtime::controller::{Action, Controller};
+use kube::runtime::controller::Action;
 use kube::runtime::events::Recorder;
 use kube::runtime::watcher;
-use operator_gen_runtime::controller::{Retries, object_key};
+use operator_gen_runtime::controller::{self as shared, Retries, object_key};
 use operator_gen_runtime::manager::{Manager, Metrics};
 
 use k8s_openapi::api::apps::v1::Deployment;
@@ -63,7 +63,9 @@ pub fn register(mgr: &mut Manager) {
         metrics: mgr.metrics(),
         retries: Retries::default(),
     });
-    let controller = Controller::new(api, watcher::Config::default())
+    // woken by changes of generation (or of resource version, for kinds without one), not by
+    // updates that leave it: see `operator_gen_runtime::controller::generation_changed`
+    let controller = shared::generation_changed(api, watcher::Config::default())
         .graceful_shutdown_on(mgr.shutdown_signal())
         .run(reconcile, error_policy, ctx);
     mgr.add_controller_stream(CONTROLLER_NAME, controller);
