@@ -8,6 +8,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 use crate::commands;
 pub use crate::commands::License;
 pub use crate::commands::api::ApiArgs;
+pub use crate::commands::edit::EditArgs;
 pub use crate::commands::init::InitArgs;
 use crate::error::Result;
 use crate::printer::{Printer, Verbosity};
@@ -34,6 +35,8 @@ pub enum Command {
     Create(CreateCommand),
     /// Generate CRD and RBAC manifests from the project's Rust sources.
     Manifests(ManifestsArgs),
+    /// Change an existing project: `--plugins helm` writes a Helm chart in dist/chart.
+    Edit(EditArgs),
     /// Print the operator-gen version and the kube and k8s-openapi versions it scaffolds.
     Version,
     /// Experimental commands.
@@ -129,6 +132,11 @@ fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
             let root = current_dir()?;
             let _lock = crate::transaction::lock(&root, printer)?;
             commands::api::run(&args, &root, printer)
+        }
+        Command::Edit(args) => {
+            let root = current_dir()?;
+            let _lock = crate::transaction::lock(&root, printer)?;
+            commands::edit::run(&args, &root, printer)
         }
         Command::Manifests(args) => {
             let opts = crate::manifests::ManifestsOptions {

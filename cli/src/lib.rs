@@ -1,6 +1,7 @@
 //! operator-gen's CLI as a library: clap surface, scaffolding commands, templates, the
 //! in-memory scaffold with atomic commit, and the manifests source scan.
 
+pub mod chart;
 pub mod cli;
 pub mod commands;
 pub mod core_types;

@@ -43,6 +43,9 @@ pub struct Project {
     /// The manager watches one namespace (`WATCH_NAMESPACE`) with Role-based RBAC.
     #[serde(default, skip_serializing_if = "is_false")]
     pub namespaced: bool,
+    /// Settings of the optional plugins `edit --plugins` enabled, by plugin key.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub plugins: std::collections::BTreeMap<String, serde_json::Value>,
     /// The project (and crate) name.
     pub project_name: String,
     /// Scaffolded resources, in creation order.
@@ -193,6 +196,7 @@ mod tests {
             layout: vec![LAYOUT.into()],
             multigroup: false,
             namespaced: false,
+            plugins: Default::default(),
             project_name: "demo".into(),
             resources: vec![ResourceEntry {
                 api: Some(ApiEntry {

@@ -207,6 +207,7 @@ pub fn files(ctx: &InitContext) -> Result<Vec<(String, String)>> {
         layout: vec![project::LAYOUT.to_owned()],
         multigroup: ctx.multigroup,
         namespaced: ctx.namespaced,
+        plugins: Default::default(),
         project_name: ctx.project_name.clone(),
         resources: Vec::new(),
         version: "3".to_owned(),
