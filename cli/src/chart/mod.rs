@@ -144,7 +144,13 @@ pub fn derive(src: &Source<'_>) -> Result<Chart> {
             }
             "ServiceMonitor" => ("prometheus", Some(".Values.prometheus.enable")),
             "Service" if manager.serves_metrics(object) => {
-                port_holes(&mut t, object, "/spec/ports", &["port", "targetPort"], &manager);
+                port_holes(
+                    &mut t,
+                    object,
+                    "/spec/ports",
+                    &["port", "targetPort"],
+                    &manager,
+                );
                 ("metrics", Some(".Values.metrics.enable"))
             }
             "NetworkPolicy" => {
@@ -159,9 +165,7 @@ pub fn derive(src: &Source<'_>) -> Result<Chart> {
             "ServiceAccount" | "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding" => {
                 ("rbac", None)
             }
-            "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration" => {
-                ("webhook", None)
-            }
+            "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration" => ("webhook", None),
             "Service" if name.contains("webhook") => ("webhook", None),
             _ if group == "cert-manager.io" => ("certmanager", None),
             _ => (kind_dir.as_str(), None),
@@ -186,10 +190,7 @@ pub fn derive(src: &Source<'_>) -> Result<Chart> {
         "metrics".into(),
         json!({"enable": manager.metrics.is_some(), "port": manager.metrics.as_ref().map_or(8443, |m| m.port)}),
     );
-    values.insert(
-        "prometheus".into(),
-        json!({"enable": monitor_in_manifests}),
-    );
+    values.insert("prometheus".into(), json!({"enable": monitor_in_manifests}));
     values.insert("extraLabels".into(), json!({}));
     Ok(Chart {
         owned,
@@ -355,7 +356,8 @@ impl Manager {
                 lines.push("{{- if .Values.manager.leaderElection.enable }}".to_owned());
                 lines.push(format!("- {}", quoted(arg)));
                 lines.push("{{- end }}".to_owned());
-            } else if let (Some(m), true) = (&self.metrics, arg.starts_with("--metrics-bind-address="))
+            } else if let (Some(m), true) =
+                (&self.metrics, arg.starts_with("--metrics-bind-address="))
             {
                 lines.push("{{- if .Values.metrics.enable }}".to_owned());
                 lines.push(format!(
@@ -518,7 +520,9 @@ pub fn stage(s: &mut Scaffold, chart: &Chart, edited: Edited, printer: &Printer)
                 printer.warn(&format!(
                     "left alone: {path} (deleted since operator-gen generated it; pass --force to generate it again)"
                 ));
-                record.files.insert(rel.clone(), recorded.cloned().unwrap_or_default());
+                record
+                    .files
+                    .insert(rel.clone(), recorded.cloned().unwrap_or_default());
                 false
             }
             None => true,

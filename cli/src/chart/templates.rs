@@ -62,7 +62,10 @@ impl Template {
         let mut exact = Vec::new();
         collect_namespace(&mut self.object, namespace, "", skip, &mut exact);
         for pointer in exact {
-            self.hole(&pointer, Hole::Inline("{{ .Release.Namespace }}".to_owned()));
+            self.hole(
+                &pointer,
+                Hole::Inline("{{ .Release.Namespace }}".to_owned()),
+            );
         }
     }
 
@@ -205,7 +208,13 @@ fn collect_namespace(
         Value::Object(map) => {
             for (key, item) in map.iter_mut() {
                 let escaped = key.replace('~', "~0").replace('/', "~1");
-                collect_namespace(item, namespace, &format!("{pointer}/{escaped}"), skip, exact);
+                collect_namespace(
+                    item,
+                    namespace,
+                    &format!("{pointer}/{escaped}"),
+                    skip,
+                    exact,
+                );
             }
         }
         _ => {}

@@ -75,9 +75,10 @@ pub fn run(args: &EditArgs, root: &Path, printer: &Printer) -> Result<()> {
         Edited::Keep
     };
     chart::stage(&mut s, &derived, edited, printer)?;
-    project
-        .plugins
-        .insert(chart::PLUGIN_KEY.to_owned(), json!({ "manifests": manifests }));
+    project.plugins.insert(
+        chart::PLUGIN_KEY.to_owned(),
+        json!({ "manifests": manifests }),
+    );
     let rendered = project.render()?;
     if s.read(project::FILE_NAME)?.as_deref() != Some(rendered.as_str()) {
         s.file(project::FILE_NAME, rendered, IfExists::Overwrite)?;
