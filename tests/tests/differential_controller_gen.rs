@@ -128,10 +128,9 @@ fn judge() -> (BTreeMap<String, Value>, &'static str) {
     if let Some(controller_gen) = tools::go_tool("controller-gen")
         && tools::go_available("controller-gen cannot load the Go twin")
     {
-        return (
-            run_controller_gen(&controller_gen),
-            "controller-gen run now",
-        );
+        let crds = run_controller_gen(&controller_gen);
+        tools::record_ran(tools::Ran::GoPeers);
+        return (crds, "controller-gen run now");
     }
     println!(
         "differential: comparing against testdata/differential/golden.json, controller-gen's output recorded by hack/twins/generate.sh"
