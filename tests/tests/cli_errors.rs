@@ -65,6 +65,25 @@ const fn row(setup: Setup, args: &'static str, error: &'static str, code: i32) -
 
 const CAPTAIN: &str = "create api --group crew --version v1 --kind Captain";
 
+/// A rendering of config/default reduced to what `edit --plugins helm` needs: the manager.
+const INSTALL: &[u8] = b"apiVersion: v1
+kind: Namespace
+metadata:
+  name: demo-system
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: demo-controller-manager
+  namespace: demo-system
+spec:
+  template:
+    spec:
+      containers:
+      - name: manager
+        image: controller:latest
+";
+
 fn rows() -> Vec<Row> {
     use Setup::*;
     vec![
@@ -438,6 +457,53 @@ fn rows() -> Vec<Row> {
             "MiB, more than the 1.5 MiB the apiserver can store (etcd's request limit); shorten its doc comments or pass --max-desc-len",
             1,
         ),
+        // edit --plugins helm
+        row(Empty, "edit --plugins helm", "no PROJECT file in", 1),
+        row(
+            Init,
+            "edit --plugins kustomize",
+            "unknown plugin \"kustomize\"; the plugins `edit --plugins` knows are: helm",
+            1,
+        ),
+        row(
+            Init,
+            "edit --plugins helm",
+            "dist/install.yaml does not exist; run `make build-installer` first",
+            1,
+        ),
+        row(
+            InitThen(&[Edit::Write("dist/install.yaml", b"kind: [")]),
+            "edit --plugins helm",
+            "dist/install.yaml is not a YAML stream",
+            1,
+        ),
+        row(
+            InitThen(&[Edit::Write(
+                "dist/install.yaml",
+                b"apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n",
+            )]),
+            "edit --plugins helm",
+            "dist/install.yaml has no Deployment, so there is no manager to chart",
+            1,
+        ),
+        row(
+            InitThen(&[
+                Edit::Write("dist/install.yaml", INSTALL),
+                Edit::Write("dist/chart/values.yaml", b"manager: [\n"),
+            ]),
+            "edit --plugins helm",
+            "dist/chart/values.yaml is not YAML",
+            1,
+        ),
+        row(
+            InitThen(&[
+                Edit::Write("dist/install.yaml", INSTALL),
+                Edit::Write("dist/chart/.operator-gen.json", b"{"),
+            ]),
+            "edit --plugins helm",
+            "dist/chart/.operator-gen.json is not operator-gen's record",
+            1,
+        ),
         // other commands
         row(Empty, "completion nosh", "invalid value 'nosh'", 2),
         row(Empty, "frobnicate", "unrecognized subcommand", 2),
@@ -494,7 +560,13 @@ fn apply(dir: &Path, edits: &[Edit]) {
                 assert!(text.contains(from), "{file} lacks {from:?}");
                 std::fs::write(&path, text.replacen(from, to, 1)).expect("write");
             }
-            Edit::Write(file, bytes) => std::fs::write(dir.join(file), bytes).expect("write"),
+            Edit::Write(file, bytes) => {
+                let path = dir.join(file);
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent).expect("mkdir");
+                }
+                std::fs::write(path, bytes).expect("write");
+            }
             Edit::Append(file, text) => {
                 let path = dir.join(file);
                 let old = std::fs::read_to_string(&path).expect("read");

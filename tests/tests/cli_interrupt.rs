@@ -1,4 +1,4 @@
-//! Interrupts and contention: `init`, `create api` and `manifests`, each SIGKILLed after every
+//! Interrupts and contention: `init`, `create api`, `manifests` and `edit --plugins helm`, each SIGKILLed after every
 //! file operation of its commit (through the test-only `OPERATOR_GEN_TEST_PAUSE_AFTER` hook),
 //! leave the tree exactly as it was before or after the command once the next command has
 //! recovered, and running the command again gives the after state. Two `create api` for
@@ -78,6 +78,8 @@ fn wait_for_line(err: &mut BufReader<ChildStderr>, needle: &str, seen: &mut Stri
 struct Case {
     name: &'static str,
     setup: &'static [&'static str],
+    /// Files written after the setup commands (path, contents).
+    files: &'static [(&'static str, &'static str)],
     args: &'static str,
     /// Stderr of a re-run after the command already completed.
     done_again: Option<&'static str>,
@@ -87,22 +89,51 @@ const CASES: &[Case] = &[
     Case {
         name: "init",
         setup: &[],
+        files: &[],
         args: "init",
         done_again: Some("target directory is already initialized"),
     },
     Case {
         name: "create api",
         setup: &["init"],
+        files: &[],
         args: CAPTAIN,
         done_again: Some("API resource already exists"),
     },
     Case {
         name: "manifests",
         setup: &["init", CAPTAIN],
+        files: &[],
         args: "manifests",
         done_again: None,
     },
+    Case {
+        name: "edit --plugins helm",
+        setup: &["init"],
+        files: &[("dist/install.yaml", INSTALL)],
+        args: "edit --plugins helm",
+        done_again: None,
+    },
 ];
+
+/// A rendering of config/default reduced to what `edit --plugins helm` needs: the manager.
+const INSTALL: &str = "apiVersion: v1
+kind: Namespace
+metadata:
+  name: demo-system
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: demo-controller-manager
+  namespace: demo-system
+spec:
+  template:
+    spec:
+      containers:
+      - name: manager
+        image: controller:latest
+";
 
 #[test]
 fn a_command_killed_at_any_file_operation_leaves_the_old_or_the_new_tree() {
@@ -115,6 +146,11 @@ fn a_command_killed_at_any_file_operation_leaves_the_old_or_the_new_tree() {
         for args in case.setup {
             let out = cli::run(&base, &cli::split_args(args));
             assert_eq!(out.code, 0, "setup `{args}`: {}", out.stderr);
+        }
+        for (rel, text) in case.files {
+            let path = base.join(rel);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, text).expect("write");
         }
         let before = tree(&base);
         let done = tmp.path().join("done/demo");

@@ -74,7 +74,8 @@ pub fn derive(src: &Source<'_>) -> Result<Chart> {
     let path = src.manifests_path;
     let docs: Vec<Value> = serde_saphyr::from_multiple(src.manifests).map_err(|e| {
         Error::msg(format!(
-            "{path} is not a YAML stream ({e}); run `make build-installer` to write it again"
+            "{path} is not a YAML stream ({}); run `make build-installer` to write it again",
+            one_line(&e)
         ))
     })?;
     let docs: Vec<Value> = docs.into_iter().filter(|d| !d.is_null()).collect();
@@ -457,7 +458,8 @@ pub fn configured_monitor(root: &Path) -> Result<Option<Value>> {
         .unwrap_or(Value::Null);
     let mut m: Value = serde_saphyr::from_str(&text).map_err(|e| {
         Error::msg(format!(
-            "config/prometheus/monitor.yaml is not YAML ({e}); fix it or restore it from a fresh `operator-gen init`"
+            "config/prometheus/monitor.yaml is not YAML ({}); fix it or restore it from a fresh `operator-gen init`",
+            one_line(&e)
         ))
     })?;
     if m["kind"] != "ServiceMonitor" {
@@ -482,6 +484,13 @@ fn read_optional(path: &Path) -> Result<Option<String>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io("read", path, e)),
     }
+}
+
+/// A parser's report on one line: its first line (saphyr adds a source excerpt below it).
+fn one_line(e: &dyn std::fmt::Display) -> String {
+    let text = e.to_string();
+    let first = text.lines().next().unwrap_or_default();
+    first.strip_prefix("error: ").unwrap_or(first).to_owned()
 }
 
 fn hash(text: &str) -> String {
@@ -576,7 +585,8 @@ pub fn stage(s: &mut Scaffold, chart: &Chart, edited: Edited, printer: &Printer)
         Some(text) => {
             let user: Value = serde_saphyr::from_str(&text).map_err(|e| {
                 Error::msg(format!(
-                    "{values_rel} is not YAML ({e}); fix it, or delete it to get the defaults"
+                    "{values_rel} is not YAML ({}); fix it, or delete it to get the defaults",
+                    one_line(&e)
                 ))
             })?;
             let user = if user.is_null() { json!({}) } else { user };
