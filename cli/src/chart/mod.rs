@@ -647,6 +647,106 @@ fn user_files(dir: &Path) -> Vec<String> {
 mod tests {
     use super::*;
 
+    const WEBHOOK_INSTALL: &str = "apiVersion: v1
+kind: Namespace
+metadata:
+  name: p-system
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  labels:
+    control-plane: controller-manager
+  name: p-controller-manager
+  namespace: p-system
+spec:
+  template:
+    spec:
+      containers:
+      - args: [--metrics-bind-address=:8443, --leader-elect]
+        image: example.com/p:v1
+        name: manager
+        ports: [{containerPort: 8443, name: https}]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: p-webhook-service
+  namespace: p-system
+spec:
+  ports: [{port: 443, targetPort: 9443}]
+---
+apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata:
+  name: p-serving-cert
+  namespace: p-system
+spec:
+  dnsNames: [p-webhook-service.p-system.svc]
+  secretName: webhook-server-cert
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  annotations:
+    cert-manager.io/inject-ca-from: p-system/p-serving-cert
+  name: p-validating-webhook-configuration
+webhooks:
+- clientConfig:
+    service: {name: p-webhook-service, namespace: p-system, path: /validate}
+  name: vship.kb.io
+";
+
+    #[test]
+    fn webhook_and_cert_manager_objects_move_to_the_release_namespace() {
+        let chart = derive(&Source {
+            project_name: "p",
+            manifests: WEBHOOK_INSTALL,
+            manifests_path: "dist/install.yaml",
+            monitor: None,
+        })
+        .expect("chart");
+        assert_eq!(
+            chart.owned.keys().collect::<Vec<_>>(),
+            [
+                "templates/_helpers.tpl",
+                "templates/certmanager/serving-cert.yaml",
+                "templates/manager/controller-manager.yaml",
+                "templates/webhook/validating-webhook-configuration.yaml",
+                "templates/webhook/webhook-service.yaml",
+            ]
+        );
+        let cert = &chart.owned["templates/certmanager/serving-cert.yaml"];
+        assert!(
+            cert.contains("- p-webhook-service.{{ .Release.Namespace }}.svc\n"),
+            "{cert}"
+        );
+        let hook = &chart.owned["templates/webhook/validating-webhook-configuration.yaml"];
+        assert!(
+            hook.contains(
+                "cert-manager.io/inject-ca-from: '{{ .Release.Namespace }}/p-serving-cert'\n"
+            ),
+            "{hook}"
+        );
+        assert!(
+            hook.contains("namespace: {{ .Release.Namespace }}\n"),
+            "{hook}"
+        );
+        assert_eq!(
+            chart.values["metrics"],
+            json!({"enable": true, "port": 8443})
+        );
+        assert_eq!(
+            chart.values["manager"]["image"],
+            json!({"repository": "example.com/p", "tag": "v1"})
+        );
+        let manager = &chart.owned["templates/manager/controller-manager.yaml"];
+        assert!(
+            manager.contains("- containerPort: {{ .Values.metrics.port }}\n"),
+            "{manager}"
+        );
+    }
+
     #[test]
     fn images_split_into_repository_and_tag() {
         assert_eq!(
