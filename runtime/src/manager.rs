@@ -7,7 +7,11 @@
 //!   `--health-probe-bind-address`, `--leader-elect`, ...) and is flattened into the binary's
 //!   clap parser;
 //! - `/healthz` and `/readyz` answer on the probe address, `/metrics` (OpenMetrics) on the
-//!   metrics address, with controller-runtime's reconcile metrics ([`Metrics`]);
+//!   metrics address, with controller-runtime's reconcile metrics ([`Metrics`]); by default
+//!   (`--metrics-secure`) over HTTPS with the certificate in `--metrics-cert-path` or a
+//!   self-signed one, and only to callers whose bearer token passes a TokenReview and who may
+//!   `get` the non-resource URL `/metrics` (a SubjectAccessReview): 401 without a valid token,
+//!   403 without the permission;
 //! - with `--leader-elect`, controllers start only after the `coordination.k8s.io/v1` Lease
 //!   `<project>-leader` is held; losing it makes [`Manager::run`] return
 //!   [`Error::LeadershipLost`], so the process exits non-zero and restarts as a follower;
@@ -66,6 +70,7 @@ mod http;
 mod leader;
 mod metrics;
 mod options;
+mod secure;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -87,7 +92,7 @@ pub use options::{
 pub use prometheus_client;
 pub use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
-use http::Routes;
+use http::{Routes, Server};
 use leader::{LeaderElector, Timings};
 
 /// Runs controllers behind leader election, with probe and metrics servers; see the
@@ -98,6 +103,7 @@ pub struct Manager {
     client: Client,
     metrics: Metrics,
     health: Health,
+    metrics_tls: Option<tokio_rustls::TlsAcceptor>,
     stop: CancellationToken,
     controllers: Vec<(String, BoxFuture<'static, ()>)>,
 }
@@ -130,12 +136,18 @@ impl Manager {
             return Err(Error::EmptyName);
         }
         options.validate()?;
+        let metrics_tls = if options.metrics_secure && options.metrics_addr()?.is_some() {
+            Some(secure::tls_acceptor(&options)?)
+        } else {
+            None
+        };
         Ok(Self {
             name: name.trim().to_owned(),
             options,
             client,
             metrics: Metrics::new(),
             health: Health::default(),
+            metrics_tls,
             stop: CancellationToken::new(),
             controllers: Vec::new(),
         })
@@ -245,6 +257,7 @@ impl Manager {
             client,
             metrics,
             health,
+            metrics_tls,
             stop,
             controllers,
         } = self;
@@ -257,18 +270,20 @@ impl Manager {
                 tracing::info!(addr = %addr, "serving health probes on /healthz and /readyz");
                 servers.spawn(http::serve(
                     listener,
-                    Routes::Probes(health.clone()),
+                    Server::plain(Routes::Probes(health.clone())),
                     servers_stop.clone(),
                 ));
             }
             if let Some(addr) = options.metrics_addr()? {
                 let listener = http::bind("metrics", addr).await?;
-                tracing::info!(addr = %addr, "serving metrics on /metrics");
-                servers.spawn(http::serve(
-                    listener,
-                    Routes::Metrics(metrics.clone()),
-                    servers_stop.clone(),
-                ));
+                let secure = metrics_tls.is_some();
+                tracing::info!(addr = %addr, secure, "serving metrics on /metrics");
+                let server = Server {
+                    routes: Routes::Metrics(metrics.clone()),
+                    auth: secure.then(|| secure::Authorizer::new(client.clone())),
+                    tls: metrics_tls,
+                };
+                servers.spawn(http::serve(listener, server, servers_stop.clone()));
             }
             spawn_signal_handler(stop.clone())
         }

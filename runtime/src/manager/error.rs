@@ -99,6 +99,18 @@ pub enum Error {
     #[error("cannot install the signal handler: {0}")]
     Signal(#[source] std::io::Error),
 
+    /// The metrics server's certificate could not be loaded or generated.
+    #[error(
+        "cannot set up tls for the metrics server{}: {reason}; give --metrics-cert-path a directory holding a PEM certificate and its key (file names --metrics-cert-name, --metrics-cert-key), omit it for a self-signed certificate, or serve plain http with --metrics-secure=false",
+        path.as_ref().map(|p| format!(" from {}", p.display())).unwrap_or_default()
+    )]
+    MetricsCert {
+        /// The file or directory that failed, when one was given.
+        path: Option<std::path::PathBuf>,
+        /// What went wrong.
+        reason: String,
+    },
+
     /// Encoding the metrics registry failed.
     #[error("cannot encode metrics: {0}")]
     Encode(#[source] std::fmt::Error),

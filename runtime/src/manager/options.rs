@@ -1,6 +1,7 @@
 //! Manager settings: the kubebuilder `cmd/main.go` flags as a clap-flattenable struct.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::error::{Error, Result};
@@ -22,9 +23,34 @@ pub const POD_NAMESPACE_ENV: &str = "POD_NAMESPACE";
 #[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
 #[non_exhaustive]
 pub struct ManagerOptions {
-    /// The address the metrics endpoint binds to (":8080", "127.0.0.1:8080"); "0" disables it.
-    #[arg(long, value_name = "ADDR", default_value = ":8080")]
+    /// The address the metrics endpoint binds to (":8443", "127.0.0.1:8443"); "0" disables it.
+    #[arg(long, value_name = "ADDR", default_value = ":8443")]
     pub metrics_bind_address: String,
+
+    /// Serve /metrics over HTTPS, only to callers whose bearer token passes a TokenReview and
+    /// who may get the non-resource URL /metrics; false serves plain HTTP to anyone.
+    #[arg(
+        long,
+        value_name = "BOOL",
+        default_value_t = true,
+        num_args = 0..=1,
+        default_missing_value = "true",
+        action = clap::ArgAction::Set
+    )]
+    pub metrics_secure: bool,
+
+    /// The directory holding the metrics server's certificate and key; unset, a self-signed
+    /// certificate is generated at start.
+    #[arg(long, value_name = "DIR")]
+    pub metrics_cert_path: Option<PathBuf>,
+
+    /// The certificate file in --metrics-cert-path.
+    #[arg(long, value_name = "FILE", default_value = "tls.crt")]
+    pub metrics_cert_name: String,
+
+    /// The key file in --metrics-cert-path.
+    #[arg(long, value_name = "FILE", default_value = "tls.key")]
+    pub metrics_cert_key: String,
 
     /// The address the probe endpoints (/healthz, /readyz) bind to; "0" disables them.
     #[arg(long, value_name = "ADDR", default_value = ":8081")]
@@ -70,7 +96,11 @@ pub struct ManagerOptions {
 impl Default for ManagerOptions {
     fn default() -> Self {
         Self {
-            metrics_bind_address: ":8080".to_owned(),
+            metrics_bind_address: ":8443".to_owned(),
+            metrics_secure: true,
+            metrics_cert_path: None,
+            metrics_cert_name: "tls.crt".to_owned(),
+            metrics_cert_key: "tls.key".to_owned(),
             health_probe_bind_address: ":8081".to_owned(),
             leader_elect: false,
             leader_election_id: None,
@@ -88,6 +118,20 @@ impl ManagerOptions {
     #[must_use]
     pub fn metrics_bind_address(mut self, addr: impl Into<String>) -> Self {
         self.metrics_bind_address = addr.into();
+        self
+    }
+
+    /// Sets `--metrics-secure`.
+    #[must_use]
+    pub fn metrics_secure(mut self, on: bool) -> Self {
+        self.metrics_secure = on;
+        self
+    }
+
+    /// Sets `--metrics-cert-path`.
+    #[must_use]
+    pub fn metrics_cert_path(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.metrics_cert_path = Some(dir.into());
         self
     }
 
@@ -341,6 +385,18 @@ mod tests {
         );
         let cli = Cli::try_parse_from(["bin", "--leader-elect=false"]).expect("parse");
         assert!(!cli.manager.leader_elect);
+        assert!(cli.manager.metrics_secure, "metrics are secure by default");
+        let cli = Cli::try_parse_from([
+            "bin",
+            "--metrics-secure=false",
+            "--metrics-cert-path=/certs",
+            "--metrics-cert-name=c.pem",
+        ])
+        .expect("parse");
+        assert!(!cli.manager.metrics_secure);
+        assert_eq!(cli.manager.metrics_cert_path, Some(PathBuf::from("/certs")));
+        assert_eq!(cli.manager.metrics_cert_name, "c.pem");
+        assert_eq!(cli.manager.metrics_cert_key, "tls.key");
         let cli = Cli::try_parse_from(["bin", "--leader-elect=true"]).expect("parse");
         assert!(cli.manager.leader_elect);
     }
