@@ -121,7 +121,8 @@ pub struct ManagerProcess {
 }
 
 impl ManagerProcess {
-    /// Starts the manager with `--leader-elect` and metrics and probes on free loopback ports,
+    /// Starts the manager with `--leader-elect` and plain-HTTP metrics (`--metrics-secure=false`)
+    /// and probes on free loopback ports,
     /// and waits until `/readyz` answers. A freed port can be taken before the manager binds it:
     /// then it starts again on new ports.
     pub fn start(settings: &ManagerSettings) -> ManagerProcess {
@@ -161,6 +162,9 @@ impl ManagerProcess {
         let child = Command::new(&settings.binary)
             .arg("--leader-elect")
             .arg(format!("--metrics-bind-address=127.0.0.1:{metrics_port}"))
+            // plain HTTP: the tests read /metrics without a token (the secure default is
+            // checked on the apiserver by tests/tests/metrics_secure.rs)
+            .arg("--metrics-secure=false")
             .arg(format!(
                 "--health-probe-bind-address=127.0.0.1:{probe_port}"
             ))

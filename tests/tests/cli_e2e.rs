@@ -186,7 +186,7 @@ fn init_create_manifests_build_test_kustomize() {
         .filter_map(Value::as_str)
         .collect();
     assert!(args.contains(&"--leader-elect"), "{args:?}");
-    assert!(args.contains(&"--metrics-bind-address=:8080"), "{args:?}");
+    assert!(args.contains(&"--metrics-bind-address=:8443"), "{args:?}");
     for doc in &docs {
         let namespaced_kind = !matches!(
             get(doc, "kind").as_str(),

@@ -12,7 +12,8 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! The demo manager: parses its flags, serves health probes and metrics, runs the
+//! The demo manager: parses its flags, serves health probes and metrics (HTTPS on
+//! :8443 to callers allowed to get /metrics, unless --metrics-secure=false), runs the
 //! controllers behind leader election and shuts down gracefully on SIGTERM.
 
 use clap::Parser;

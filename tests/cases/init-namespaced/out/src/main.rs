@@ -1,4 +1,5 @@
-//! The demo manager: parses its flags, serves health probes and metrics, runs the
+//! The demo manager: parses its flags, serves health probes and metrics (HTTPS on
+//! :8443 to callers allowed to get /metrics, unless --metrics-secure=false), runs the
 //! controllers behind leader election and shuts down gracefully on SIGTERM.
 
 use clap::Parser;
