@@ -2,16 +2,20 @@
 //! start) and the authentication and authorization check in front of `/metrics` (TokenReview, then
 //! SubjectAccessReview for `get` on the non-resource URL).
 
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 use hyper::header::HeaderValue;
 use k8s_openapi::api::authentication::v1::TokenReview;
 use k8s_openapi::api::authorization::v1::SubjectAccessReview;
 use kube::api::PostParams;
 use kube::{Api, Client};
+use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use rustls::server::{ClientHello, ResolvesServerCert};
+use rustls::sign::CertifiedKey;
 use tokio_rustls::TlsAcceptor;
 
 use super::error::{Error, Result};
@@ -20,31 +24,143 @@ use super::options::ManagerOptions;
 /// The names the self-signed certificate is valid for.
 const SELF_SIGNED_NAMES: &[&str] = &["localhost", "127.0.0.1"];
 
+/// How often a handshake may look whether the provided certificate files changed.
+const RELOAD_CHECK: Duration = Duration::from_secs(10);
+
 /// The TLS acceptor of the metrics server: the certificate and key in `--metrics-cert-path`
-/// (files `--metrics-cert-name` and `--metrics-cert-key`) when set, else a self-signed
-/// certificate generated now.
+/// (files `--metrics-cert-name` and `--metrics-cert-key`) when set, reloaded when the files
+/// change (as cert-manager rotates a mounted Secret), else a self-signed certificate generated now.
 pub(crate) fn tls_acceptor(options: &ManagerOptions) -> Result<TlsAcceptor> {
-    let (certs, key) = match &options.metrics_cert_path {
-        Some(dir) => load(
-            &dir.join(&options.metrics_cert_name),
-            &dir.join(&options.metrics_cert_key),
-        )?,
-        None => self_signed()?,
-    };
     let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let source = match &options.metrics_cert_path {
+        Some(dir) => CertSource::watched(
+            dir.join(&options.metrics_cert_name),
+            dir.join(&options.metrics_cert_key),
+            Arc::clone(&provider),
+            RELOAD_CHECK,
+        )?,
+        None => CertSource::self_signed(Arc::clone(&provider))?,
+    };
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .and_then(|b| b.with_no_client_auth().with_single_cert(certs, key))
         .map_err(|e| Error::MetricsCert {
-            path: options.metrics_cert_path.clone(),
+            path: None,
             reason: e.to_string(),
-        })?;
+        })?
+        .with_no_client_auth()
+        .with_cert_resolver(Arc::new(source));
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(TlsAcceptor::from(Arc::new(config)))
 }
 
-/// Reads a PEM certificate chain and a PEM private key.
-fn load(cert: &Path, key: &Path) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)> {
+/// The certificate the metrics server presents: fixed, or read from files and read again when
+/// their modification times change (checked at most once per `every`, on a handshake).
+#[derive(Debug)]
+struct CertSource {
+    files: Option<Watched>,
+    current: Mutex<Current>,
+}
+
+#[derive(Debug)]
+struct Watched {
+    cert: PathBuf,
+    key: PathBuf,
+    provider: Arc<CryptoProvider>,
+    every: Duration,
+}
+
+#[derive(Debug)]
+struct Current {
+    key: Arc<CertifiedKey>,
+    stamps: Option<(SystemTime, SystemTime)>,
+    checked: Instant,
+}
+
+impl CertSource {
+    fn self_signed(provider: Arc<CryptoProvider>) -> Result<Self> {
+        let names: Vec<String> = SELF_SIGNED_NAMES.iter().map(|n| (*n).to_owned()).collect();
+        let failed = |reason: String| Error::MetricsCert { path: None, reason };
+        let generated =
+            rcgen::generate_simple_self_signed(names).map_err(|e| failed(e.to_string()))?;
+        let key = PrivatePkcs8KeyDer::from(generated.signing_key.serialize_der());
+        let key = CertifiedKey::from_der(vec![generated.cert.der().clone()], key.into(), &provider)
+            .map_err(|e| failed(e.to_string()))?;
+        Ok(Self {
+            files: None,
+            current: Mutex::new(Current {
+                key: Arc::new(key),
+                stamps: None,
+                checked: Instant::now(),
+            }),
+        })
+    }
+
+    fn watched(
+        cert: PathBuf,
+        key: PathBuf,
+        provider: Arc<CryptoProvider>,
+        every: Duration,
+    ) -> Result<Self> {
+        let stamps = stamps(&cert, &key);
+        let loaded = load(&cert, &key, &provider)?;
+        Ok(Self {
+            files: Some(Watched {
+                cert,
+                key,
+                provider,
+                every,
+            }),
+            current: Mutex::new(Current {
+                key: Arc::new(loaded),
+                stamps,
+                checked: Instant::now(),
+            }),
+        })
+    }
+
+    /// The certificate to present now, read again first when the files changed; a file that
+    /// no longer loads keeps the previous certificate (and is logged).
+    fn current(&self) -> Arc<CertifiedKey> {
+        let mut current = self
+            .current
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(files) = &self.files
+            && current.checked.elapsed() >= files.every
+        {
+            current.checked = Instant::now();
+            let stamps = stamps(&files.cert, &files.key);
+            if stamps.is_some() && stamps != current.stamps {
+                current.stamps = stamps;
+                match load(&files.cert, &files.key, &files.provider) {
+                    Ok(key) => {
+                        tracing::info!(cert = %files.cert.display(), "reloaded the metrics certificate");
+                        current.key = Arc::new(key);
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "keeping the previous metrics certificate");
+                    }
+                }
+            }
+        }
+        Arc::clone(&current.key)
+    }
+}
+
+impl ResolvesServerCert for CertSource {
+    fn resolve(&self, _hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        Some(self.current())
+    }
+}
+
+/// The modification times of both files (following symlinks, as a mounted Secret is).
+fn stamps(cert: &Path, key: &Path) -> Option<(SystemTime, SystemTime)> {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    Some((modified(cert)?, modified(key)?))
+}
+
+/// Reads a PEM certificate chain and its PEM private key, and checks that they match.
+fn load(cert: &Path, key: &Path, provider: &CryptoProvider) -> Result<CertifiedKey> {
     let failed = |path: &Path, reason: String| Error::MetricsCert {
         path: Some(path.to_path_buf()),
         reason,
@@ -55,19 +171,8 @@ fn load(cert: &Path, key: &Path) -> Result<(Vec<CertificateDer<'static>>, Privat
     if certs.is_empty() {
         return Err(failed(cert, "no PEM certificate in the file".to_owned()));
     }
-    let key = PrivateKeyDer::from_pem_file(key).map_err(|e| failed(key, e.to_string()))?;
-    Ok((certs, key))
-}
-
-/// A certificate for [`SELF_SIGNED_NAMES`] signed by its own fresh key.
-fn self_signed() -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)> {
-    let names: Vec<String> = SELF_SIGNED_NAMES.iter().map(|n| (*n).to_owned()).collect();
-    let generated = rcgen::generate_simple_self_signed(names).map_err(|e| Error::MetricsCert {
-        path: None,
-        reason: e.to_string(),
-    })?;
-    let key = PrivatePkcs8KeyDer::from(generated.signing_key.serialize_der());
-    Ok((vec![generated.cert.der().clone()], key.into()))
+    let private = PrivateKeyDer::from_pem_file(key).map_err(|e| failed(key, e.to_string()))?;
+    CertifiedKey::from_der(certs, private, provider).map_err(|e| failed(key, e.to_string()))
 }
 
 /// What the check decided about one request.
@@ -191,6 +296,48 @@ mod tests {
     #[test]
     fn self_signed_certificate_is_served() {
         assert!(tls_acceptor(&ManagerOptions::default()).is_ok());
+    }
+
+    #[test]
+    fn provided_certificate_is_reloaded_when_its_files_change() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (cert, key) = (dir.path().join("tls.crt"), dir.path().join("tls.key"));
+        let write = |at: SystemTime| -> Vec<u8> {
+            let generated =
+                rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).expect("cert");
+            std::fs::write(&cert, generated.cert.pem()).expect("write");
+            std::fs::write(&key, generated.signing_key.serialize_pem()).expect("write");
+            for file in [&cert, &key] {
+                std::fs::File::options()
+                    .write(true)
+                    .open(file)
+                    .and_then(|f| f.set_modified(at))
+                    .expect("set mtime");
+            }
+            generated.cert.der().to_vec()
+        };
+        let start = SystemTime::now();
+        let first = write(start);
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let source =
+            CertSource::watched(cert.clone(), key.clone(), provider, Duration::ZERO).expect("load");
+        assert_eq!(source.current().cert[0].as_ref(), first.as_slice());
+
+        let second = write(start + Duration::from_secs(60));
+        assert_eq!(
+            source.current().cert[0].as_ref(),
+            second.as_slice(),
+            "rotated files are served"
+        );
+
+        // a broken rotation keeps the last good certificate
+        std::fs::write(&key, "not a key").expect("write");
+        std::fs::File::options()
+            .write(true)
+            .open(&key)
+            .and_then(|f| f.set_modified(start + Duration::from_secs(120)))
+            .expect("set mtime");
+        assert_eq!(source.current().cert[0].as_ref(), second.as_slice());
     }
 
     #[test]
