@@ -34,6 +34,8 @@ pub struct Scaffold {
     files: BTreeMap<PathBuf, Pending>,
     /// Files [`Scaffold::check`] does not parse (Helm templates are text, not YAML).
     unchecked: std::collections::BTreeSet<PathBuf>,
+    /// Files to remove.
+    removed: std::collections::BTreeSet<PathBuf>,
 }
 
 impl Scaffold {
@@ -43,6 +45,7 @@ impl Scaffold {
             root: root.to_path_buf(),
             files: BTreeMap::new(),
             unchecked: Default::default(),
+            removed: Default::default(),
         }
     }
 
@@ -145,6 +148,15 @@ impl Scaffold {
         Ok(())
     }
 
+    /// Remove the file `rel` (nothing when it does not exist); a pending write of it is dropped.
+    pub fn remove(&mut self, rel: &str) {
+        let key = PathBuf::from(rel);
+        self.files.remove(&key);
+        if self.root.join(&key).is_file() {
+            self.removed.insert(key);
+        }
+    }
+
     /// Leave `rel` out of [`Scaffold::check`]: its text is a template of YAML, not YAML.
     pub fn skip_check(&mut self, rel: &str) {
         self.unchecked.insert(PathBuf::from(rel));
@@ -199,13 +211,21 @@ impl Scaffold {
                 content: &p.content,
             })
             .collect();
-        transaction::commit(&self.root, &changes)?;
+        let removed: Vec<String> = self
+            .removed
+            .iter()
+            .map(|rel| rel.to_string_lossy().replace('\\', "/"))
+            .collect();
+        transaction::commit_removing(&self.root, &changes, &removed)?;
         for (rel, pending) in &changed {
             if pending.original.is_none() {
                 printer.created(rel)
             } else {
                 printer.updated(rel)
             }
+        }
+        for rel in &removed {
+            printer.status("remove", rel);
         }
         Ok(())
     }

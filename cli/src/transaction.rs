@@ -54,6 +54,9 @@ struct Journal {
     dirs: Vec<String>,
     /// Files the commit writes, relative to the root.
     files: Vec<String>,
+    /// Files the commit removes, relative to the root (after the writes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    removed: Vec<String>,
 }
 
 /// One file of a commit.
@@ -149,10 +152,13 @@ pub fn recover(root: &Path, printer: &Printer) -> Result<()> {
                         .map_err(|e| Error::io("finish writing", &target, e))?;
                 }
             }
+            for rel in &journal.removed {
+                remove_if_present(&root.join(rel))?;
+            }
             remove_if_present(&path)?;
             printer.warn(&format!(
                 "an earlier operator-gen command was interrupted while writing its files; finished writing {}",
-                journal.files.join(", ")
+                journal.files.iter().chain(&journal.removed).cloned().collect::<Vec<_>>().join(", ")
             ));
         }
     }
@@ -162,7 +168,14 @@ pub fn recover(root: &Path, printer: &Printer) -> Result<()> {
 /// Write `changes` under `root` all or nothing (see the module documentation). The caller holds
 /// the [`lock`]. An error before the point of no return leaves the tree as it was.
 pub fn commit(root: &Path, changes: &[Change<'_>]) -> Result<()> {
-    if changes.is_empty() {
+    commit_removing(root, changes, &[])
+}
+
+/// [`commit`], which also removes the files `removed` (relative to `root`) once the writes are
+/// in place: a kill after the point of no return finishes the removals on recovery, one before
+/// it leaves them.
+pub fn commit_removing(root: &Path, changes: &[Change<'_>], removed: &[String]) -> Result<()> {
+    if changes.is_empty() && removed.is_empty() {
         return Ok(());
     }
     if !root.is_dir() {
@@ -190,6 +203,7 @@ pub fn commit(root: &Path, changes: &[Change<'_>]) -> Result<()> {
         state: State::Prepare,
         dirs,
         files: changes.iter().map(|c| c.rel.to_owned()).collect(),
+        removed: removed.to_vec(),
     };
     write_journal(root, &journal, &mut steps)?;
     if let Err(e) = stage(root, &journal, changes, &mut steps) {
@@ -207,6 +221,15 @@ pub fn commit(root: &Path, changes: &[Change<'_>]) -> Result<()> {
             Error::msg(format!(
                 "cannot finish writing {}: {e}; fix the cause and run any operator-gen command in the project to finish the change",
                 target.display()
+            ))
+        })?;
+        steps.done();
+    }
+    for rel in &journal.removed {
+        let target = root.join(rel);
+        remove_if_present(&target).map_err(|e| {
+            Error::msg(format!(
+                "{e}; fix the cause and run any operator-gen command in the project to finish the change"
             ))
         })?;
         steps.done();
@@ -415,6 +438,7 @@ mod tests {
             let dir = tempfile::tempdir().expect("tempdir");
             let root = dir.path();
             std::fs::write(root.join("old"), "old").expect("write");
+            std::fs::write(root.join("gone"), "gone").expect("write");
             std::fs::create_dir_all(root.join("a/b")).expect("mkdir");
             std::fs::write(root.join("a/b/.new.operator-gen-new"), "new").expect("write");
             std::fs::write(root.join(".old.operator-gen-new"), "changed").expect("write");
@@ -423,6 +447,7 @@ mod tests {
                 state,
                 dirs: vec!["a".into(), "a/b".into()],
                 files: vec!["a/b/new".into(), "old".into()],
+                removed: vec!["gone".into()],
             };
             std::fs::write(
                 root.join(JOURNAL),
@@ -431,7 +456,7 @@ mod tests {
             .expect("write");
             recover(root, &printer).expect("recover");
             let expected: &[&str] = match state {
-                State::Prepare => &["old=old"],
+                State::Prepare => &["gone=gone", "old=old"],
                 State::Commit => &["a/", "a/b/", "a/b/new=new", "old=changed"],
             };
             assert_eq!(files(root), expected, "{state:?}");

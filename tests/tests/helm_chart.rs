@@ -1,10 +1,11 @@
 //! The Helm chart of `operator-gen edit --plugins helm` and the installer of `make
 //! build-installer`, on a scaffolded project (`init`, two kinds, `make helm`):
-//! - `helm lint dist/chart` passes, and `helm template` with default values yields the objects
+//! - `helm lint --strict dist/chart` passes, and `helm template` with default values yields the objects
 //!   `kubectl kustomize config/default` yields, compared parsed and whole, every difference
 //!   listed in [`EXCEPTIONS`]; non-default values switch what they name;
 //! - regenerating (`make manifests`) keeps the user's values, added files and edited templates,
-//!   says what it left alone, and follows config/ where the user changed nothing;
+//!   says what it left alone, and follows config/ where the user changed nothing (a changed
+//!   default, a new kind, an object config/ no longer renders);
 //! - `dist/install.yaml` and the chart's rendering are each applied with server-side apply to a
 //!   real kube-apiserver, every object is accepted and the CRDs are Established.
 //!
@@ -173,7 +174,7 @@ fn chart_lints_and_renders_what_kustomize_renders() {
     );
     make(&dir, "manifests");
     record_ran(Ran::GoPeers);
-    let (lint, _) = run(&dir, &helm, &["lint", "dist/chart"]);
+    let (lint, _) = run(&dir, &helm, &["lint", "--strict", "dist/chart"]);
     assert!(lint.contains("0 chart(s) failed"), "{lint}");
 
     let kustomized =
@@ -303,6 +304,16 @@ fn regenerating_keeps_what_the_user_changed() {
         &dir,
         "create api --group crew --version v1 --kind Boatswain",
     );
+    let default = dir.join("config/default/kustomization.yaml");
+    let k = std::fs::read_to_string(&default).expect("kustomization");
+    assert!(k.contains("\n- metrics_service.yaml\n"), "{k}");
+    std::fs::write(
+        &default,
+        k.replace("\n- metrics_service.yaml\n", "\n#- metrics_service.yaml\n"),
+    )
+    .expect("edit config");
+    let service = chart.join("templates/metrics/controller-manager-metrics-service.yaml");
+    assert!(service.is_file());
 
     let (_, stderr) = make(&dir, "manifests");
     for said in [
@@ -310,6 +321,7 @@ fn regenerating_keeps_what_the_user_changed() {
         "dist/chart/templates/extra-configmap.yaml (yours)",
         "dist/chart/values.yaml: your manager.replicas, myKey",
         "create dist/chart/templates/crd/boatswains.crew.my.domain.yaml",
+        "remove dist/chart/templates/metrics/controller-manager-metrics-service.yaml",
     ] {
         assert!(
             stderr.contains(said),
@@ -324,6 +336,10 @@ fn regenerating_keeps_what_the_user_changed() {
     assert_eq!(values["manager"]["resources"]["limits"]["cpu"], "600m");
     assert_eq!(std::fs::read_to_string(&edited).expect("kept"), text);
     assert_eq!(std::fs::read_to_string(&extra).expect("kept"), extra_text);
+    assert!(
+        !service.exists(),
+        "the template of an object config/ dropped is removed"
+    );
 
     // once more without changes: nothing is written
     let before = cli::tree_hash(&dir);
@@ -349,7 +365,7 @@ fn regenerating_keeps_what_the_user_changed() {
             .contains("platform team")
     );
     record_ran(Ran::GoPeers);
-    let (lint, _) = run(&dir, &helm, &["lint", "dist/chart"]);
+    let (lint, _) = run(&dir, &helm, &["lint", "--strict", "dist/chart"]);
     assert!(lint.contains("0 chart(s) failed"), "{lint}");
 }
 

@@ -4,7 +4,8 @@
 //!
 //! Ownership: the templates and `_helpers.tpl` are the generator's while they are as it last
 //! wrote them (their hashes are recorded in `dist/chart/.operator-gen.json`); a file the user
-//! edited or deleted is left alone and reported (`--force` replaces it). `Chart.yaml` and
+//! edited or deleted is left alone and reported (`--force` replaces it); one whose object config/
+//! no longer renders is removed while unchanged, else left alone and reported. `Chart.yaml` and
 //! `.helmignore` are written once and are the user's from then on. `values.yaml` is merged three
 //! ways (see [`values::merge`]). Any other file in the chart is the user's and left alone.
 
@@ -558,13 +559,16 @@ pub fn stage(s: &mut Scaffold, chart: &Chart, edited: Edited, printer: &Printer)
             continue;
         }
         let path = format!("{CHART_DIR}/{rel}");
-        if let Some(text) = s.read(&path)? {
-            let why = if &hash(&text) == h {
-                "config/ no longer renders its object; delete it"
-            } else {
-                "no longer generated, and changed since; delete it if config/ dropped its object"
-            };
-            printer.warn(&format!("left alone: {path} ({why})"));
+        match s.read(&path)? {
+            // config/ no longer renders its object, and the user did not touch it
+            Some(text) if &hash(&text) == h || edited == Edited::Replace => s.remove(&path),
+            Some(_) => {
+                printer.warn(&format!(
+                    "left alone: {path} (config/ no longer renders its object, but the file changed since operator-gen generated it; delete it, or pass --force)"
+                ));
+                record.files.insert(rel.clone(), h.clone());
+            }
+            None => {}
         }
     }
     for (rel, content) in [
