@@ -2,7 +2,8 @@
 //! build-installer`, on a scaffolded project (`init`, two kinds, `make helm`):
 //! - `helm lint --strict dist/chart` passes, and `helm template` with default values yields the objects
 //!   `kubectl kustomize config/default` yields, compared parsed and whole, every difference
-//!   listed in [`EXCEPTIONS`]; non-default values switch what they name;
+//!   listed in [`EXCEPTIONS`], for a cluster-wide manager and a namespaced one (`init
+//!   --namespaced`: Role, RoleBinding, WATCH_NAMESPACE); non-default values switch what they name;
 //! - regenerating (`make manifests`) keeps the user's values, added files and edited templates,
 //!   says what it left alone, and follows config/ where the user changed nothing (a changed
 //!   default, a new kind, an object config/ no longer renders);
@@ -90,11 +91,12 @@ fn tools() -> Option<PathBuf> {
     go_tool("helm")
 }
 
-/// A project with a namespaced and a cluster-scoped kind, its chart made by `make helm`.
-fn project_with_chart(tmp: &Path) -> PathBuf {
+/// A project made by `init` (this command line) with a namespaced kind, its chart made by
+/// `make helm`.
+fn project_with_chart(tmp: &Path, init: &str) -> PathBuf {
     let dir = tmp.join(PROJECT);
     std::fs::create_dir_all(&dir).expect("mkdir");
-    operator_gen(&dir, "init --domain my.domain");
+    operator_gen(&dir, init);
     operator_gen(&dir, "create api --group crew --version v1 --kind Captain");
     let (_, stderr) = make(&dir, "helm");
     assert!(
@@ -160,30 +162,19 @@ fn by_key(docs: Vec<Value>) -> BTreeMap<String, Value> {
     docs.into_iter().map(|d| (key(&d), d)).collect()
 }
 
-#[test]
-fn chart_lints_and_renders_what_kustomize_renders() {
-    let Some(helm) = tools() else {
-        return;
-    };
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let dir = project_with_chart(tmp.path());
-    // a second kind, cluster-scoped, reaches the chart through `make manifests` alone
-    operator_gen(
-        &dir,
-        "create api --group crew --version v1 --kind FirstMate --namespaced=false",
-    );
-    make(&dir, "manifests");
+/// `helm lint --strict` passes and `helm template` with default values renders, object for
+/// object, what `kubectl kustomize config/default` renders, but for [`EXCEPTIONS`]; returns the
+/// chart's objects by key.
+fn lint_and_compare(helm: &Path, dir: &Path) -> BTreeMap<String, Value> {
     record_ran(Ran::GoPeers);
-    let (lint, _) = run(&dir, &helm, &["lint", "--strict", "dist/chart"]);
+    let (lint, _) = run(dir, helm, &["lint", "--strict", "dist/chart"]);
     assert!(lint.contains("0 chart(s) failed"), "{lint}");
-
-    let kustomized =
-        documents(&run(&dir, Path::new("kubectl"), &["kustomize", "config/default"]).0);
+    let kustomized = documents(&run(dir, Path::new("kubectl"), &["kustomize", "config/default"]).0);
     let mut expected = by_key(kustomized.into_iter().map(without_helm_labels).collect());
     let ns = expected.remove(&format!("Namespace /{NAMESPACE}"));
     assert!(ns.is_some(), "kustomize renders the namespace");
     let chart = by_key(
-        helm_template(&helm, &dir, &[])
+        helm_template(helm, dir, &[])
             .into_iter()
             .map(without_helm_labels)
             .collect(),
@@ -193,6 +184,35 @@ fn chart_lints_and_renders_what_kustomize_renders() {
         expected.keys().collect::<Vec<_>>(),
         "the chart renders the objects kustomize renders"
     );
+    for (k, want) in &expected {
+        if let Some(diff) = first_difference(want, &chart[k], "") {
+            panic!("{k} differs between kustomize and the chart at {diff}");
+        }
+    }
+    eprintln!(
+        "compared {} objects of `helm template` with `kubectl kustomize config/default`; exceptions:",
+        expected.len()
+    );
+    for (what, why) in EXCEPTIONS {
+        eprintln!("  {what}: {why}");
+    }
+    chart
+}
+
+#[test]
+fn chart_lints_and_renders_what_kustomize_renders() {
+    let Some(helm) = tools() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = project_with_chart(tmp.path(), "init --domain my.domain");
+    // a second kind, cluster-scoped, reaches the chart through `make manifests` alone
+    operator_gen(
+        &dir,
+        "create api --group crew --version v1 --kind FirstMate --namespaced=false",
+    );
+    make(&dir, "manifests");
+    let chart = lint_and_compare(&helm, &dir);
     for name in [
         "CustomResourceDefinition /captains.crew.my.domain",
         "CustomResourceDefinition /firstmates.crew.my.domain",
@@ -206,18 +226,6 @@ fn chart_lints_and_renders_what_kustomize_renders() {
         "Service shipyard-system/shipyard-controller-manager-metrics-service",
     ] {
         assert!(chart.contains_key(name), "the chart renders no {name}");
-    }
-    for (k, want) in &expected {
-        if let Some(diff) = first_difference(want, &chart[k], "") {
-            panic!("{k} differs between kustomize and the chart at {diff}");
-        }
-    }
-    eprintln!(
-        "compared {} objects of `helm template` with `kubectl kustomize config/default`; exceptions:",
-        expected.len()
-    );
-    for (what, why) in EXCEPTIONS {
-        eprintln!("  {what}: {why}");
     }
 
     // every object of the chart carries Helm's labels and the extra ones
@@ -270,12 +278,35 @@ fn chart_lints_and_renders_what_kustomize_renders() {
 }
 
 #[test]
+fn namespaced_manager_chart_renders_what_kustomize_renders() {
+    let Some(helm) = tools() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = project_with_chart(tmp.path(), "init --domain my.domain --namespaced");
+    let chart = lint_and_compare(&helm, &dir);
+    for name in [
+        "Role shipyard-system/shipyard-manager-role",
+        "RoleBinding shipyard-system/shipyard-manager-rolebinding",
+    ] {
+        assert!(chart.contains_key(name), "the chart renders no {name}");
+    }
+    let deployment = &chart["Deployment shipyard-system/shipyard-controller-manager"];
+    let env = &deployment["spec"]["template"]["spec"]["containers"][0]["env"];
+    assert!(
+        env.as_array()
+            .is_some_and(|e| e.iter().any(|v| v["name"] == "WATCH_NAMESPACE")),
+        "{env}"
+    );
+}
+
+#[test]
 fn regenerating_keeps_what_the_user_changed() {
     let Some(helm) = tools() else {
         return;
     };
     let tmp = tempfile::tempdir().expect("tempdir");
-    let dir = project_with_chart(tmp.path());
+    let dir = project_with_chart(tmp.path(), "init --domain my.domain");
     let chart = dir.join("dist/chart");
     let values_path = chart.join("values.yaml");
     let values = std::fs::read_to_string(&values_path).expect("values.yaml");
@@ -407,7 +438,7 @@ async fn installer_and_chart_are_accepted_by_the_apiserver() {
     };
     require_assets!();
     let tmp = tempfile::tempdir().expect("tempdir");
-    let dir = project_with_chart(tmp.path());
+    let dir = project_with_chart(tmp.path(), "init --domain my.domain");
     let installer = std::fs::read_to_string(dir.join("dist/install.yaml")).expect("install.yaml");
     let expected: Vec<String> = documents(&installer).iter().map(key).collect();
     assert!(
