@@ -74,6 +74,7 @@ fn cli_cases_match_goldens() {
             "create-api-force",
             "create-api-multigroup",
             "create-api-namespaced",
+            "edit-helm",
             "init",
             "init-namespaced",
         ],
