@@ -37,6 +37,10 @@ pub struct Settings {
     /// given again replaces the default, a list flag (such as `--disable-admission-plugins`)
     /// adds to it.
     pub apiserver_args: Vec<String>,
+    /// An audit policy (an `audit.k8s.io/v1` `Policy`, as YAML). When set, the apiserver writes
+    /// the requests it selects as JSON lines to [`ControlPlane::audit_log`], each before it
+    /// answers (the log backend's blocking mode).
+    pub audit_policy: Option<String>,
 }
 
 /// A running etcd and kube-apiserver on loopback ports, with an admin (`system:masters`) client.
@@ -47,6 +51,7 @@ pub struct ControlPlane {
     config: kube::Config,
     server: String,
     kubeconfig: PathBuf,
+    audit_log: Option<PathBuf>,
     // fields drop in declaration order: the apiserver goes before etcd, the temp dir last
     apiserver: Process,
     etcd: Process,
@@ -81,6 +86,7 @@ impl ControlPlane {
                 &apiserver_binary,
                 timeout,
                 &settings.apiserver_args,
+                settings.audit_policy.as_deref(),
             )
             .await
             {
@@ -104,6 +110,7 @@ impl ControlPlane {
         apiserver_binary: &Path,
         timeout: Duration,
         extra_apiserver_args: &[String],
+        audit_policy: Option<&str>,
     ) -> Result<ControlPlane> {
         let dir = tempfile::Builder::new()
             .prefix("operator-gen-envtest-")
@@ -154,6 +161,21 @@ impl ControlPlane {
                 files.sa_private.display()
             ),
         ];
+        let audit_log = match audit_policy {
+            Some(policy) => {
+                let policy_file = root.join("audit-policy.yaml");
+                write(&policy_file, policy)?;
+                let log = root.join("audit.log");
+                apiserver_args.extend([
+                    format!("--audit-policy-file={}", policy_file.display()),
+                    format!("--audit-log-path={}", log.display()),
+                    "--audit-log-format=json".to_owned(),
+                    "--audit-log-mode=blocking".to_owned(),
+                ]);
+                Some(log)
+            }
+            None => None,
+        };
         apiserver_args.extend(extra_apiserver_args.iter().cloned());
         let mut apiserver = Process::spawn(
             KUBE_APISERVER,
@@ -174,6 +196,7 @@ impl ControlPlane {
             config,
             server,
             kubeconfig,
+            audit_log,
             apiserver,
             etcd,
             dir,
@@ -209,6 +232,12 @@ impl ControlPlane {
     /// The kube-apiserver log file.
     pub fn apiserver_log(&self) -> &Path {
         self.apiserver.log()
+    }
+
+    /// The audit log (JSON lines, one `audit.k8s.io/v1` Event each) when
+    /// [`Settings::audit_policy`] was given.
+    pub fn audit_log(&self) -> Option<&Path> {
+        self.audit_log.as_deref()
     }
 
     /// The etcd log file.

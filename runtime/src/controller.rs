@@ -16,6 +16,7 @@ use kube::runtime::events::{Event, EventType};
 use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
+use tracing::Instrument;
 
 /// The predicates a watch stream can be filtered with before it wakes a controller (kube's,
 /// controller-runtime's `GenerationChangedPredicate` and its kin), for users' own controllers.
@@ -170,12 +171,16 @@ impl Retries {
     }
 
     /// Awaits one reconcile of `obj`; on success its failures are forgotten.
+    ///
+    /// The reconcile runs in the span `reconcile{object=<namespace>/<name>}`, so every line it
+    /// logs names the object.
     pub async fn track<K: Resource, E>(
         &self,
         obj: &K,
         reconcile: impl Future<Output = Result<Action, E>>,
     ) -> Result<Action, E> {
-        let result = reconcile.await;
+        let span = tracing::info_span!("reconcile", object = %object_key(obj));
+        let result = reconcile.instrument(span).await;
         if result.is_ok() {
             self.failures
                 .lock()

@@ -93,6 +93,7 @@ pub use prometheus_client;
 pub use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use http::{Routes, Server};
+pub use leader::JITTER_FACTOR;
 use leader::{LeaderElector, Timings};
 
 /// Runs controllers behind leader election, with probe and metrics servers; see the

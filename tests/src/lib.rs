@@ -99,7 +99,9 @@ pub fn first_difference(
     }
 }
 
+pub mod audit;
 pub mod cli;
 pub mod fuzz;
 pub mod operator;
+pub mod takeover;
 pub mod tools;

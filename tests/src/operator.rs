@@ -172,7 +172,8 @@ impl ManagerProcess {
             .env("POD_NAME", &settings.pod_name)
             .env("POD_NAMESPACE", &settings.pod_namespace)
             .env_remove("WATCH_NAMESPACE")
-            .env("RUST_LOG", "info")
+            // debug for the runtime: its lines for each reconcile's start and end
+            .env("RUST_LOG", "info,operator_gen_runtime=debug")
             .env("NO_COLOR", "1")
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("clone the log handle"))
@@ -226,6 +227,17 @@ impl ManagerProcess {
         assert!(status.success(), "kill -TERM {} failed", self.pid());
     }
 
+    /// Sends SIGKILL and reaps the process: it is gone when this returns.
+    pub fn kill(&mut self) -> ExitStatus {
+        if let Some(status) = self.exited() {
+            return status;
+        }
+        self.child.kill().expect("SIGKILL the manager");
+        let status = self.child.wait().expect("reap the manager");
+        self.exited = Some(status);
+        status
+    }
+
     /// Waits (blocking) up to `timeout` for the process to exit; panics with its log when it
     /// does not.
     pub fn wait_exit(&mut self, timeout: Duration) -> ExitStatus {
@@ -251,6 +263,36 @@ impl Drop for ManagerProcess {
             let _ = self.child.wait();
         }
     }
+}
+
+/// The default of the flag `--<flag>` as the manager's `--help` states it (`[default: 15s]`).
+pub fn flag_default(binary: &Path, flag: &str) -> String {
+    let out = Command::new(binary)
+        .arg("--help")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {} --help: {e}", binary.display()));
+    let help = String::from_utf8_lossy(&out.stdout);
+    help_default(&help, flag)
+        .unwrap_or_else(|| panic!("`manager --help` states no default for --{flag}:\n{help}"))
+}
+
+/// The `[default: ...]` value in the help text of `--<flag>`: its first line and the lines
+/// after it up to the next flag.
+fn help_default(help: &str, flag: &str) -> Option<String> {
+    let name = format!("--{flag} ");
+    let start = help
+        .lines()
+        .position(|l| l.trim_start().starts_with(&name))?;
+    let mut text = String::new();
+    for (i, line) in help.lines().skip(start).enumerate() {
+        if i > 0 && line.trim_start().starts_with("--") {
+            break;
+        }
+        text.push_str(line);
+        text.push(' ');
+    }
+    let value = text.split_once("[default: ")?.1.split_once(']')?.0;
+    Some(value.trim().to_owned())
 }
 
 /// The value of the first sample line starting with `line_prefix` and a space.
@@ -378,5 +420,16 @@ mod tests {
             Some("a_1f")
         );
         assert_eq!(dechunk("3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"), "abcde");
+        let help = "Options:\n      --leader-election-lease-duration <DURATION>\n          How long\n          [default: 15s]\n\n      --leader-election-renew-deadline <DURATION>\n          [default: 10s]\n      --leader-election-id <NAME>\n          The name\n";
+        assert_eq!(
+            help_default(help, "leader-election-lease-duration").as_deref(),
+            Some("15s")
+        );
+        assert_eq!(
+            help_default(help, "leader-election-renew-deadline").as_deref(),
+            Some("10s")
+        );
+        assert_eq!(help_default(help, "leader-election-id"), None);
+        assert_eq!(help_default(help, "leader-election"), None);
     }
 }

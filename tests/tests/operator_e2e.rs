@@ -4,11 +4,22 @@
 //!
 //! - As `system:masters`: the sample gets the finalizer, a `Ready=True` condition and an event;
 //!   the manager holds its Lease; deleting the sample runs the finalizer. A second replica waits
-//!   (holds no Lease, reconciles nothing) until the first stops on SIGTERM, then takes over.
+//!   (holds no Lease, reconciles nothing) until the first stops on SIGTERM and releases the
+//!   Lease, then takes over within one (jittered) retry period. A third waits in turn; the
+//!   second is SIGKILLed; objects created and changed while nobody leads are reconciled by the
+//!   third, which takes the Lease no sooner than the lease duration after the killed replica's
+//!   last renewal and no later than one retry period after that (the timings are the manager's
+//!   `--help` defaults). The Lease, watched throughout, changes holder strictly in turn, and
+//!   every reconcile each replica logs lies within its own term: no two replicas reconcile at once.
 //! - As the generated ServiceAccount, bound only to what `kubectl kustomize config/default`
-//!   yields from `config/rbac`: the same outcomes, so the generated RBAC is sufficient; with the
-//!   `<plural>/status` rule removed the sample never becomes Ready and the log shows the
-//!   forbidden error, so the test can fail.
+//!   yields from `config/rbac`, on an apiserver that audits that account: create, a spec change,
+//!   status, finalizer, delete, events (created, then patched as a series) and leader election
+//!   (create, renew, release) all succeed, the audit log holds no denied request, and every verb
+//!   on every resource of every role bound to the account allowed at least one request (by the
+//!   authorizer's own reason) or is in [`UNUSED_GRANTS`] with its reason; a row there that no
+//!   longer applies fails. With the `<plural>/status` rule removed the sample never becomes
+//!   Ready, the log shows the forbidden error and the audit log the denied request, so the test
+//!   can fail.
 //!
 //! Generated projects share `target/generated-projects`. Without the control-plane binaries,
 //! `make` or `kubectl` the tests report the skip (see `tools::skip_or_fail`); in CI they fail
@@ -16,8 +27,10 @@
 
 use std::future::Future;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use futures::StreamExt;
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec,
 };
@@ -25,15 +38,20 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch,
     PatchParams, PostParams,
 };
-use operator_gen_envtest::{ControlPlane, require_assets};
+use kube::runtime::{WatchStreamExt, watcher};
+use operator_gen_envtest::{ControlPlane, Settings, require_assets};
+use operator_gen_runtime::manager::{JITTER_FACTOR, parse_duration};
+use operator_gen_tests::audit::{self, UnusedGrant};
 use operator_gen_tests::cli;
 use operator_gen_tests::operator::{
-    ManagerProcess, ManagerSettings, Project, log_field, scaffold_and_build, shell,
+    ManagerProcess, ManagerSettings, Project, flag_default, log_field, scaffold_and_build, shell,
 };
+use operator_gen_tests::takeover::{self, LeaseVersion, Replica, Term};
 use operator_gen_tests::tools::{Ran, record_ran};
 
 const PROJECT: &str = "e2e-op";
@@ -52,6 +70,11 @@ const FIELD_MANAGER: &str = "operator-e2e";
 
 /// How long one expected outcome may take on a loaded two-core machine.
 const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What a take-over may take beyond the leader-election timings: the API round trips between
+/// a write and the replica that reads it (the old holder's last renewal, the new holder's read
+/// and write), and a late timer, on a loaded two-core machine.
+const ROUND_TRIPS: Duration = Duration::from_secs(1);
 
 /// Polls `check` every 250 ms until it returns `Ok`, for at most `timeout`; on timeout the error
 /// names `what` and the last reason `check` gave.
@@ -89,8 +112,8 @@ struct Cluster {
 }
 
 impl Cluster {
-    async fn start(project: &Project) -> Cluster {
-        let plane = ControlPlane::start()
+    async fn start(project: &Project, settings: Settings) -> Cluster {
+        let plane = ControlPlane::start_with(settings)
             .await
             .expect("the control plane starts");
         let client = plane.client();
@@ -144,8 +167,18 @@ impl Cluster {
             .unwrap_or_else(|e| panic!("the apiserver rejects {SAMPLE_FILE}: {e}"));
     }
 
+    /// Changes the spec of `name` (the scaffold's example field `spec.foo`), which raises its
+    /// generation.
+    async fn change_spec(&self, name: &str, value: &str) {
+        let patch = serde_json::json!({ "spec": { "foo": value } });
+        self.captains
+            .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .unwrap_or_else(|e| panic!("cannot change the spec of {name}: {e}"));
+    }
+
     /// The Lease's holder and renew time.
-    async fn lease(&self) -> Result<(String, Option<k8s_openapi::jiff::Timestamp>), String> {
+    async fn lease(&self) -> Result<(String, Option<Timestamp>), String> {
         let leases: Api<Lease> = Api::namespaced(self.client.clone(), SYSTEM_NAMESPACE);
         let lease = leases.get(LEASE).await.map_err(|e| e.to_string())?;
         let spec = lease.spec.unwrap_or_default();
@@ -183,8 +216,8 @@ impl Cluster {
         holder
     }
 
-    /// Waits until the object `name` carries the finalizer and `Ready=True`, and an
-    /// events.k8s.io/v1 Event from the controller is about it.
+    /// Waits until the object `name` carries the finalizer and `Ready=True` for its current
+    /// generation, and an events.k8s.io/v1 Event from the controller is about it.
     async fn wait_reconciled(&self, name: &str, manager: &ManagerProcess) {
         eventually(
             &format!("{name} is Ready with the finalizer"),
@@ -198,19 +231,24 @@ impl Cluster {
                 if ready(&obj) {
                     Ok(())
                 } else {
-                    Err(format!("status: {}", obj.data["status"]))
+                    Err(format!(
+                        "generation {:?}, status: {}",
+                        obj.metadata.generation, obj.data["status"]
+                    ))
                 }
             },
         )
         .await
         .unwrap_or_else(|e| fail(&e, &[manager]));
-        self.wait_event(name, "Reconciled", manager).await;
+        self.wait_event(name, "Reconciled", 1, manager).await;
     }
 
-    async fn wait_event(&self, name: &str, reason: &str, manager: &ManagerProcess) {
+    /// Waits for an Event from the controller about `name` with `reason`, observed at least
+    /// `count` times (an event repeated is patched as a series).
+    async fn wait_event(&self, name: &str, reason: &str, count: i32, manager: &ManagerProcess) {
         let events: Api<Event> = Api::namespaced(self.client.clone(), SAMPLE_NAMESPACE);
         eventually(
-            &format!("a {reason} event about {name}"),
+            &format!("a {reason} event about {name}, seen {count} times"),
             TIMEOUT,
             || async {
                 let list = events
@@ -219,10 +257,12 @@ impl Cluster {
                     .map_err(|e| e.to_string())?;
                 let found = list.items.iter().any(|e| {
                     let about = e.regarding.as_ref();
+                    let seen = e.series.as_ref().map_or(1, |s| s.count);
                     about.and_then(|r| r.name.as_deref()) == Some(name)
                         && about.and_then(|r| r.kind.as_deref()) == Some("Captain")
                         && e.reason.as_deref() == Some(reason)
                         && e.reporting_controller.as_deref() == Some(CONTROLLER)
+                        && seen >= count
                 });
                 if found {
                     Ok(())
@@ -250,7 +290,7 @@ impl Cluster {
         })
         .await
         .unwrap_or_else(|e| fail(&e, &[manager]));
-        self.wait_event(name, "Deleting", manager).await;
+        self.wait_event(name, "Deleting", 1, manager).await;
     }
 
     fn manager_settings(&self, project: &Project, kubeconfig: &Path, pod: &str) -> ManagerSettings {
@@ -264,13 +304,17 @@ impl Cluster {
     }
 }
 
+/// Whether `obj` is `Ready=True` for its current generation.
 fn ready(obj: &DynamicObject) -> bool {
+    let generation = obj.metadata.generation;
     obj.data["status"]["conditions"]
         .as_array()
         .is_some_and(|conditions| {
-            conditions
-                .iter()
-                .any(|c| c["type"] == "Ready" && c["status"] == "True")
+            conditions.iter().any(|c| {
+                c["type"] == "Ready"
+                    && c["status"] == "True"
+                    && c["observedGeneration"].as_i64() == generation
+            })
         })
 }
 
@@ -295,6 +339,21 @@ fn leader_status(manager: &ManagerProcess) -> Result<f64, String> {
     .ok_or_else(|| "no leader_election_master_status sample".to_owned())
 }
 
+/// Waits until `manager` runs as a backup: it serves metrics, tries for the Lease, leads not.
+async fn wait_backup(manager: &ManagerProcess, others: &[&ManagerProcess]) {
+    eventually("the new replica is a backup", TIMEOUT, || async {
+        let status = leader_status(manager)?;
+        let log = manager.log();
+        if status == 0.0 && log.contains("attempting to acquire leader lease") {
+            Ok(())
+        } else {
+            Err(format!("leader status {status}"))
+        }
+    })
+    .await
+    .unwrap_or_else(|e| fail(&e, &[others, &[manager]].concat()));
+}
+
 /// Scaffolds and builds the project, or `None` when `make` is missing outside CI.
 fn build_project(parent: &Path) -> Option<Project> {
     if !cli::require_tool("make", &["--version"], cli::INSTALL_MAKE) {
@@ -303,15 +362,124 @@ fn build_project(parent: &Path) -> Option<Project> {
     Some(scaffold_and_build(parent, PROJECT, API_ARGS))
 }
 
+/// The leader-election timings the manager runs with: its `--help` defaults.
+struct LeaderTimings {
+    lease_duration: Duration,
+    retry_period: Duration,
+}
+
+impl LeaderTimings {
+    fn of(manager: &Path) -> LeaderTimings {
+        let flag = |name: &str| {
+            let value = flag_default(manager, name);
+            parse_duration(&value).unwrap_or_else(|e| panic!("--{name} default {value:?}: {e}"))
+        };
+        LeaderTimings {
+            lease_duration: flag("leader-election-lease-duration"),
+            retry_period: flag("leader-election-retry-period"),
+        }
+    }
+
+    /// The longest wait of a candidate between two attempts: the retry period jittered as
+    /// client-go's.
+    fn longest_retry(&self) -> Duration {
+        self.retry_period.mul_f64(1.0 + JITTER_FACTOR)
+    }
+}
+
+/// Every version of the Lease the apiserver stores, in order, from a watch started before
+/// any replica runs.
+struct LeaseWatch {
+    versions: Arc<Mutex<Vec<(String, LeaseVersion)>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl LeaseWatch {
+    fn start(client: kube::Client) -> LeaseWatch {
+        let versions: Arc<Mutex<Vec<(String, LeaseVersion)>>> = Arc::default();
+        let api: Api<Lease> = Api::namespaced(client, SYSTEM_NAMESPACE);
+        let config = watcher::Config::default().fields(&format!("metadata.name={LEASE}"));
+        let seen = versions.clone();
+        let task = tokio::spawn(async move {
+            let mut stream =
+                std::pin::pin!(watcher(api, config).default_backoff().applied_objects());
+            while let Some(lease) = stream.next().await {
+                let Ok(lease) = lease else { continue };
+                let version = lease.metadata.resource_version.clone().unwrap_or_default();
+                let spec = lease.spec.unwrap_or_default();
+                let record = LeaseVersion {
+                    holder: spec.holder_identity.filter(|h| !h.is_empty()),
+                    acquired: spec.acquire_time.map(|t| t.0),
+                    renewed: spec.renew_time.map(|t| t.0),
+                    transitions: spec.lease_transitions.unwrap_or(0),
+                };
+                let mut all = seen
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                // a re-list repeats the current version
+                if all.last().is_none_or(|(v, _)| *v != version) {
+                    all.push((version, record));
+                }
+            }
+        });
+        LeaseWatch { versions, task }
+    }
+
+    fn versions(&self) -> Vec<LeaseVersion> {
+        self.versions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+}
+
+impl Drop for LeaseWatch {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// `to - from`, as a `Duration` (zero when negative).
+fn between(from: Timestamp, to: Timestamp) -> Duration {
+    Duration::try_from(to.duration_since(from).max(SignedDuration::ZERO)).unwrap_or_default()
+}
+
+/// The replica's reconciles from its log, failing with the log when it cannot be read.
+fn replica(pod: &str, manager: &ManagerProcess, stopped: Option<Timestamp>) -> Replica {
+    let reconciles =
+        takeover::reconciles(&manager.log(), CONTROLLER).unwrap_or_else(|e| fail(&e, &[manager]));
+    Replica {
+        pod: pod.to_owned(),
+        reconciles,
+        stopped,
+    }
+}
+
+/// The objects `replica` reconciled.
+fn reconciled_objects(replica: &Replica) -> Vec<&str> {
+    let mut objects: Vec<&str> = replica
+        .reconciles
+        .iter()
+        .map(|r| r.object.as_str())
+        .collect();
+    objects.sort_unstable();
+    objects.dedup();
+    objects
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn generated_operator_reconciles_and_a_second_replica_waits_for_the_lease() {
+async fn generated_operator_reconciles_and_hands_over_on_sigterm_and_after_sigkill() {
     require_assets!();
     let tmp = tempfile::tempdir().expect("tempdir");
     let Some(project) = build_project(tmp.path()) else {
         return;
     };
-    let cluster = Cluster::start(&project).await;
+    let timings = LeaderTimings::of(&project.manager);
+    let cluster = Cluster::start(&project, Settings::default()).await;
     cluster.create_namespace(SYSTEM_NAMESPACE).await;
+    let leases = LeaseWatch::start(cluster.client.clone());
     let admin = cluster.plane.kubeconfig().to_owned();
 
     let mut first = ManagerProcess::start(&cluster.manager_settings(&project, &admin, "replica-a"));
@@ -321,18 +489,9 @@ async fn generated_operator_reconciles_and_a_second_replica_waits_for_the_lease(
     cluster.delete_and_wait_gone("captain-sample", &first).await;
 
     // A second replica: it runs (serves metrics as a backup) but waits for the Lease.
-    let second = ManagerProcess::start(&cluster.manager_settings(&project, &admin, "replica-b"));
-    eventually("the second replica is a backup", TIMEOUT, || async {
-        let status = leader_status(&second)?;
-        let log = second.log();
-        if status == 0.0 && log.contains("attempting to acquire leader lease") {
-            Ok(())
-        } else {
-            Err(format!("leader status {status}"))
-        }
-    })
-    .await
-    .unwrap_or_else(|e| fail(&e, &[&first, &second]));
+    let mut second =
+        ManagerProcess::start(&cluster.manager_settings(&project, &admin, "replica-b"));
+    wait_backup(&second, &[&first]).await;
     let (_, renewed_before) = cluster.lease().await.expect("lease");
     // While both run, the first reconciles a new object and renews the Lease; the second
     // reconciles nothing and the Lease stays with the first.
@@ -369,6 +528,7 @@ async fn generated_operator_reconciles_and_a_second_replica_waits_for_the_lease(
     // SIGTERM: the first shuts down cleanly and releases the Lease; the second takes over.
     first.terminate();
     let status = first.wait_exit(TIMEOUT);
+    let first_stopped = Timestamp::now();
     assert!(status.success(), "SIGTERM exit: {status}\n{}", first.log());
     assert!(
         first.log().contains("released leader lease"),
@@ -385,9 +545,105 @@ async fn generated_operator_reconciles_and_a_second_replica_waits_for_the_lease(
     })
     .await
     .unwrap_or_else(|e| fail(&e, &[&second]));
+
+    // A third replica waits; SIGKILL the leader: nothing releases the Lease.
+    let third = ManagerProcess::start(&cluster.manager_settings(&project, &admin, "replica-c"));
+    wait_backup(&third, &[&second]).await;
+    let status = second.kill();
+    let second_stopped = Timestamp::now();
+    assert!(!status.success(), "SIGKILL exit: {status}");
+    // While nobody leads: a new object, and a change to an existing one.
+    cluster.create_sample(&project, "captain-gap").await;
     cluster
-        .delete_and_wait_gone("captain-second", &second)
+        .change_spec("captain-second", "changed-in-the-gap")
         .await;
+    let gap_object = cluster.captains.get("captain-gap").await.expect("get");
+    let (holder, _) = cluster.lease().await.expect("lease");
+    assert!(
+        holder == new_leader && gap_object.metadata.finalizers.is_none(),
+        "while the killed replica's Lease is valid nobody reconciles: holder {holder}, \
+         finalizers {:?}",
+        gap_object.metadata.finalizers
+    );
+    let third_leader = cluster.wait_leader("replica-c", &third).await;
+    cluster.wait_reconciled("captain-gap", &third).await;
+    cluster.wait_reconciled("captain-second", &third).await;
+
+    // The Lease's history: a, b, c in turn, each change counting one transition.
+    let history = leases.versions();
+    let terms: Vec<Term> = takeover::terms(&history)
+        .unwrap_or_else(|e| fail(&format!("{e}\nhistory: {history:#?}"), &[&second, &third]));
+    let holders: Vec<&str> = terms.iter().map(|t| t.holder.as_str()).collect();
+    assert_eq!(
+        holders,
+        [leader.as_str(), new_leader.as_str(), third_leader.as_str()],
+        "the Lease's holders"
+    );
+    let released = terms[0]
+        .released
+        .expect("the first replica released the Lease");
+    let hand_over = between(released, terms[1].acquired);
+    assert!(
+        hand_over <= timings.longest_retry() + ROUND_TRIPS,
+        "after SIGTERM the second replica took the Lease {hand_over:?} after its release, \
+         more than one retry period ({:?}, jittered) and {ROUND_TRIPS:?}",
+        timings.longest_retry()
+    );
+    let take_over = between(terms[1].last_renewed, terms[2].acquired);
+    let from_kill = between(second_stopped, terms[2].acquired);
+    assert!(
+        take_over >= timings.lease_duration,
+        "the third replica took the Lease {take_over:?} after the killed leader's last renewal, \
+         before the lease duration {:?} ran out",
+        timings.lease_duration
+    );
+    assert!(
+        take_over <= timings.lease_duration + timings.longest_retry() + ROUND_TRIPS,
+        "the third replica took the Lease {take_over:?} after the killed leader's last renewal, \
+         more than the lease duration {:?} plus one retry period ({:?}, jittered) and \
+         {ROUND_TRIPS:?}",
+        timings.lease_duration,
+        timings.longest_retry()
+    );
+    assert!(
+        second_stopped < terms[2].acquired,
+        "the killed replica had not exited when the third took over"
+    );
+
+    // No two replicas reconciled at once.
+    let replicas = [
+        replica("replica-a", &first, Some(first_stopped)),
+        replica("replica-b", &second, Some(second_stopped)),
+        replica("replica-c", &third, None),
+    ];
+    let reconciled: Vec<Vec<&str>> = replicas.iter().map(reconciled_objects).collect();
+    assert_eq!(
+        reconciled,
+        [
+            vec!["default/captain-sample", "default/captain-second"],
+            vec!["default/captain-second"],
+            vec!["default/captain-gap", "default/captain-second"],
+        ],
+        "the objects each replica reconciled"
+    );
+    if let Err(problems) = takeover::check_exclusive(&terms, &replicas) {
+        fail(
+            &format!("two replicas reconciled at once:\n{}", problems.join("\n")),
+            &[&first, &second, &third],
+        );
+    }
+    println!(
+        "lease terms {holders:?}; hand-over after SIGTERM {hand_over:?}; take-over after SIGKILL \
+         {take_over:?} after the last renewal ({from_kill:?} after the kill; lease duration \
+         {:?}, retry period {:?}); reconciles per replica {:?}",
+        timings.lease_duration,
+        timings.retry_period,
+        replicas
+            .iter()
+            .map(|r| r.reconciles.len())
+            .collect::<Vec<_>>()
+    );
+    cluster.delete_and_wait_gone("captain-second", &third).await;
     record_ran(Ran::OperatorEndToEnd);
 }
 
@@ -429,9 +685,7 @@ async fn sa_may(client: &kube::Client, verb: &str, subresource: Option<&str>) ->
     let reviews: Api<SubjectAccessReview> = Api::all(client.clone());
     let review = SubjectAccessReview {
         spec: SubjectAccessReviewSpec {
-            user: Some(format!(
-                "system:serviceaccount:{SYSTEM_NAMESPACE}:{SERVICE_ACCOUNT}"
-            )),
+            user: Some(service_account_user()),
             groups: Some(vec![
                 "system:serviceaccounts".to_owned(),
                 format!("system:serviceaccounts:{SYSTEM_NAMESPACE}"),
@@ -456,8 +710,163 @@ async fn sa_may(client: &kube::Client, verb: &str, subresource: Option<&str>) ->
     answer.status.is_some_and(|s| s.allowed)
 }
 
+fn service_account_user() -> String {
+    format!("system:serviceaccount:{SYSTEM_NAMESPACE}:{SERVICE_ACCOUNT}")
+}
+
+/// Audits every request of the generated ServiceAccount (metadata: who, what, the answer and
+/// the authorizer's reason), nothing else.
+fn audit_policy() -> String {
+    format!(
+        "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n\
+         - level: Metadata\n  users: [\"{}\"]\n- level: None\n",
+        service_account_user()
+    )
+}
+
+const MANAGER: &str = "ClusterRole e2e-op-manager-role";
+const LEADER_ELECTION: &str = "Role e2e-op-system/e2e-op-leader-election-role";
+const METRICS_AUTH: &str = "ClusterRole e2e-op-metrics-auth-role";
+
+/// The grants bound to the generated ServiceAccount that no request of the scaffolded operator
+/// uses, each with why. A row whose grant is used, or no longer granted, fails the test.
+const UNUSED_GRANTS: &[UnusedGrant] = &[
+    UnusedGrant {
+        role: MANAGER,
+        group: GROUP,
+        resource: PLURAL,
+        verb: "get",
+        reason: "the controller reads captains from its watch; the marker grants get for the user's code",
+    },
+    UnusedGrant {
+        role: MANAGER,
+        group: GROUP,
+        resource: PLURAL,
+        verb: "create",
+        reason: "the scaffold never creates a captain; kubebuilder's default marker grants it for the user's code",
+    },
+    UnusedGrant {
+        role: MANAGER,
+        group: GROUP,
+        resource: PLURAL,
+        verb: "update",
+        reason: "the finalizer is added and removed with a JSON patch (patch), never a full update",
+    },
+    UnusedGrant {
+        role: MANAGER,
+        group: GROUP,
+        resource: PLURAL,
+        verb: "delete",
+        reason: "the scaffold never deletes a captain; kubebuilder's default marker grants it for the user's code",
+    },
+    UnusedGrant {
+        role: MANAGER,
+        group: GROUP,
+        resource: "captains/status",
+        verb: "get",
+        reason: "status is read with the object from the watch, not from the status subresource",
+    },
+    UnusedGrant {
+        role: MANAGER,
+        group: GROUP,
+        resource: "captains/status",
+        verb: "update",
+        reason: "the Ready condition is written with a merge patch (patch), never a full update",
+    },
+    UnusedGrant {
+        role: MANAGER,
+        group: GROUP,
+        resource: "captains/finalizers",
+        verb: "update",
+        reason: "no request names the finalizers subresource: the OwnerReferencesPermissionEnforcement admission plugin checks it when an object owned by a captain blocks its deletion, and the scaffold creates none",
+    },
+    UnusedGrant {
+        role: LEADER_ELECTION,
+        group: "coordination.k8s.io",
+        resource: "leases",
+        verb: "list",
+        reason: "the elector reads its one Lease by name (get); kubebuilder's leader-election role grants list",
+    },
+    UnusedGrant {
+        role: LEADER_ELECTION,
+        group: "coordination.k8s.io",
+        resource: "leases",
+        verb: "watch",
+        reason: "the elector polls its Lease every retry period (get) rather than watching it",
+    },
+    UnusedGrant {
+        role: LEADER_ELECTION,
+        group: "coordination.k8s.io",
+        resource: "leases",
+        verb: "patch",
+        reason: "the elector writes the Lease with update, guarded by its resourceVersion, never a patch",
+    },
+    UnusedGrant {
+        role: LEADER_ELECTION,
+        group: "coordination.k8s.io",
+        resource: "leases",
+        verb: "delete",
+        reason: "a released Lease is kept with an empty holder, as client-go's; nothing deletes it",
+    },
+    UnusedGrant {
+        role: LEADER_ELECTION,
+        group: "",
+        resource: "events",
+        verb: "create",
+        reason: "the runtime's elector records no leader-election events (client-go's does, in the Lease's namespace)",
+    },
+    UnusedGrant {
+        role: LEADER_ELECTION,
+        group: "",
+        resource: "events",
+        verb: "patch",
+        reason: "the runtime's elector records no leader-election events (client-go's does, in the Lease's namespace)",
+    },
+    UnusedGrant {
+        role: LEADER_ELECTION,
+        group: "events.k8s.io",
+        resource: "events",
+        verb: "create",
+        reason: "the controller's events are about captains in their own namespaces, allowed by the manager role; the elector records none",
+    },
+    UnusedGrant {
+        role: LEADER_ELECTION,
+        group: "events.k8s.io",
+        resource: "events",
+        verb: "patch",
+        reason: "the controller's events are about captains in their own namespaces, allowed by the manager role; the elector records none",
+    },
+    UnusedGrant {
+        role: METRICS_AUTH,
+        group: "authentication.k8s.io",
+        resource: "tokenreviews",
+        verb: "create",
+        reason: "this test runs the manager with --metrics-secure=false to read its metrics without a token, so no scrape is authenticated (metrics_secure.rs proves the role serves secure metrics)",
+    },
+    UnusedGrant {
+        role: METRICS_AUTH,
+        group: "authorization.k8s.io",
+        resource: "subjectaccessreviews",
+        verb: "create",
+        reason: "this test runs the manager with --metrics-secure=false to read its metrics without a token, so no scrape is authorized (metrics_secure.rs proves the role serves secure metrics)",
+    },
+];
+
+/// The ServiceAccount's requests in the audit log so far.
+fn audited_requests(cluster: &Cluster) -> Vec<audit::Request> {
+    let path = cluster.plane.audit_log().expect("the control plane audits");
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read the audit log {}: {e}", path.display()));
+    let user = service_account_user();
+    audit::parse_log(&text)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .filter(|r| r.user == user)
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn generated_rbac_is_sufficient_and_necessary() {
+async fn generated_rbac_is_sufficient_and_each_grant_is_used_or_excepted() {
     require_assets!();
     let tmp = tempfile::tempdir().expect("tempdir");
     let Some(project) = build_project(tmp.path()) else {
@@ -468,7 +877,11 @@ async fn generated_rbac_is_sufficient_and_necessary() {
     }
     let yaml = shell(&project.dir, "kubectl", &["kustomize", "config/default"]);
     let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(&yaml).expect("kustomize yaml");
-    let cluster = Cluster::start(&project).await;
+    let settings = Settings {
+        audit_policy: Some(audit_policy()),
+        ..Settings::default()
+    };
+    let cluster = Cluster::start(&project, settings).await;
     apply_rbac(&cluster.client, &docs).await;
 
     let accounts: Api<ServiceAccount> = Api::namespaced(cluster.client.clone(), SYSTEM_NAMESPACE);
@@ -486,12 +899,18 @@ async fn generated_rbac_is_sufficient_and_necessary() {
         "the generated ClusterRole does not grant {PLURAL}/status"
     );
 
-    // With exactly the generated RBAC, the operator does everything.
+    // With exactly the generated RBAC, the operator does everything: leader election, create,
+    // a spec change (status and event again, the event as a series), delete.
     let mut manager =
         ManagerProcess::start(&cluster.manager_settings(&project, &kubeconfig, "rbac-a"));
     cluster.create_sample(&project, "captain-sample").await;
     cluster.wait_leader("rbac-a", &manager).await;
     cluster.wait_reconciled("captain-sample", &manager).await;
+    cluster.change_spec("captain-sample", "changed").await;
+    cluster.wait_reconciled("captain-sample", &manager).await;
+    cluster
+        .wait_event("captain-sample", "Reconciled", 2, &manager)
+        .await;
     cluster
         .delete_and_wait_gone("captain-sample", &manager)
         .await;
@@ -506,6 +925,69 @@ async fn generated_rbac_is_sufficient_and_necessary() {
         status.success(),
         "SIGTERM exit: {status}\n{}",
         manager.log()
+    );
+    assert!(
+        manager.log().contains("released leader lease"),
+        "{}",
+        manager.log()
+    );
+
+    // The apiserver's account of it: nothing denied, every grant used or excepted.
+    let requests = audited_requests(&cluster);
+    assert!(
+        !requests.is_empty(),
+        "the audit log holds no request of {SERVICE_ACCOUNT}"
+    );
+    let denied: Vec<String> = requests
+        .iter()
+        .filter(|r| r.denied())
+        .map(ToString::to_string)
+        .collect();
+    assert!(
+        denied.is_empty(),
+        "the generated RBAC denied {} request(s):\n{}",
+        denied.len(),
+        denied.join("\n")
+    );
+    let grants = audit::grants_bound_to(&docs, SYSTEM_NAMESPACE, SERVICE_ACCOUNT)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let other_roles: Vec<String> = requests
+        .iter()
+        .filter(|r| !r.resource.is_empty())
+        .filter(|r| {
+            r.allowed_by()
+                .is_none_or(|role| !grants.iter().any(|g| g.role == role))
+        })
+        .map(ToString::to_string)
+        .collect();
+    assert!(
+        other_roles.is_empty(),
+        "requests not allowed by a generated role:\n{}",
+        other_roles.join("\n")
+    );
+    let used = audit::used_grants(&requests, &grants);
+    let found = audit::coverage(&grants, &used, UNUSED_GRANTS);
+    let list = |grants: &[audit::Grant]| {
+        grants
+            .iter()
+            .map(|g| format!("  {g}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(
+        found.problems.is_empty(),
+        "the generated RBAC against the audit log:\n{}\nused:\n{}",
+        found.problems.join("\n"),
+        list(&found.used)
+    );
+    println!(
+        "RBAC by the audit log: {} requests of {SERVICE_ACCOUNT}, none denied; {} (role, \
+         resource, verb) grants proven used, {} excepted\nused:\n{}\nexcepted:\n{}",
+        requests.len(),
+        found.used.len(),
+        found.excepted.len(),
+        list(&found.used),
+        list(&found.excepted)
     );
 
     // Without the generated `<plural>/status` rule it cannot report Ready.
@@ -599,6 +1081,18 @@ async fn generated_rbac_is_sufficient_and_necessary() {
         errors >= 1.0,
         "no reconcile errors counted:\n{}",
         manager.log()
+    );
+    // The audit log names the denied request.
+    let denied: Vec<String> = audited_requests(&cluster)
+        .iter()
+        .filter(|r| r.denied())
+        .map(|r| format!("{} {} {}", r.verb, r.resource, r.name))
+        .collect();
+    assert!(
+        denied
+            .iter()
+            .any(|d| d == &format!("patch {status_resource} captain-forbidden")),
+        "the audit log does not show the denied status patch; denied: {denied:?}"
     );
     record_ran(Ran::OperatorEndToEnd);
 }

@@ -3,8 +3,10 @@
 //! The candidate reads the Lease every retry period. It takes the Lease when nobody holds it or
 //! when the holder has not renewed it for the holder's lease duration, measured on the local
 //! monotonic clock from when this candidate last saw the record change (so clock skew between
-//! nodes does not matter). Writes use the Lease's `resourceVersion`, so of two candidates only one
-//! wins. The leader renews every retry period; if no renewal succeeds within the renew deadline,
+//! nodes does not matter); a candidate waiting on a held Lease tries again when it would expire,
+//! when that comes before the next retry, so it takes over an abandoned Lease at most one
+//! (jittered) retry period after the holder's last renewal plus the lease duration. Writes use
+//! the Lease's `resourceVersion`, so of two candidates only one wins. The leader renews every retry period; if no renewal succeeds within the renew deadline,
 //! leadership is lost. On shutdown the leader empties `holderIdentity` so that a waiting replica
 //! takes over at once.
 
@@ -22,8 +24,9 @@ use tokio_util::sync::CancellationToken;
 use super::error::{Error, Result};
 use super::metrics::Metrics;
 
-/// client-go's `JitterFactor`: waits are between 1 and 2.2 retry periods.
-pub(crate) const JITTER_FACTOR: f64 = 1.2;
+/// client-go's `JitterFactor`: a candidate waits between 1 and `1 + JITTER_FACTOR` (2.2) retry
+/// periods between attempts to acquire the Lease.
+pub const JITTER_FACTOR: f64 = 1.2;
 
 /// Leader election timings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,6 +153,18 @@ pub(crate) fn decide(
     }
 }
 
+/// How long a candidate that found the lease held waits before its next attempt: the jittered
+/// retry period, or less when the lease, last seen changing at `observed_at`, expires sooner.
+pub(crate) fn wait_before_retry(
+    jittered_retry: Duration,
+    observed_at: Instant,
+    lease_duration: Duration,
+    now: Instant,
+) -> Duration {
+    let expires_in = (observed_at + lease_duration).saturating_duration_since(now);
+    jittered_retry.min(expires_in)
+}
+
 /// Whether the leader, last renewed at `last_renew`, has missed its renew deadline at `now`.
 pub(crate) fn renew_deadline_passed(
     last_renew: Instant,
@@ -248,7 +263,9 @@ impl LeaderElector {
     }
 
     async fn try_acquire_or_renew(&mut self) -> Result<Attempt> {
+        // as client-go: expiry is judged at the attempt's start, the time the record states
         let now = Timestamp::now();
+        let started = Instant::now();
         let current = self
             .api
             .get_opt(&self.name)
@@ -285,7 +302,7 @@ impl LeaderElector {
             Some(&record),
             &self.identity,
             observed_at,
-            Instant::now(),
+            started,
             self.timings.lease_duration,
         ) {
             Decision::Wait { holder } => return Ok(Attempt::HeldByOther(holder)),
@@ -312,6 +329,7 @@ impl LeaderElector {
         tracing::info!(lease = %self.name, namespace = %self.namespace, identity = %self.identity, "attempting to acquire leader lease");
         self.metrics.set_leader(&self.name, false);
         loop {
+            let mut wait = jittered(self.timings.retry_period, random_unit());
             match self.try_acquire_or_renew().await {
                 Ok(Attempt::Held) => {
                     tracing::info!(lease = %self.name, identity = %self.identity, "successfully acquired lease");
@@ -319,6 +337,10 @@ impl LeaderElector {
                     return true;
                 }
                 Ok(Attempt::HeldByOther(holder)) => {
+                    if let Some(seen) = &self.observed {
+                        let duration = seen.record.duration_or(self.timings.lease_duration);
+                        wait = wait_before_retry(wait, seen.at, duration, Instant::now());
+                    }
                     tracing::debug!(lease = %self.name, %holder, "lease is held by another replica")
                 }
                 Ok(Attempt::Conflict) => {
@@ -328,7 +350,7 @@ impl LeaderElector {
             }
             tokio::select! {
                 () = stop.cancelled() => return false,
-                () = tokio::time::sleep(jittered(self.timings.retry_period, random_unit())) => {}
+                () = tokio::time::sleep(wait) => {}
             }
         }
     }
@@ -469,6 +491,25 @@ mod tests {
         ));
         rec.lease_duration_seconds = None;
         assert_eq!(decide(Some(&rec), "me", t0, after_20s, D), Decision::Take);
+    }
+
+    #[test]
+    fn a_waiting_candidate_retries_when_the_lease_expires_if_that_is_sooner() {
+        let t0 = Instant::now();
+        let retry = Duration::from_secs(3);
+        // the lease expires in 15s: the retry comes first
+        assert_eq!(wait_before_retry(retry, t0, D, t0), retry);
+        // it expires in 1s: try again then
+        let late = t0 + Duration::from_secs(14);
+        assert_eq!(
+            wait_before_retry(retry, t0, D, late),
+            Duration::from_secs(1)
+        );
+        // it has expired: at once
+        assert_eq!(
+            wait_before_retry(retry, t0, D, t0 + Duration::from_secs(20)),
+            Duration::ZERO
+        );
     }
 
     #[test]

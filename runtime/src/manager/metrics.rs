@@ -176,13 +176,25 @@ impl Metrics {
     }
 
     /// Runs one reconcile future and records its duration and result.
+    ///
+    /// Its start and end are logged at `debug` (`reconcile started`, `reconcile finished` with
+    /// the result and the time taken), so `RUST_LOG=info,operator_gen_runtime=debug` shows
+    /// when, and on which replica, each reconcile ran.
     pub async fn observe<E>(
         &self,
         controller: &str,
         reconcile: impl Future<Output = Result<Action, E>>,
     ) -> Result<Action, E> {
+        tracing::debug!(controller, "reconcile started");
         let timer = self.reconcile_started(controller);
         let result = reconcile.await;
+        let elapsed = timer.started.elapsed();
+        tracing::debug!(
+            controller,
+            result = ReconcileResult::of(&result).as_str(),
+            ?elapsed,
+            "reconcile finished"
+        );
         timer.finish_with(&result);
         result
     }
