@@ -771,7 +771,7 @@ const UNUSED_GRANTS: &[UnusedGrant] = &[
         group: GROUP,
         resource: "captains/status",
         verb: "update",
-        reason: "the Ready condition is written with a merge patch (patch), never a full update",
+        reason: "the Ready condition is written by server-side apply (verb patch), never a full update",
     },
     UnusedGrant {
         role: MANAGER,
