@@ -63,14 +63,14 @@
 //! }
 //! ```
 
-mod error;
+pub(crate) mod error;
 #[cfg(test)]
 mod fake_api;
-mod http;
+pub(crate) mod http;
 mod leader;
 mod metrics;
 mod options;
-mod secure;
+pub(crate) mod secure;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -86,8 +86,9 @@ pub use error::{Error, Result};
 pub use http::Health;
 pub use metrics::{Metrics, OPENMETRICS_CONTENT_TYPE, ReconcileResult, ReconcileTimer};
 pub use options::{
-    ManagerOptions, POD_NAMESPACE_ENV, SERVICE_ACCOUNT_NAMESPACE_FILE, WATCH_NAMESPACE_ENV,
-    parse_bind_address, parse_duration, watch_namespace,
+    DEFAULT_WEBHOOK_CERT_PATH, DEFAULT_WEBHOOK_PORT, ManagerOptions, POD_NAMESPACE_ENV,
+    SERVICE_ACCOUNT_NAMESPACE_FILE, WATCH_NAMESPACE_ENV, parse_bind_address, parse_duration,
+    watch_namespace,
 };
 pub use prometheus_client;
 pub use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
@@ -105,6 +106,7 @@ pub struct Manager {
     metrics: Metrics,
     health: Health,
     metrics_tls: Option<tokio_rustls::TlsAcceptor>,
+    webhooks: Option<crate::webhook::WebhookServer>,
     stop: CancellationToken,
     controllers: Vec<(String, BoxFuture<'static, ()>)>,
 }
@@ -149,6 +151,7 @@ impl Manager {
             metrics: Metrics::new(),
             health: Health::default(),
             metrics_tls,
+            webhooks: None,
             stop: CancellationToken::new(),
             controllers: Vec::new(),
         })
@@ -212,6 +215,14 @@ impl Manager {
         self.stop.clone()
     }
 
+    /// Serves `server`'s webhooks on `--webhook-port` with the certificate in
+    /// `--webhook-cert-path`, on every replica from the start (not only on the leader); `/readyz`
+    /// answers 503 while it is not serving. A second call replaces the first server.
+    pub fn add_webhook_server(&mut self, server: crate::webhook::WebhookServer) -> &mut Self {
+        self.webhooks = Some(server);
+        self
+    }
+
     /// Adds a controller: a future started once the manager leads, which should run until
     /// [`shutdown_signal`](Self::shutdown_signal) fires.
     pub fn add_controller(
@@ -259,6 +270,7 @@ impl Manager {
             metrics,
             health,
             metrics_tls,
+            webhooks,
             stop,
             controllers,
         } = self;
@@ -285,6 +297,15 @@ impl Manager {
                     tls: metrics_tls,
                 };
                 servers.spawn(http::serve(listener, server, servers_stop.clone()));
+            }
+            if let Some(webhooks) = webhooks {
+                let addr = options.webhook_addr();
+                let paths = webhooks.paths();
+                let bound = webhooks
+                    .bind(addr, &options.webhook_certs(), Some(&health))
+                    .await?;
+                tracing::info!(addr = %addr, ?paths, "serving webhooks");
+                servers.spawn(bound.run(servers_stop.clone()));
             }
             spawn_signal_handler(stop.clone())
         }
@@ -656,6 +677,99 @@ mod tests {
             .and_then(|l| l.spec)
             .and_then(|s| s.holder_identity);
         assert_eq!(released, None, "b released the lease on shutdown");
+    }
+
+    /// A webhook server runs on a follower too, and is part of its readiness.
+    #[tokio::test]
+    async fn a_follower_serves_its_webhooks() {
+        use k8s_openapi::api::core::v1::ConfigMap;
+        struct Nothing;
+        impl crate::webhook::Validator<ConfigMap> for Nothing {
+            fn validate_create(
+                &self,
+                _: &ConfigMap,
+            ) -> std::result::Result<crate::webhook::Warnings, String> {
+                Ok(Vec::new())
+            }
+        }
+        let api = FakeApi::default();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let mut leader = Manager::with_client(electing(), "p", api.client()).expect("leader");
+        let c = controller(&leader, tx, "leader", Arc::new(AtomicBool::new(false)));
+        leader.add_controller("c", c);
+        let leader_token = leader.shutdown_token();
+        let leader_run = tokio::spawn(leader.run());
+        assert_eq!(rx.recv().await, Some("leader"));
+
+        let certs = tempfile::tempdir().expect("tempdir");
+        let generated =
+            rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).expect("cert");
+        std::fs::write(certs.path().join("tls.crt"), generated.cert.pem()).expect("write");
+        std::fs::write(
+            certs.path().join("tls.key"),
+            generated.signing_key.serialize_pem(),
+        )
+        .expect("write");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("free port")
+            .port();
+        let opts = electing()
+            .webhook_port(port)
+            .webhook_cert_path(certs.path());
+        let mut follower = Manager::with_client(opts, "p", api.client()).expect("follower");
+        let server = crate::webhook::WebhookServer::builder()
+            .validator::<ConfigMap>(Nothing)
+            .build()
+            .expect("webhooks");
+        follower.add_webhook_server(server);
+        let health = follower.health();
+        let token = follower.shutdown_token();
+        let run = tokio::spawn(follower.run());
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !health.is_ready() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the follower never got ready"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(
+            tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok(),
+            "the follower's webhook port accepts connections"
+        );
+        token.cancel();
+        let result = tokio::time::timeout(Duration::from_secs(5), run)
+            .await
+            .expect("stops")
+            .expect("join");
+        assert!(result.is_ok(), "{result:?}");
+        assert!(!health.is_ready());
+        leader_token.cancel();
+        let _ = leader_run.await;
+
+        // without its certificate the manager does not start, naming the flag
+        let empty = tempfile::tempdir().expect("tempdir");
+        let mut mgr = Manager::with_client(
+            options().webhook_port(port).webhook_cert_path(empty.path()),
+            "p",
+            api.client(),
+        )
+        .expect("manager");
+        mgr.add_webhook_server(
+            crate::webhook::WebhookServer::builder()
+                .build()
+                .expect("empty"),
+        );
+        let result = tokio::time::timeout(Duration::from_secs(5), mgr.run())
+            .await
+            .expect("stops");
+        assert!(
+            matches!(&result, Err(e @ Error::WebhookCert { .. }) if e.to_string().contains("--webhook-cert-path")),
+            "{result:?}"
+        );
     }
 
     #[tokio::test]

@@ -19,10 +19,11 @@ pub enum Error {
 
     /// A listener could not be bound.
     #[error(
-        "cannot listen on {addr} for the {server} server: {source}; free the port or pick another with --{server}-bind-address (0 disables it)"
+        "cannot listen on {addr} for the {server} server: {source}; {}",
+        bind_hint(server)
     )]
     Bind {
-        /// `metrics` or `health-probe`.
+        /// `metrics`, `health-probe` or `webhook`.
         server: &'static str,
         /// The address that was tried.
         addr: std::net::SocketAddr,
@@ -111,9 +112,35 @@ pub enum Error {
         reason: String,
     },
 
+    /// The webhook server's certificate could not be loaded.
+    #[error(
+        "cannot set up tls for the webhook server from {}: {reason}; put a PEM certificate and its key in --webhook-cert-path (file names --webhook-cert-name, --webhook-cert-key), as cert-manager mounts its Secret",
+        path.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "its certificate".to_owned())
+    )]
+    WebhookCert {
+        /// The file that failed, when one was read.
+        path: Option<std::path::PathBuf>,
+        /// What went wrong.
+        reason: String,
+    },
+
+    /// Two webhooks of one kind were registered on one path.
+    #[error(
+        "two webhooks are registered on {0}: register one defaulter, one validator per kind and one converter"
+    )]
+    WebhookPath(String),
+
     /// Encoding the metrics registry failed.
     #[error("cannot encode metrics: {0}")]
     Encode(#[source] std::fmt::Error),
+}
+
+/// How to pick another address for `server`.
+fn bind_hint(server: &str) -> String {
+    match server {
+        "webhook" => "free the port or pick another with --webhook-port".to_owned(),
+        _ => format!("free the port or pick another with --{server}-bind-address (0 disables it)"),
+    }
 }
 
 /// `Result` with the manager's [`Error`].

@@ -5,6 +5,7 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
@@ -28,10 +29,17 @@ const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10
 /// `/healthz` answers 200 while the server runs; `/readyz` answers 200 once the manager marks
 /// itself ready (when [`Manager::run`](super::Manager::run) starts, before leadership, as in
 /// controller-runtime) and 503 again once shutdown begins.
+///
+/// Servers that must be up for the manager to be ready (the webhook server) add a check; `/readyz`
+/// answers 503 naming the first check that fails.
 #[derive(Debug, Clone, Default)]
 pub struct Health {
     ready: Arc<AtomicBool>,
+    checks: Arc<Mutex<Vec<Check>>>,
 }
+
+/// A named readiness check: ready while its flag is set.
+type Check = (&'static str, Arc<AtomicBool>);
 
 impl Health {
     /// Marks the manager ready or not ready.
@@ -41,7 +49,29 @@ impl Health {
 
     /// Whether `/readyz` answers 200.
     pub fn is_ready(&self) -> bool {
-        self.ready.load(Ordering::SeqCst)
+        self.not_ready().is_none()
+    }
+
+    /// Why `/readyz` answers 503, if it does.
+    fn not_ready(&self) -> Option<String> {
+        if !self.ready.load(Ordering::SeqCst) {
+            return Some("manager is not running".to_owned());
+        }
+        let checks = self.checks.lock().unwrap_or_else(PoisonError::into_inner);
+        checks
+            .iter()
+            .find(|(_, ok)| !ok.load(Ordering::SeqCst))
+            .map(|(name, _)| format!("{name} is not serving"))
+    }
+
+    /// A readiness check named `name`, failing until the returned flag is set.
+    pub(crate) fn add_check(&self, name: &'static str) -> Arc<AtomicBool> {
+        let flag = Arc::new(AtomicBool::new(false));
+        self.checks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((name, Arc::clone(&flag)));
+        flag
     }
 }
 
@@ -52,6 +82,8 @@ pub(crate) enum Routes {
     Probes(Health),
     /// `/metrics`.
     Metrics(Metrics),
+    /// Admission and conversion webhooks (`POST`), with the readiness flag set while serving.
+    Webhooks(crate::webhook::WebhookServer, Option<Arc<AtomicBool>>),
 }
 
 fn text(
@@ -81,14 +113,10 @@ impl Routes {
         }
         match (self, path) {
             (Self::Probes(_), "/healthz" | "/healthz/") => text(StatusCode::OK, PLAIN, "ok"),
-            (Self::Probes(h), "/readyz" | "/readyz/") if h.is_ready() => {
-                text(StatusCode::OK, PLAIN, "ok")
-            }
-            (Self::Probes(_), "/readyz" | "/readyz/") => text(
-                StatusCode::SERVICE_UNAVAILABLE,
-                PLAIN,
-                "manager is not running\n",
-            ),
+            (Self::Probes(h), "/readyz" | "/readyz/") => match h.not_ready() {
+                None => text(StatusCode::OK, PLAIN, "ok"),
+                Some(why) => text(StatusCode::SERVICE_UNAVAILABLE, PLAIN, format!("{why}\n")),
+            },
             (Self::Metrics(m), "/metrics") => match m.encode() {
                 Ok(body) => text(StatusCode::OK, OPENMETRICS_CONTENT_TYPE, body),
                 Err(e) => text(StatusCode::INTERNAL_SERVER_ERROR, PLAIN, format!("{e}\n")),
@@ -116,12 +144,11 @@ impl Server {
         }
     }
 
-    async fn respond(
-        &self,
-        method: &Method,
-        path: &str,
-        headers: &header::HeaderMap,
-    ) -> Response<Full<Bytes>> {
+    async fn respond(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
+        if let Routes::Webhooks(webhooks, _) = &self.routes {
+            return webhooks.respond(req).await;
+        }
+        let (method, path, headers) = (req.method(), req.uri().path(), req.headers());
         if let Some(auth) = &self.auth {
             let verb = method.as_str().to_ascii_lowercase();
             match auth
@@ -164,6 +191,13 @@ pub(crate) async fn bind(server: &'static str, addr: SocketAddr) -> Result<TcpLi
 /// Serves `server` on `listener` until `stop` is cancelled; open connections are dropped then.
 pub(crate) async fn serve(listener: TcpListener, server: Server, stop: CancellationToken) {
     let server = Arc::new(server);
+    let serving = match &server.routes {
+        Routes::Webhooks(_, Some(flag)) => Some(Arc::clone(flag)),
+        _ => None,
+    };
+    if let Some(flag) = &serving {
+        flag.store(true, Ordering::SeqCst);
+    }
     let mut connections = JoinSet::new();
     loop {
         let accepted = tokio::select! {
@@ -193,6 +227,9 @@ pub(crate) async fn serve(listener: TcpListener, server: Server, stop: Cancellat
             }
         });
     }
+    if let Some(flag) = &serving {
+        flag.store(false, Ordering::SeqCst);
+    }
     connections.shutdown().await;
 }
 
@@ -204,9 +241,7 @@ where
     let service = hyper::service::service_fn(move |req: Request<Incoming>| {
         let server = Arc::clone(&server);
         async move {
-            let resp = server
-                .respond(req.method(), req.uri().path(), req.headers())
-                .await;
+            let resp = server.respond(req).await;
             Ok::<_, Infallible>(resp)
         }
     });

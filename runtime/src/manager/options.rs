@@ -16,6 +16,13 @@ pub const WATCH_NAMESPACE_ENV: &str = "WATCH_NAMESPACE";
 /// The environment variable the Downward API fills with the pod's namespace.
 pub const POD_NAMESPACE_ENV: &str = "POD_NAMESPACE";
 
+/// The webhook server's port unless `--webhook-port` says otherwise (controller-runtime's).
+pub const DEFAULT_WEBHOOK_PORT: u16 = 9443;
+
+/// Where the webhook server's certificate is read unless `--webhook-cert-path` says otherwise
+/// (controller-runtime's default directory).
+pub const DEFAULT_WEBHOOK_CERT_PATH: &str = "/tmp/k8s-webhook-server/serving-certs";
+
 /// Settings of a [`Manager`](super::Manager), spelled like kubebuilder's `cmd/main.go` flags.
 ///
 /// Flatten it into the binary's clap parser with `#[command(flatten)]`; [`Default`] gives the
@@ -51,6 +58,24 @@ pub struct ManagerOptions {
     /// The key file in --metrics-cert-path.
     #[arg(long, value_name = "FILE", default_value = "tls.key")]
     pub metrics_cert_key: String,
+
+    /// The port the webhook server listens on (all interfaces), when the binary registers
+    /// webhooks.
+    #[arg(long, value_name = "PORT", default_value_t = DEFAULT_WEBHOOK_PORT)]
+    pub webhook_port: u16,
+
+    /// The directory holding the webhook server's certificate and key (cert-manager's Secret
+    /// is mounted here); reloaded when the files change.
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_WEBHOOK_CERT_PATH)]
+    pub webhook_cert_path: PathBuf,
+
+    /// The certificate file in --webhook-cert-path.
+    #[arg(long, value_name = "FILE", default_value = "tls.crt")]
+    pub webhook_cert_name: String,
+
+    /// The key file in --webhook-cert-path.
+    #[arg(long, value_name = "FILE", default_value = "tls.key")]
+    pub webhook_cert_key: String,
 
     /// The address the probe endpoints (/healthz, /readyz) bind to; "0" disables them.
     #[arg(long, value_name = "ADDR", default_value = ":8081")]
@@ -101,6 +126,10 @@ impl Default for ManagerOptions {
             metrics_cert_path: None,
             metrics_cert_name: "tls.crt".to_owned(),
             metrics_cert_key: "tls.key".to_owned(),
+            webhook_port: DEFAULT_WEBHOOK_PORT,
+            webhook_cert_path: PathBuf::from(DEFAULT_WEBHOOK_CERT_PATH),
+            webhook_cert_name: "tls.crt".to_owned(),
+            webhook_cert_key: "tls.key".to_owned(),
             health_probe_bind_address: ":8081".to_owned(),
             leader_elect: false,
             leader_election_id: None,
@@ -133,6 +162,34 @@ impl ManagerOptions {
     pub fn metrics_cert_path(mut self, dir: impl Into<PathBuf>) -> Self {
         self.metrics_cert_path = Some(dir.into());
         self
+    }
+
+    /// Sets `--webhook-port`.
+    #[must_use]
+    pub fn webhook_port(mut self, port: u16) -> Self {
+        self.webhook_port = port;
+        self
+    }
+
+    /// Sets `--webhook-cert-path`.
+    #[must_use]
+    pub fn webhook_cert_path(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.webhook_cert_path = dir.into();
+        self
+    }
+
+    /// The address the webhook server binds: all interfaces on `--webhook-port`.
+    pub fn webhook_addr(&self) -> SocketAddr {
+        SocketAddr::new(IpAddr::V4(Ipv4Addr::UNSPECIFIED), self.webhook_port)
+    }
+
+    /// The webhook server's certificate files in `--webhook-cert-path`.
+    pub fn webhook_certs(&self) -> crate::webhook::CertDir {
+        crate::webhook::CertDir {
+            dir: self.webhook_cert_path.clone(),
+            cert_name: self.webhook_cert_name.clone(),
+            key_name: self.webhook_cert_key.clone(),
+        }
     }
 
     /// Sets `--health-probe-bind-address`.
@@ -399,6 +456,33 @@ mod tests {
         assert_eq!(cli.manager.metrics_cert_key, "tls.key");
         let cli = Cli::try_parse_from(["bin", "--leader-elect=true"]).expect("parse");
         assert!(cli.manager.leader_elect);
+
+        let cli = Cli::try_parse_from(["bin"]).expect("parse");
+        assert_eq!(cli.manager.webhook_port, 9443);
+        assert_eq!(
+            cli.manager.webhook_cert_path,
+            PathBuf::from("/tmp/k8s-webhook-server/serving-certs")
+        );
+        assert_eq!(
+            cli.manager.webhook_addr(),
+            "0.0.0.0:9443".parse().expect("addr")
+        );
+        let cli = Cli::try_parse_from([
+            "bin",
+            "--webhook-port=9444",
+            "--webhook-cert-path",
+            "/certs",
+            "--webhook-cert-key=k.pem",
+        ])
+        .expect("parse");
+        assert_eq!(cli.manager.webhook_port, 9444);
+        let certs = cli.manager.webhook_certs();
+        assert_eq!(certs.dir, PathBuf::from("/certs"));
+        assert_eq!(
+            (certs.cert_name.as_str(), certs.key_name.as_str()),
+            ("tls.crt", "k.pem")
+        );
+        assert!(Cli::try_parse_from(["bin", "--webhook-port=70000"]).is_err());
     }
 
     #[test]

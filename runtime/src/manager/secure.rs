@@ -31,32 +31,63 @@ const RELOAD_CHECK: Duration = Duration::from_secs(10);
 /// (files `--metrics-cert-name` and `--metrics-cert-key`) when set, reloaded when the files
 /// change (as cert-manager rotates a mounted Secret), else a self-signed certificate generated now.
 pub(crate) fn tls_acceptor(options: &ManagerOptions) -> Result<TlsAcceptor> {
+    let files = options.metrics_cert_path.as_ref().map(|dir| CertFiles {
+        cert: dir.join(&options.metrics_cert_name),
+        key: dir.join(&options.metrics_cert_key),
+    });
+    acceptor(files, &METRICS)
+}
+
+/// The certificate and key files a server reads (PEM).
+#[derive(Debug, Clone)]
+pub(crate) struct CertFiles {
+    pub(crate) cert: PathBuf,
+    pub(crate) key: PathBuf,
+}
+
+/// Which server a certificate is for: names it in logs and errors.
+#[derive(Debug)]
+pub(crate) struct CertUse {
+    /// `metrics` or `webhook`, for the logs.
+    pub(crate) server: &'static str,
+    /// Builds the error naming the server's flags.
+    pub(crate) error: fn(Option<PathBuf>, String) -> Error,
+}
+
+const METRICS: CertUse = CertUse {
+    server: "metrics",
+    error: |path, reason| Error::MetricsCert { path, reason },
+};
+
+/// A TLS acceptor (HTTP/1.1) presenting the certificate in `files`, read again when the files'
+/// modification times change (checked at most every 10s, on a handshake); without files, a
+/// self-signed certificate for localhost and 127.0.0.1 generated now.
+pub(crate) fn acceptor(files: Option<CertFiles>, usage: &'static CertUse) -> Result<TlsAcceptor> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let source = match &options.metrics_cert_path {
-        Some(dir) => CertSource::watched(
-            dir.join(&options.metrics_cert_name),
-            dir.join(&options.metrics_cert_key),
+    let source = match files {
+        Some(files) => CertSource::watched(
+            files.cert,
+            files.key,
             Arc::clone(&provider),
             RELOAD_CHECK,
+            usage,
         )?,
-        None => CertSource::self_signed(Arc::clone(&provider))?,
+        None => CertSource::self_signed(Arc::clone(&provider), usage)?,
     };
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .map_err(|e| Error::MetricsCert {
-            path: None,
-            reason: e.to_string(),
-        })?
+        .map_err(|e| (usage.error)(None, e.to_string()))?
         .with_no_client_auth()
         .with_cert_resolver(Arc::new(source));
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(TlsAcceptor::from(Arc::new(config)))
 }
 
-/// The certificate the metrics server presents: fixed, or read from files and read again when
+/// The certificate a server presents: fixed, or read from files and read again when
 /// their modification times change (checked at most once per `every`, on a handshake).
 #[derive(Debug)]
 struct CertSource {
+    usage: &'static CertUse,
     files: Option<Watched>,
     current: Mutex<Current>,
 }
@@ -77,15 +108,16 @@ struct Current {
 }
 
 impl CertSource {
-    fn self_signed(provider: Arc<CryptoProvider>) -> Result<Self> {
+    fn self_signed(provider: Arc<CryptoProvider>, usage: &'static CertUse) -> Result<Self> {
         let names: Vec<String> = SELF_SIGNED_NAMES.iter().map(|n| (*n).to_owned()).collect();
-        let failed = |reason: String| Error::MetricsCert { path: None, reason };
+        let failed = |reason: String| (usage.error)(None, reason);
         let generated =
             rcgen::generate_simple_self_signed(names).map_err(|e| failed(e.to_string()))?;
         let key = PrivatePkcs8KeyDer::from(generated.signing_key.serialize_der());
         let key = CertifiedKey::from_der(vec![generated.cert.der().clone()], key.into(), &provider)
             .map_err(|e| failed(e.to_string()))?;
         Ok(Self {
+            usage,
             files: None,
             current: Mutex::new(Current {
                 key: Arc::new(key),
@@ -100,10 +132,12 @@ impl CertSource {
         key: PathBuf,
         provider: Arc<CryptoProvider>,
         every: Duration,
+        usage: &'static CertUse,
     ) -> Result<Self> {
         let stamps = stamps(&cert, &key);
-        let loaded = load(&cert, &key, &provider)?;
+        let loaded = load(&cert, &key, &provider, usage)?;
         Ok(Self {
+            usage,
             files: Some(Watched {
                 cert,
                 key,
@@ -132,13 +166,13 @@ impl CertSource {
             let stamps = stamps(&files.cert, &files.key);
             if stamps.is_some() && stamps != current.stamps {
                 current.stamps = stamps;
-                match load(&files.cert, &files.key, &files.provider) {
+                match load(&files.cert, &files.key, &files.provider, self.usage) {
                     Ok(key) => {
-                        tracing::info!(cert = %files.cert.display(), "reloaded the metrics certificate");
+                        tracing::info!(server = self.usage.server, cert = %files.cert.display(), "reloaded the certificate");
                         current.key = Arc::new(key);
                     }
                     Err(e) => {
-                        tracing::warn!(error = %e, "keeping the previous metrics certificate");
+                        tracing::warn!(server = self.usage.server, error = %e, "keeping the previous certificate");
                     }
                 }
             }
@@ -160,11 +194,13 @@ fn stamps(cert: &Path, key: &Path) -> Option<(SystemTime, SystemTime)> {
 }
 
 /// Reads a PEM certificate chain and its PEM private key, and checks that they match.
-fn load(cert: &Path, key: &Path, provider: &CryptoProvider) -> Result<CertifiedKey> {
-    let failed = |path: &Path, reason: String| Error::MetricsCert {
-        path: Some(path.to_path_buf()),
-        reason,
-    };
+fn load(
+    cert: &Path,
+    key: &Path,
+    provider: &CryptoProvider,
+    usage: &CertUse,
+) -> Result<CertifiedKey> {
+    let failed = |path: &Path, reason: String| (usage.error)(Some(path.to_path_buf()), reason);
     let certs = CertificateDer::pem_file_iter(cert)
         .and_then(|certs| certs.collect::<std::result::Result<Vec<_>, _>>())
         .map_err(|e| failed(cert, e.to_string()))?;
@@ -319,8 +355,14 @@ mod tests {
         let start = SystemTime::now();
         let first = write(start);
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let source =
-            CertSource::watched(cert.clone(), key.clone(), provider, Duration::ZERO).expect("load");
+        let source = CertSource::watched(
+            cert.clone(),
+            key.clone(),
+            provider,
+            Duration::ZERO,
+            &METRICS,
+        )
+        .expect("load");
         assert_eq!(source.current().cert[0].as_ref(), first.as_slice());
 
         let second = write(start + Duration::from_secs(60));
