@@ -3,7 +3,10 @@
 //! self-signed certificate for 127.0.0.1, `/readyz` answers 200 once it serves, and with a
 //! MutatingWebhookConfiguration and a ValidatingWebhookConfiguration pointing at it (the
 //! certificate as caBundle), a create is defaulted in the stored object and comes back with the
-//! validator's warning, and an invalid create is denied with the validator's message.
+//! validator's warning, and an invalid create is denied with the validator's message. The same
+//! server converts FirstMate between v1 (stored) and v2 for the CRD's `Webhook` conversion: an
+//! object created in one version reads back converted in the other, and a failed conversion fails
+//! the request with the converter's message.
 
 use std::time::{Duration, Instant};
 
@@ -12,21 +15,53 @@ use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 };
 use kube::Api;
-use kube::api::PostParams;
+use kube::api::{ApiResource, DynamicObject, GroupVersionKind, PostParams};
 use operator_gen_envtest::{ControlPlane, require_assets};
 use operator_gen_runtime::manager::{Manager, ManagerOptions};
 use operator_gen_runtime::webhook::{
-    Defaulter, Validator, Warnings, WebhookServer, mutate_path, validate_path,
+    CONVERT_PATH, Converter, Defaulter, Validator, Warnings, WebhookServer, mutate_path,
+    validate_path,
 };
 use operator_gen_tests::operator::free_port;
 use operator_gen_tests::tools::{Ran, record_ran};
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[path = "../../testdata/conformance/project_v4/src/lib.rs"]
 #[allow(dead_code)]
 mod project_v4;
 
 use project_v4::v1::captain::{Captain, CaptainSpec};
+use project_v4::{v1, v2};
+
+/// How v2 spells `spec.foo`: the v1 value behind this prefix.
+const V2_PREFIX: &str = "v2:";
+/// The converter's message for a v2 `spec.foo` without the prefix.
+const NO_PREFIX: &str = "spec.foo must start with \"v2:\"";
+
+/// Converts FirstMate: v1 `foo` is `x`, v2 `foo` is `v2:x`.
+struct FirstMateVersions;
+
+impl Converter for FirstMateVersions {
+    fn convert(&self, mut object: Value, desired: &str) -> Result<Value, String> {
+        let foo = object
+            .pointer("/spec/foo")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let converted = match (desired, foo) {
+            (_, None) => None,
+            ("crew.testproject.org/v2", Some(foo)) => Some(format!("{V2_PREFIX}{foo}")),
+            ("crew.testproject.org/v1", Some(foo)) => {
+                Some(foo.strip_prefix(V2_PREFIX).ok_or(NO_PREFIX)?.to_owned())
+            }
+            (other, _) => return Err(format!("cannot convert to {other}")),
+        };
+        if let Some(foo) = converted {
+            object["spec"]["foo"] = json!(foo);
+        }
+        object["apiVersion"] = json!(desired);
+        Ok(object)
+    }
+}
 
 /// The value the defaulter gives an unset `spec.foo`.
 const DEFAULT_FOO: &str = "defaulted-by-webhook";
@@ -131,7 +166,7 @@ async fn readyz_ok(port: u16) -> bool {
 }
 
 #[tokio::test]
-async fn the_apiserver_calls_the_defaulter_and_the_validator() {
+async fn the_apiserver_calls_the_defaulter_the_validator_and_the_converter() {
     require_assets!();
     let plane = ControlPlane::start().await.expect("control plane starts");
     record_ran(Ran::Apiserver);
@@ -154,6 +189,27 @@ async fn the_apiserver_calls_the_defaulter_and_the_validator() {
     .expect("write");
 
     let (webhook_port, probe_port) = (free_port(), free_port());
+    let base = format!("https://127.0.0.1:{webhook_port}");
+
+    // FirstMate in v1 (stored) and v2, converted by the webhook server
+    let mut firstmates = operator_gen_runtime::crd_for_versions(vec![
+        v1::firstmate::FirstMate::crd_version(),
+        v2::firstmate::FirstMate::crd_version(),
+    ])
+    .expect("FirstMate CRD");
+    firstmates.spec.conversion = Some(
+        serde_json::from_value(json!({
+            "strategy": "Webhook",
+            "webhook": {
+                "clientConfig": {
+                    "url": format!("{base}{CONVERT_PATH}"),
+                    "caBundle": serde_json::to_value(ByteString(ca.as_bytes().to_vec())).expect("ca"),
+                },
+                "conversionReviewVersions": ["v1"],
+            },
+        }))
+        .expect("conversion"),
+    );
     let options = ManagerOptions::default()
         .metrics_bind_address("0")
         .health_probe_bind_address(format!("127.0.0.1:{probe_port}"))
@@ -164,6 +220,7 @@ async fn the_apiserver_calls_the_defaulter_and_the_validator() {
     let server = WebhookServer::builder()
         .defaulter::<Captain>(CaptainHooks)
         .validator::<Captain>(CaptainHooks)
+        .converter(FirstMateVersions)
         .build()
         .expect("webhook server");
     mgr.add_webhook_server(server);
@@ -177,7 +234,6 @@ async fn the_apiserver_calls_the_defaulter_and_the_validator() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 
-    let base = format!("https://127.0.0.1:{webhook_port}");
     let mutating: MutatingWebhookConfiguration = serde_json::from_value(json!({
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "MutatingWebhookConfiguration",
@@ -261,6 +317,69 @@ async fn the_apiserver_calls_the_defaulter_and_the_validator() {
     assert!(msg.contains("vcaptain-v1.kb.io"), "{msg}");
     assert!(msg.contains(DENIAL), "{msg}");
     assert!(captains.get_opt("hook").await.expect("get").is_none());
+
+    // conversion: the CRD is installed once the server serves
+    plane
+        .install_crds(&[firstmates], Duration::from_secs(60))
+        .await
+        .expect("FirstMate CRD installed");
+    let gvk = |version: &str| GroupVersionKind::gvk("crew.testproject.org", version, "FirstMate");
+    let api = |version: &str| -> Api<DynamicObject> {
+        Api::namespaced_with(
+            plane.client(),
+            "default",
+            &ApiResource::from_gvk(&gvk(version)),
+        )
+    };
+    let firstmate = |version: &str, name: &str, foo: &str| -> DynamicObject {
+        serde_json::from_value(json!({
+            "apiVersion": format!("crew.testproject.org/{version}"),
+            "kind": "FirstMate",
+            "metadata": {"name": name},
+            "spec": {"foo": foo},
+        }))
+        .expect("object")
+    };
+    let foo = |o: &DynamicObject| o.data["spec"]["foo"].as_str().map(str::to_owned);
+    // stored in v1, read in v2 (the apiserver may still be wiring the conversion: retry)
+    api("v1")
+        .create(&pp, &firstmate("v1", "spock", "science"))
+        .await
+        .expect("create v1");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let read = loop {
+        match api("v2").get("spock").await {
+            Ok(o) => break o,
+            Err(e) => {
+                assert!(Instant::now() < deadline, "reading v2 never worked: {e}");
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+        }
+    };
+    assert_eq!(
+        foo(&read).as_deref(),
+        Some("v2:science"),
+        "converted to v2 on read"
+    );
+    // created in v2, stored and read in v1
+    api("v2")
+        .create(&pp, &firstmate("v2", "uhura", "v2:comms"))
+        .await
+        .expect("create v2");
+    let stored = api("v1").get("uhura").await.expect("get v1");
+    assert_eq!(
+        foo(&stored).as_deref(),
+        Some("comms"),
+        "converted to v1 to be stored"
+    );
+    // a failed conversion fails the request with the converter's message
+    let err = api("v2")
+        .create(&pp, &firstmate("v2", "sulu", "helm"))
+        .await
+        .expect_err("the converter refuses foo without its prefix");
+    let msg = err.to_string();
+    assert!(msg.contains(NO_PREFIX), "{msg}");
+    assert!(api("v1").get_opt("sulu").await.expect("get").is_none());
 
     stop.cancel();
     let result = tokio::time::timeout(Duration::from_secs(10), run)
