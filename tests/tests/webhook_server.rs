@@ -38,25 +38,25 @@ const V2_PREFIX: &str = "v2:";
 /// The converter's message for a v2 `spec.foo` without the prefix.
 const NO_PREFIX: &str = "spec.foo must start with \"v2:\"";
 
-/// Converts FirstMate: v1 `foo` is `x`, v2 `foo` is `v2:x`.
+/// Converts FirstMate: v1 `spec.foo` is `x`, v2 `spec.foo` is `v2:x`.
 struct FirstMateVersions;
 
 impl Converter for FirstMateVersions {
     fn convert(&self, mut object: Value, desired: &str) -> Result<Value, String> {
-        let foo = object
+        let field = object
             .pointer("/spec/foo")
             .and_then(Value::as_str)
             .map(str::to_owned);
-        let converted = match (desired, foo) {
+        let converted = match (desired, field) {
             (_, None) => None,
-            ("crew.testproject.org/v2", Some(foo)) => Some(format!("{V2_PREFIX}{foo}")),
-            ("crew.testproject.org/v1", Some(foo)) => {
-                Some(foo.strip_prefix(V2_PREFIX).ok_or(NO_PREFIX)?.to_owned())
+            ("crew.testproject.org/v2", Some(field)) => Some(format!("{V2_PREFIX}{field}")),
+            ("crew.testproject.org/v1", Some(field)) => {
+                Some(field.strip_prefix(V2_PREFIX).ok_or(NO_PREFIX)?.to_owned())
             }
             (other, _) => return Err(format!("cannot convert to {other}")),
         };
-        if let Some(foo) = converted {
-            object["spec"]["foo"] = json!(foo);
+        if let Some(field) = converted {
+            object["spec"]["foo"] = json!(field);
         }
         object["apiVersion"] = json!(desired);
         Ok(object)
@@ -114,7 +114,7 @@ fn webhook(name: &str, url: &str, ca: &str) -> serde_json::Value {
 async fn create_raw(
     client: &kube::Client,
     name: &str,
-    foo: Option<&str>,
+    field: Option<&str>,
 ) -> (u16, String, Vec<String>) {
     let mut body = json!({
         "apiVersion": "crew.testproject.org/v1",
@@ -122,8 +122,8 @@ async fn create_raw(
         "metadata": {"name": name},
         "spec": {},
     });
-    if let Some(foo) = foo {
-        body["spec"]["foo"] = json!(foo);
+    if let Some(field) = field {
+        body["spec"]["foo"] = json!(field);
     }
     let req = http::Request::post("/apis/crew.testproject.org/v1/namespaces/default/captains")
         .header("content-type", "application/json")
@@ -331,16 +331,16 @@ async fn the_apiserver_calls_the_defaulter_the_validator_and_the_converter() {
             &ApiResource::from_gvk(&gvk(version)),
         )
     };
-    let firstmate = |version: &str, name: &str, foo: &str| -> DynamicObject {
+    let firstmate = |version: &str, name: &str, field: &str| -> DynamicObject {
         serde_json::from_value(json!({
             "apiVersion": format!("crew.testproject.org/{version}"),
             "kind": "FirstMate",
             "metadata": {"name": name},
-            "spec": {"foo": foo},
+            "spec": {"foo": field},
         }))
         .expect("object")
     };
-    let foo = |o: &DynamicObject| o.data["spec"]["foo"].as_str().map(str::to_owned);
+    let field = |o: &DynamicObject| o.data["spec"]["foo"].as_str().map(str::to_owned);
     // stored in v1, read in v2 (the apiserver may still be wiring the conversion: retry)
     api("v1")
         .create(&pp, &firstmate("v1", "spock", "science"))
@@ -357,7 +357,7 @@ async fn the_apiserver_calls_the_defaulter_the_validator_and_the_converter() {
         }
     };
     assert_eq!(
-        foo(&read).as_deref(),
+        field(&read).as_deref(),
         Some("v2:science"),
         "converted to v2 on read"
     );
@@ -368,7 +368,7 @@ async fn the_apiserver_calls_the_defaulter_the_validator_and_the_converter() {
         .expect("create v2");
     let stored = api("v1").get("uhura").await.expect("get v1");
     assert_eq!(
-        foo(&stored).as_deref(),
+        field(&stored).as_deref(),
         Some("comms"),
         "converted to v1 to be stored"
     );
@@ -376,7 +376,7 @@ async fn the_apiserver_calls_the_defaulter_the_validator_and_the_converter() {
     let err = api("v2")
         .create(&pp, &firstmate("v2", "sulu", "helm"))
         .await
-        .expect_err("the converter refuses foo without its prefix");
+        .expect_err("the converter refuses a foo without its prefix");
     let msg = err.to_string();
     assert!(msg.contains(NO_PREFIX), "{msg}");
     assert!(api("v1").get_opt("sulu").await.expect("get").is_none());
