@@ -28,7 +28,8 @@ pub use kube::runtime::{Predicate, PredicateConfig, predicates};
 /// generation as it was: the controller's own status and finalizer writes, or anyone's label and
 /// annotation edits. Objects without a generation (a `ConfigMap`) wake it on every change of
 /// resource version. Deletions of objects without finalizers are not delivered; `owns` and
-/// `watches` on the returned controller add their triggers as usual.
+/// `watches` on the returned controller add their triggers as usual. The objects it caches and
+/// hands to the reconcile carry no `managedFields`.
 pub fn generation_changed<K>(api: Api<K>, config: watcher::Config) -> Controller<K>
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
@@ -37,6 +38,9 @@ where
     let (reader, writer) = reflector::store();
     let trigger = watcher(api, config)
         .default_backoff()
+        // the cache keeps objects without `managedFields`, which no reconcile reads and which
+        // are often the larger part of an object; an update sent without them keeps the stored ones
+        .modify(|obj| obj.managed_fields_mut().clear())
         .reflect(writer)
         .applied_objects()
         .predicate_filter(
