@@ -17,6 +17,26 @@ pub const CHECKOUT_PLACEHOLDER: &str = "@OPERATOR_GEN_CHECKOUT@";
 /// The year every test run puts in license headers.
 pub const YEAR: &str = "2026";
 
+/// A rendering of config/default (`dist/install.yaml`) reduced to what `edit --plugins helm`
+/// needs: the manager.
+pub const MINIMAL_INSTALL: &str = "apiVersion: v1
+kind: Namespace
+metadata:
+  name: demo-system
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: demo-controller-manager
+  namespace: demo-system
+spec:
+  template:
+    spec:
+      containers:
+      - name: manager
+        image: controller:latest
+";
+
 /// The workspace root (the operator-gen checkout).
 pub fn workspace_root() -> PathBuf {
     // Prefer the variable cargo sets when it runs the test: this library may have been built

@@ -65,24 +65,7 @@ const fn row(setup: Setup, args: &'static str, error: &'static str, code: i32) -
 
 const CAPTAIN: &str = "create api --group crew --version v1 --kind Captain";
 
-/// A rendering of config/default reduced to what `edit --plugins helm` needs: the manager.
-const INSTALL: &[u8] = b"apiVersion: v1
-kind: Namespace
-metadata:
-  name: demo-system
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: demo-controller-manager
-  namespace: demo-system
-spec:
-  template:
-    spec:
-      containers:
-      - name: manager
-        image: controller:latest
-";
+const INSTALL: &[u8] = cli::MINIMAL_INSTALL.as_bytes();
 
 fn rows() -> Vec<Row> {
     use Setup::*;

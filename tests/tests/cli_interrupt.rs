@@ -110,30 +110,11 @@ const CASES: &[Case] = &[
     Case {
         name: "edit --plugins helm",
         setup: &["init"],
-        files: &[("dist/install.yaml", INSTALL)],
+        files: &[("dist/install.yaml", cli::MINIMAL_INSTALL)],
         args: "edit --plugins helm",
         done_again: None,
     },
 ];
-
-/// A rendering of config/default reduced to what `edit --plugins helm` needs: the manager.
-const INSTALL: &str = "apiVersion: v1
-kind: Namespace
-metadata:
-  name: demo-system
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: demo-controller-manager
-  namespace: demo-system
-spec:
-  template:
-    spec:
-      containers:
-      - name: manager
-        image: controller:latest
-";
 
 #[test]
 fn a_command_killed_at_any_file_operation_leaves_the_old_or_the_new_tree() {
