@@ -9,6 +9,7 @@ use std::hash::Hash;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
+use futures::TryStreamExt;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{Action, Controller};
@@ -16,6 +17,8 @@ use kube::runtime::events::{Event, EventType};
 use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
+
+use crate::shard::Shard;
 use tracing::Instrument;
 
 /// The predicates a watch stream can be filtered with before it wakes a controller (kube's,
@@ -35,6 +38,21 @@ where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Default + Eq + Hash + Clone + Unpin,
 {
+    generation_changed_in_shard(api, config, Shard::ALL)
+}
+
+/// [`generation_changed`] for the objects of one [`Shard`]: the others do not wake it. Triggers
+/// added with `owns` and `watches` wake an owner whatever its shard, so a reconcile that uses
+/// them starts with `if !shard.owns(&obj)` (the scaffold's does).
+pub fn generation_changed_in_shard<K>(
+    api: Api<K>,
+    config: watcher::Config,
+    shard: Shard,
+) -> Controller<K>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Default + Eq + Hash + Clone + Unpin,
+{
     let (reader, writer) = reflector::store();
     let trigger = watcher(api, config)
         .default_backoff()
@@ -43,6 +61,7 @@ where
         .modify(|obj| obj.managed_fields_mut().clear())
         .reflect(writer)
         .applied_objects()
+        .try_filter(move |obj| std::future::ready(shard.owns(obj)))
         .predicate_filter(
             predicates::generation.fallback(predicates::resource_version),
             PredicateConfig::default(),

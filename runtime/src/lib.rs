@@ -7,6 +7,7 @@ pub mod cache;
 pub mod controller;
 pub mod manager;
 pub mod schema;
+pub mod shard;
 pub mod webhook;
 
 pub use schema::Schema;

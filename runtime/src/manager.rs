@@ -167,6 +167,12 @@ impl Manager {
         &self.options
     }
 
+    /// The shard this replica set reconciles (`--shard-index` of `--shard-count`); give it to
+    /// [`controller::generation_changed_in_shard`](crate::controller::generation_changed_in_shard).
+    pub fn shard(&self) -> crate::shard::Shard {
+        self.options.shard()
+    }
+
     /// The Kubernetes client; cheap to clone.
     pub fn client(&self) -> Client {
         self.client.clone()

@@ -38,6 +38,17 @@ pub enum Error {
     )]
     Duration(String),
 
+    /// `--shard-index` is not below `--shard-count`, or the count is 0.
+    #[error(
+        "invalid --shard-index {index} for --shard-count {count}: the index must be from 0 to the count minus 1, and the count at least 1"
+    )]
+    Shard {
+        /// `--shard-index`.
+        index: u32,
+        /// `--shard-count`.
+        count: u32,
+    },
+
     /// The leader election timings contradict each other.
     #[error(
         "invalid leader election timings: lease duration ({lease_duration:?}) must exceed renew deadline ({renew_deadline:?}), which must exceed 1.2 x retry period ({retry_period:?}); adjust the --leader-election-* flags"

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::error::{Error, Result};
+use crate::shard::Shard;
 
 /// Where the in-cluster service account namespace is mounted.
 pub const SERVICE_ACCOUNT_NAMESPACE_FILE: &str =
@@ -116,6 +117,16 @@ pub struct ManagerOptions {
     /// How long controllers get to finish after SIGTERM/SIGINT before they are aborted.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub graceful_shutdown_timeout: Duration,
+
+    /// How many shards split the objects between replica sets (one Deployment per shard);
+    /// 1 reconciles every object.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub shard_count: u32,
+
+    /// Which shard, from 0 to --shard-count - 1, this replica set reconciles; each shard elects
+    /// its own leader.
+    #[arg(long, value_name = "I", default_value_t = 0)]
+    pub shard_index: u32,
 }
 
 impl Default for ManagerOptions {
@@ -138,6 +149,8 @@ impl Default for ManagerOptions {
             leader_election_renew_deadline: Duration::from_secs(10),
             leader_election_retry_period: Duration::from_secs(2),
             graceful_shutdown_timeout: Duration::from_secs(30),
+            shard_count: 1,
+            shard_index: 0,
         }
     }
 }
@@ -233,12 +246,20 @@ impl ManagerOptions {
         )
     }
 
-    /// The Lease name: `--leader-election-id`, else `<name>-leader`.
+    /// The Lease name: `--leader-election-id`, else `<name>-leader`; with more than one shard,
+    /// the shard's own Lease of that name ([`Shard::lease_name`]).
     pub fn lease_name(&self, name: &str) -> String {
-        match &self.leader_election_id {
+        let base = match &self.leader_election_id {
             Some(id) if !id.trim().is_empty() => id.trim().to_owned(),
             _ => format!("{name}-leader"),
-        }
+        };
+        self.shard().lease_name(&base)
+    }
+
+    /// The shard `--shard-index` of `--shard-count`; every object when they are out of range,
+    /// which [`ManagerOptions::validate`] refuses.
+    pub fn shard(&self) -> Shard {
+        Shard::new(self.shard_index, self.shard_count).unwrap_or(Shard::ALL)
     }
 
     /// The Lease namespace: `--leader-election-namespace`, else `$POD_NAMESPACE`, else the
@@ -257,6 +278,12 @@ impl ManagerOptions {
     pub fn validate(&self) -> Result<()> {
         self.metrics_addr()?;
         self.health_probe_addr()?;
+        if Shard::new(self.shard_index, self.shard_count).is_none() {
+            return Err(Error::Shard {
+                index: self.shard_index,
+                count: self.shard_count,
+            });
+        }
         let retry_jittered = self
             .leader_election_retry_period
             .mul_f64(super::leader::JITTER_FACTOR);
@@ -483,6 +510,29 @@ mod tests {
             ("tls.crt", "k.pem")
         );
         assert!(Cli::try_parse_from(["bin", "--webhook-port=70000"]).is_err());
+    }
+
+    #[test]
+    fn shards_have_their_own_lease_and_an_index_below_the_count() {
+        let cli =
+            Cli::try_parse_from(["bin", "--shard-count=3", "--shard-index=2"]).expect("parse");
+        assert_eq!(cli.manager.shard(), Shard::new(2, 3).expect("shard"));
+        assert_eq!(cli.manager.lease_name("proj"), "proj-leader-shard-2-of-3");
+        assert!(cli.manager.validate().is_ok());
+        let cli =
+            Cli::try_parse_from(["bin", "--shard-count=3", "--shard-index=3"]).expect("parse");
+        let error = cli
+            .manager
+            .validate()
+            .expect_err("index 3 of 3")
+            .to_string();
+        assert!(
+            error.contains("invalid --shard-index 3 for --shard-count 3"),
+            "{error}"
+        );
+        let cli = Cli::try_parse_from(["bin", "--shard-count=0"]).expect("parse");
+        assert!(cli.manager.validate().is_err());
+        assert_eq!(ManagerOptions::default().shard(), Shard::ALL);
     }
 
     #[test]

@@ -28,6 +28,7 @@ use kube::runtime::events::Recorder;
 use kube::runtime::watcher;
 use operator_gen_runtime::controller::{self as shared, Retries, object_key};
 use operator_gen_runtime::manager::{Manager, Metrics};
+use operator_gen_runtime::shard::Shard;
 
 use k8s_openapi::api::core::v1::Pod;
 
@@ -52,6 +53,8 @@ pub struct Context {
     pub metrics: Metrics,
     /// Consecutive failures per object, for the error policy's backoff.
     pub retries: Retries,
+    /// The share of the objects this replica set reconciles (`--shard-count`, `--shard-index`).
+    pub shard: Shard,
 }
 
 /// Registers the Pod controller with the manager; it starts once the manager leads.
@@ -62,10 +65,13 @@ pub fn register(mgr: &mut Manager) {
         recorder: mgr.recorder(CONTROLLER_NAME),
         metrics: mgr.metrics(),
         retries: Retries::default(),
+        shard: mgr.shard(),
     });
     // woken by changes of generation (or of resource version, for kinds without one), not by
     // updates that leave it: see `operator_gen_runtime::controller::generation_changed`
-    let controller = shared::generation_changed(api, watcher::Config::default())
+    // and only by the objects of this replica set's shard
+    let config = watcher::Config::default();
+    let controller = shared::generation_changed_in_shard(api, config, ctx.shard)
         .graceful_shutdown_on(mgr.shutdown_signal())
         .run(reconcile, error_policy, ctx);
     mgr.add_controller_stream(CONTROLLER_NAME, controller);
@@ -73,6 +79,10 @@ pub fn register(mgr: &mut Manager) {
 
 /// Reacts to one Pod; records its duration and result in the metrics.
 pub async fn reconcile(obj: Arc<Pod>, ctx: Arc<Context>) -> Result<Action, Error> {
+    // an object of another shard, named by a trigger added with `owns` or `watches`
+    if !ctx.shard.owns(obj.as_ref()) {
+        return Ok(Action::await_change());
+    }
     let work = apply(&obj, &ctx);
     let observed = ctx.metrics.observe(CONTROLLER_NAME, work);
     ctx.retries.track(obj.as_ref(), observed).await

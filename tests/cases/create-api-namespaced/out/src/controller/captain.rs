@@ -30,6 +30,7 @@ use kube::runtime::events::Recorder;
 use kube::runtime::watcher;
 use operator_gen_runtime::controller::{self as shared, Retries};
 use operator_gen_runtime::manager::{Manager, Metrics};
+use operator_gen_runtime::shard::Shard;
 use operator_gen_runtime::prelude::*;
 
 use crate::api::v1::Captain;
@@ -58,6 +59,8 @@ pub struct Context {
     pub metrics: Metrics,
     /// Consecutive failures per object, for the error policy's backoff.
     pub retries: Retries,
+    /// The share of the objects this replica set reconciles (`--shard-count`, `--shard-index`).
+    pub shard: Shard,
 }
 
 /// Registers the Captain controller with the manager; it starts once the manager leads.
@@ -68,10 +71,13 @@ pub fn register(mgr: &mut Manager) {
         recorder: mgr.recorder(CONTROLLER_NAME),
         metrics: mgr.metrics(),
         retries: Retries::default(),
+        shard: mgr.shard(),
     });
     // woken when an object's generation changes (spec edits, deletion marking), not by this
     // controller's own finalizer and status writes: one reconcile per change
-    let controller = shared::generation_changed(api, watcher::Config::default())
+    // and only by the objects of this replica set's shard
+    let config = watcher::Config::default();
+    let controller = shared::generation_changed_in_shard(api, config, ctx.shard)
         .graceful_shutdown_on(mgr.shutdown_signal())
         .run(reconcile, error_policy, ctx);
     mgr.add_controller_stream(CONTROLLER_NAME, controller);
@@ -79,6 +85,10 @@ pub fn register(mgr: &mut Manager) {
 
 /// Brings one Captain to its desired state; records its duration and result in the metrics.
 pub async fn reconcile(obj: Arc<Captain>, ctx: Arc<Context>) -> Result<Action, Error> {
+    // an object of another shard, named by a trigger added with `owns` or `watches`
+    if !ctx.shard.owns(obj.as_ref()) {
+        return Ok(Action::await_change());
+    }
     let work = reconcile_with_finalizer(obj.clone(), &ctx);
     let observed = ctx.metrics.observe(CONTROLLER_NAME, work);
     ctx.retries.track(obj.as_ref(), observed).await
