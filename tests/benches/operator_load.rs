@@ -455,6 +455,8 @@ struct Measurement {
     peak_rss: f64,
     rss_after_delete: f64,
     errors: f64,
+    /// Audited requests by `verb resource code`.
+    requests: std::collections::BTreeMap<String, usize>,
 }
 
 const AUDIT_POLICY: &str = "apiVersion: audit.k8s.io/v1
@@ -466,18 +468,37 @@ rules:
 - level: None
 ";
 
-/// Distinct requests of the operator's account in the audit log.
-fn audited_requests(log: &Path) -> usize {
+/// Distinct requests of the operator's account in the audit log, by verb and resource
+/// (`resource/subresource`), with their response codes.
+fn audited_requests(log: &Path) -> std::collections::BTreeMap<String, usize> {
     let file = std::fs::File::open(log).expect("the audit log");
-    let mut ids = std::collections::BTreeSet::new();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut counts = std::collections::BTreeMap::new();
     for line in BufReader::new(file).lines().map_while(Result::ok) {
-        if let Ok(event) = serde_json::from_str::<serde_json::Value>(&line)
-            && let Some(id) = event["auditID"].as_str()
-        {
-            ids.insert(id.to_owned());
+        let Ok(event) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        let Some(id) = event["auditID"].as_str() else {
+            continue;
+        };
+        if !seen.insert(id.to_owned()) {
+            continue;
         }
+        let object = &event["objectRef"];
+        let resource = match object["subresource"].as_str() {
+            Some(sub) => format!("{}/{sub}", object["resource"].as_str().unwrap_or("-")),
+            None => object["resource"].as_str().unwrap_or("-").to_owned(),
+        };
+        let code = event["responseStatus"]["code"]
+            .as_i64()
+            .map_or("-".to_owned(), |c| c.to_string());
+        let key = format!(
+            "{} {resource} {code}",
+            event["verb"].as_str().unwrap_or("-")
+        );
+        *counts.entry(key).or_insert(0) += 1;
     }
-    ids.len()
+    counts
 }
 
 fn guestbook(name: &str) -> DynamicObject {
@@ -653,7 +674,9 @@ async fn run(op: &Operator, load: Load, n: usize, scratch: &Path, ticks: f64) ->
     drop(peak);
     drop(operator);
     drop(plane);
-    m.requests_per_object = audited_requests(&audit) as f64 / n as f64;
+    let requests = audited_requests(&audit);
+    m.requests_per_object = requests.values().sum::<usize>() as f64 / n as f64;
+    m.requests = requests;
     m
 }
 
@@ -724,6 +747,16 @@ fn main() {
             m.rss_after_delete,
             m.errors
         );
+    }
+    println!();
+    println!("API requests by verb, resource and response code:");
+    for (load, name, m) in &rows {
+        let parts: Vec<String> = m
+            .requests
+            .iter()
+            .map(|(k, n)| format!("{k}: {n}"))
+            .collect();
+        println!("  {} {name}: {}", load.name(), parts.join(", "));
     }
     println!();
     println!("ratios, Go / ours (above 1: ours is faster, leaner or makes fewer requests):");
