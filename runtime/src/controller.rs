@@ -263,12 +263,13 @@ pub fn normal_event(reason: &str, note: String, action: &str) -> Event {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::ConfigMap;
     use kube::api::ObjectMeta;
 
-    fn config_map(namespace: &str, name: &str) -> ConfigMap {
+    /// A ConfigMap `namespace/name`, the object the runtime's unit tests key by.
+    pub(crate) fn config_map(namespace: &str, name: &str) -> ConfigMap {
         ConfigMap {
             metadata: ObjectMeta {
                 name: Some(name.into()),

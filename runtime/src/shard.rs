@@ -71,19 +71,7 @@ impl Shard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use k8s_openapi::api::core::v1::ConfigMap;
-    use kube::api::ObjectMeta;
-
-    fn config_map(namespace: &str, name: &str) -> ConfigMap {
-        ConfigMap {
-            metadata: ObjectMeta {
-                name: Some(name.into()),
-                namespace: Some(namespace.into()),
-                ..Default::default()
-            },
-            ..Default::default()
-        }
-    }
+    use crate::controller::tests::config_map;
 
     #[test]
     fn every_object_belongs_to_exactly_one_shard() {

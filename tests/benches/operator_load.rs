@@ -146,10 +146,6 @@ struct Operator {
     crd: PathBuf,
 }
 
-fn workspace() -> PathBuf {
-    cli::workspace_root()
-}
-
 /// Our project, built `--release` in the shared target directory.
 fn build_ours(parent: &Path) -> Operator {
     let dir = parent.join("guestbook");
@@ -693,7 +689,7 @@ fn main() {
         return;
     }
     let built = Command::new("bash")
-        .arg(workspace().join("hack/tools/build.sh"))
+        .arg(cli::workspace_root().join("hack/tools/build.sh"))
         .args(["controller-gen", "kubebuilder"])
         .status()
         .is_ok_and(|s| s.success());
