@@ -152,19 +152,15 @@ impl Files {
         result
     }
 
-    /// Writes this run's new summaries to the cache (best effort: a cache that cannot be
-    /// written only costs the next run time).
+    /// Writes the cache file anew when this run computed summaries: the entries it read and
+    /// the new ones (best effort: a cache that cannot be written only costs the next run time).
     pub fn store(&mut self) {
         let Some(cache) = &self.cache else { return };
-        if self.fresh.is_empty() || std::fs::create_dir_all(&cache.dir).is_err() {
+        if self.fresh.is_empty() {
             return;
         }
         let fresh = std::mem::take(&mut self.fresh);
-        if fresh.len() > 1 {
-            in_pool(|| fresh.par_iter().for_each(|(key, s)| cache.write(*key, s)));
-        } else {
-            fresh.iter().for_each(|(key, s)| cache.write(*key, s));
-        }
+        cache.store(&fresh);
     }
 }
 
@@ -234,15 +230,29 @@ fn not_utf8(bytes: &[u8], valid_up_to: usize) -> ModSummary {
     }
 }
 
-/// The content-addressed summary cache: one file per summary, named by a 128-bit hash of the
-/// source bytes seeded with this build of the scan (its version, and the size and time of the
-/// running executable), holding the hash again and a checksum of the summary.
+/// The content-addressed summary cache: one file, `summaries`, holding an entry per summary,
+/// keyed by a 128-bit hash of the source bytes seeded with this build of the scan (its
+/// version, and the size and time of the running executable). An entry is two lines: the key
+/// and a checksum of the key and the summary, then the summary as one line of JSON. One file
+/// rather than one per summary: creating hundreds of files cost more than parsing them.
 struct Cache {
     dir: PathBuf,
     seed: u64,
+    /// The cache file's entries that check out (summary text by key), read on first use.
+    entries: std::sync::OnceLock<HashMap<u128, String>>,
+    /// The keys this run took from the cache.
+    used: std::sync::Mutex<Vec<u128>>,
 }
 
-const MAGIC: &str = "operator-gen scan summary v1";
+const MAGIC: &str = "operator-gen scan summary v2";
+const FILE: &str = "summaries";
+
+fn checksum(key: u128, summary: &str) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&key.to_le_bytes());
+    h.update(summary.as_bytes());
+    h.digest()
+}
 
 impl Cache {
     fn new(dir: PathBuf) -> Cache {
@@ -262,6 +272,8 @@ impl Cache {
         Cache {
             dir,
             seed: xxhash_rust::xxh3::xxh3_64(build.as_bytes()),
+            entries: std::sync::OnceLock::new(),
+            used: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -269,43 +281,70 @@ impl Cache {
         xxhash_rust::xxh3::xxh3_128_with_seed(bytes, self.seed)
     }
 
-    fn path(&self, key: u128) -> PathBuf {
-        self.dir.join(format!("{key:032x}.json"))
+    /// The entries of the cache file that check out; an entry whose header does not parse or
+    /// whose checksum differs is left out (and recomputed by the run that misses it).
+    fn entries(&self) -> &HashMap<u128, String> {
+        self.entries.get_or_init(|| {
+            let text = std::fs::read_to_string(self.dir.join(FILE)).unwrap_or_default();
+            let mut out = HashMap::new();
+            let mut lines = text.split('\n');
+            while let (Some(header), Some(summary)) = (lines.next(), lines.next()) {
+                let mut parts = header.split(' ');
+                let (Some(key), Some(sum), None) = (parts.next(), parts.next(), parts.next())
+                else {
+                    continue;
+                };
+                let (Ok(key), Ok(sum)) =
+                    (u128::from_str_radix(key, 16), u64::from_str_radix(sum, 16))
+                else {
+                    continue;
+                };
+                if sum == checksum(key, summary) {
+                    out.insert(key, summary.to_string());
+                }
+            }
+            out
+        })
     }
 
     /// The cached summary for `key`, unless the entry is missing or does not check out.
     fn read(&self, key: u128) -> Option<ModSummary> {
-        let text = std::fs::read_to_string(self.path(key)).ok()?;
-        let (header, body) = text.split_once('\n')?;
-        let mut parts = header.split(' ');
-        let (Some(key_hex), Some(sum_hex), None) = (parts.next(), parts.next(), parts.next())
-        else {
-            return None;
-        };
-        if key_hex != format!("{key:032x}")
-            || u64::from_str_radix(sum_hex, 16).ok()? != xxhash_rust::xxh3::xxh3_64(body.as_bytes())
-        {
-            return None;
+        let summary = serde_json::from_str(self.entries().get(&key)?).ok()?;
+        if let Ok(mut used) = self.used.lock() {
+            used.push(key);
         }
-        serde_json::from_str(body).ok()
+        Some(summary)
     }
 
-    fn write(&self, key: u128, summary: &ModSummary) {
-        let Ok(body) = serde_json::to_string(summary) else {
-            return;
-        };
-        let text = format!(
-            "{key:032x} {:016x}\n{body}",
-            xxhash_rust::xxh3::xxh3_64(body.as_bytes())
+    /// Writes the cache file anew: the entries this run used and `fresh`, by key.
+    fn store(&self, fresh: &[(u128, Arc<ModSummary>)]) {
+        let mut all: Vec<(u128, String)> = fresh
+            .iter()
+            .filter_map(|(key, s)| Some((*key, serde_json::to_string(&**s).ok()?)))
+            .collect();
+        let used = self.used.lock().map(|u| u.clone()).unwrap_or_default();
+        let entries = self.entries();
+        all.extend(
+            used.iter()
+                .filter_map(|k| entries.get(k).map(|s| (*k, s.clone()))),
         );
-        let written = tempfile::Builder::new()
-            .prefix(".entry-")
-            .tempfile_in(&self.dir)
-            .and_then(|mut tmp| {
-                std::io::Write::write_all(&mut tmp, text.as_bytes())?;
-                tmp.persist(self.path(key)).map_err(|e| e.error)?;
-                Ok(())
-            });
+        all.sort_by_key(|(k, _)| *k);
+        all.dedup_by_key(|(k, _)| *k);
+        let mut text = String::new();
+        for (key, summary) in &all {
+            text.push_str(&format!(
+                "{key:032x} {:016x}\n{summary}\n",
+                checksum(*key, summary)
+            ));
+        }
+        let written = std::fs::create_dir_all(&self.dir).and_then(|()| {
+            let mut tmp = tempfile::Builder::new()
+                .prefix(".summaries-")
+                .tempfile_in(&self.dir)?;
+            std::io::Write::write_all(&mut tmp, text.as_bytes())?;
+            tmp.persist(self.dir.join(FILE)).map_err(|e| e.error)?;
+            Ok(())
+        });
         // a cache that cannot be written only costs the next run time
         let _ = written;
     }

@@ -25,14 +25,26 @@ fn try_generate(root: &Path, cache: Cache) -> Result<Outputs, String> {
     .map_err(|e| e.to_string())
 }
 
-/// The cache's entries, by file name.
-fn entries(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    out.retain(|p| p.extension().is_some_and(|e| e == "json"));
-    out.sort();
-    out
+/// The cache file, which holds an entry per summary.
+fn cache_file(dir: &Path) -> PathBuf {
+    dir.join("summaries")
+}
+
+/// The cache's entries (a header line with the key and checksum, then the summary line), in
+/// the order of the file.
+fn entries(dir: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(cache_file(dir)).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines.chunks(2).map(|pair| pair.join("\n")).collect()
+}
+
+/// Writes `entries` as the cache file.
+fn write_entries(dir: &Path, entries: &[String]) {
+    let mut text = entries.join("\n");
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    std::fs::write(cache_file(dir), text).expect("write the cache file");
 }
 
 fn cases() -> Vec<PathBuf> {
@@ -98,13 +110,7 @@ fn corrupt_entries_are_recomputed_not_trusted() {
     let cache = tempfile::tempdir().expect("cache dir");
     let at = Cache::At(cache.path().to_path_buf());
     generate(dir.path(), at.clone());
-    let good: Vec<(PathBuf, String)> = entries(cache.path())
-        .into_iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).expect("entry");
-            (p, text)
-        })
-        .collect();
+    let good = entries(cache.path());
     assert!(good.len() >= 2, "expected an entry per file, got {good:?}");
     // a summary that still parses but says something else: a line number changed
     let lying = |text: &str| {
@@ -134,8 +140,12 @@ fn corrupt_entries_are_recomputed_not_trusted() {
             Box::new(move |t: &str, _| lying(t)),
         ),
         (
-            "another file's entry",
-            Box::new(|_: &str, other: &str| other.to_string()),
+            "another file's summary under this key",
+            Box::new(|t: &str, other: &str| {
+                let header = t.lines().next().unwrap_or_default();
+                let summary = other.lines().nth(1).unwrap_or_default();
+                format!("{header}\n{summary}")
+            }),
         ),
         (
             "header only",
@@ -144,27 +154,36 @@ fn corrupt_entries_are_recomputed_not_trusted() {
     ];
     let mut tried = 0;
     for (what, damage) in &damages {
-        for (i, (path, text)) in good.iter().enumerate() {
-            let other = &good[(i + 1) % good.len()].1;
-            std::fs::write(path, damage(text, other)).expect("damage an entry");
+        for i in 0..good.len() {
+            let mut damaged = good.clone();
+            damaged[i] = damage(&good[i], &good[(i + 1) % good.len()]);
+            write_entries(cache.path(), &damaged);
             assert_eq!(
                 generate(dir.path(), at.clone()),
                 plain,
-                "{what} entry {} changed the output",
-                path.display()
+                "{what} entry {i} changed the output"
             );
             assert_eq!(
-                &std::fs::read_to_string(path).expect("entry"),
-                text,
-                "{what} entry {} was not rewritten",
-                path.display()
+                entries(cache.path()),
+                good,
+                "{what} entry {i}: the cache file was not rewritten with the good entries"
             );
             tried += 1;
         }
     }
+    // the whole file damaged: cut anywhere, or not a cache file at all
+    let whole = std::fs::read_to_string(cache_file(cache.path())).expect("cache file");
+    let cuts = [1, whole.len() / 3, whole.len() / 2, whole.len() - 1];
+    for cut in cuts {
+        std::fs::write(cache_file(cache.path()), &whole[..cut]).expect("cut the cache file");
+        assert_eq!(generate(dir.path(), at.clone()), plain, "cut at {cut}");
+        assert_eq!(entries(cache.path()), good, "cut at {cut}: not rewritten");
+        tried += 1;
+    }
     println!(
-        "{tried} damaged entries ({} kinds of damage) ignored",
-        damages.len()
+        "{tried} damaged entries ({} kinds of damage, and the file cut at {} places) ignored",
+        damages.len(),
+        cuts.len()
     );
 }
 
