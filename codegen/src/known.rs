@@ -224,10 +224,23 @@ pub fn schema(path: &str) -> Result<Props, String> {
     let key = path
         .strip_prefix("k8s_openapi::")
         .ok_or_else(|| missing(path))?;
+    // every kind's status holds the same few Kubernetes types (Condition, ObjectMeta): expand
+    // each once per process
+    type Expanded = std::collections::HashMap<String, Result<Props, String>>;
+    static EXPANDED: std::sync::LazyLock<std::sync::Mutex<Expanded>> =
+        std::sync::LazyLock::new(Default::default);
+    if let Some(done) = EXPANDED.lock().ok().and_then(|m| m.get(key).cloned()) {
+        return done;
+    }
     let mut stack = Vec::new();
-    let expanded = expand_type(key, &mut stack)?;
-    serde_json::from_value(expanded)
-        .map_err(|e| format!("the built-in schema of `{path}` does not fit: {e}"))
+    let result = expand_type(key, &mut stack).and_then(|expanded| {
+        serde_json::from_value(expanded)
+            .map_err(|e| format!("the built-in schema of `{path}` does not fit: {e}"))
+    });
+    if let Ok(mut m) = EXPANDED.lock() {
+        m.insert(key.to_string(), result.clone());
+    }
+    result
 }
 
 #[cfg(feature = "manifests")]

@@ -121,8 +121,16 @@ fn normalise_rules(markers: &[&Marker]) -> Vec<Rule> {
         .collect();
     let rules = merge_by(rules, |r| &mut r.resources);
     let rules = merge_by(rules, |r| &mut r.groups);
-    let mut rules = merge_by(rules, |r| &mut r.urls);
-    rules.sort_by_key(Rule::sort_key);
+    let rules = merge_by(rules, |r| &mut r.urls);
+    // each key computed once (a merged rule may list hundreds of resources); the index keeps
+    // the order of rules with equal keys, as a stable sort would
+    let mut keyed: Vec<(String, usize, Rule)> = rules
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| (r.sort_key(), i, r))
+        .collect();
+    keyed.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    let mut rules: Vec<Rule> = keyed.into_iter().map(|(_, _, r)| r).collect();
     for r in &mut rules {
         if r.verbs.iter().any(|v| v == "*") {
             r.verbs = vec!["*".to_string()];

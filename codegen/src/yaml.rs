@@ -17,21 +17,21 @@ pub fn document(value: &Value) -> String {
 /// yaml.v2's key order: digit runs compare as numbers, letters by code point, and a non-letter
 /// sorts before a letter.
 pub fn natural_cmp(a: &str, b: &str) -> Ordering {
-    let (ar, br): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let (mut i, mut j) = (0, 0);
-    while i < ar.len() && j < br.len() {
-        let (ca, cb) = (ar[i], br[j]);
+    // compares char by char without collecting: keys are sorted at every level of every file
+    let (mut ai, mut bi) = (a.chars().peekable(), b.chars().peekable());
+    loop {
+        let (Some(&ca), Some(&cb)) = (ai.peek(), bi.peek()) else {
+            return ai.count().cmp(&bi.count());
+        };
         if ca.is_ascii_digit() && cb.is_ascii_digit() {
-            let si = i;
-            while i < ar.len() && ar[i].is_ascii_digit() {
-                i += 1;
+            let mut na = String::new();
+            while let Some(c) = ai.next_if(char::is_ascii_digit) {
+                na.push(c);
             }
-            let sj = j;
-            while j < br.len() && br[j].is_ascii_digit() {
-                j += 1;
+            let mut nb = String::new();
+            while let Some(c) = bi.next_if(char::is_ascii_digit) {
+                nb.push(c);
             }
-            let na: String = ar[si..i].iter().collect();
-            let nb: String = br[sj..j].iter().collect();
             let (ta, tb) = (na.trim_start_matches('0'), nb.trim_start_matches('0'));
             let ord = ta.len().cmp(&tb.len()).then(ta.cmp(tb));
             if ord != Ordering::Equal {
@@ -50,10 +50,9 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
             }
             return ca.cmp(&cb);
         }
-        i += 1;
-        j += 1;
+        ai.next();
+        bi.next();
     }
-    (ar.len() - i).cmp(&(br.len() - j))
 }
 
 fn sorted(map: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)> {
@@ -267,6 +266,10 @@ fn looks_like_other_type(s: &str) -> bool {
     ];
     if WORDS.contains(&s) {
         return true;
+    }
+    // what follows reads numbers, which start with a sign, a digit, a dot or an underscore
+    if !s.starts_with(|c: char| c.is_ascii_digit() || "+-._".contains(c)) {
+        return false;
     }
     let t = s.replace('_', "");
     let unsigned = t.strip_prefix(['-', '+']).unwrap_or(&t);
