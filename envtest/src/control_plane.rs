@@ -50,6 +50,7 @@ pub struct ControlPlane {
     client: kube::Client,
     config: kube::Config,
     server: String,
+    etcd_url: String,
     kubeconfig: PathBuf,
     audit_log: Option<PathBuf>,
     // fields drop in declaration order: the apiserver goes before etcd, the temp dir last
@@ -195,6 +196,7 @@ impl ControlPlane {
             client,
             config,
             server,
+            etcd_url,
             kubeconfig,
             audit_log,
             apiserver,
@@ -221,6 +223,12 @@ impl ControlPlane {
     /// The apiserver's URL, `https://127.0.0.1:<port>`.
     pub fn server_url(&self) -> &str {
         &self.server
+    }
+
+    /// etcd's client URL, `http://127.0.0.1:<port>` (plain HTTP; it also answers the v3 API as
+    /// JSON, e.g. `POST /v3/kv/range`, to read what the apiserver stored).
+    pub fn etcd_url(&self) -> &str {
+        &self.etcd_url
     }
 
     /// The temp dir holding certificates, kubeconfigs and the `etcd.log` and `kube-apiserver.log`
