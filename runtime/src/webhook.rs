@@ -62,6 +62,11 @@ pub const DEFAULT_BODY_LIMIT: usize = 7 * 1024 * 1024;
 /// How long one request (reading the body and running the hook) may take.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How often, at most, the server looks whether the files in `--webhook-cert-path` changed (on a
+/// TLS handshake, by their modification times): a rotated certificate is served within this long
+/// of the first handshake after the rotation, without a restart.
+pub const CERT_RELOAD_CHECK: Duration = crate::manager::secure::RELOAD_CHECK;
+
 /// Warnings returned to the API client with an allowed (or denied) request.
 pub type Warnings = Vec<String>;
 

@@ -19,8 +19,8 @@ use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams
 use operator_gen_envtest::{ControlPlane, require_assets};
 use operator_gen_runtime::manager::{Manager, ManagerOptions};
 use operator_gen_runtime::webhook::{
-    CONVERT_PATH, Converter, Defaulter, Validator, Warnings, WebhookServer, mutate_path,
-    validate_path,
+    CERT_RELOAD_CHECK, CONVERT_PATH, Converter, Defaulter, Validator, Warnings, WebhookServer,
+    mutate_path, validate_path,
 };
 use operator_gen_tests::operator::free_port;
 use operator_gen_tests::tools::{Ran, record_ran};
@@ -51,10 +51,6 @@ mod fleet {
 }
 
 use fleet::Shuttle;
-
-/// How often the runtime looks whether the certificate files changed (`RELOAD_CHECK` in
-/// runtime/src/manager/secure.rs): at most this often, on a TLS handshake.
-const RELOAD_CHECK: Duration = Duration::from_secs(10);
 
 /// How v2 spells `spec.foo`: the v1 value behind this prefix.
 const V2_PREFIX: &str = "v2:";
@@ -1178,11 +1174,11 @@ async fn a_rotated_certificate_is_served_without_a_restart() {
         .await
         .expect("caBundle CA B");
     // the apiserver, now trusting CA B only, gets defaulted creates again once the server has
-    // looked at the files (at most RELOAD_CHECK after its last look), without a restart
+    // looked at the files (at most CERT_RELOAD_CHECK after its last look), without a restart
     until_captains_are_defaulted(&client).await;
     let took = rotated.elapsed();
     assert!(
-        took < RELOAD_CHECK + Duration::from_secs(10),
+        took < CERT_RELOAD_CHECK + Duration::from_secs(10),
         "calls worked again only after {took:?}"
     );
     assert_eq!(
@@ -1199,7 +1195,7 @@ async fn a_rotated_certificate_is_served_without_a_restart() {
     // a broken rotation (a key that is not the certificate's) keeps the last good certificate
     let c = issue("webhook ca c");
     write_pair(served.certs.path(), &c.cert, &b.key);
-    tokio::time::sleep(RELOAD_CHECK + Duration::from_secs(1)).await;
+    tokio::time::sleep(CERT_RELOAD_CHECK + Duration::from_secs(1)).await;
     assert_eq!(
         presented(served.port, &[&a.ca, &b.ca, &c.ca]).await,
         Ok(der(&b.cert)),
@@ -1211,7 +1207,7 @@ async fn a_rotated_certificate_is_served_without_a_restart() {
     write_pair(served.certs.path(), &c.cert, &c.key);
     eventually(
         "certificate C is served",
-        RELOAD_CHECK + Duration::from_secs(5),
+        CERT_RELOAD_CHECK + Duration::from_secs(5),
         || async {
             match presented(served.port, &[&b.ca, &c.ca]).await {
                 Ok(leaf) if leaf == der(&c.cert) => Ok(()),

@@ -25,7 +25,7 @@ use super::options::ManagerOptions;
 const SELF_SIGNED_NAMES: &[&str] = &["localhost", "127.0.0.1"];
 
 /// How often a handshake may look whether the provided certificate files changed.
-const RELOAD_CHECK: Duration = Duration::from_secs(10);
+pub(crate) const RELOAD_CHECK: Duration = Duration::from_secs(10);
 
 /// The TLS acceptor of the metrics server: the certificate and key in `--metrics-cert-path`
 /// (files `--metrics-cert-name` and `--metrics-cert-key`) when set, reloaded when the files
