@@ -142,10 +142,12 @@ fn find(args: &DeleteApiArgs, project: &Project) -> Result<usize> {
 /// `controller::captain`).
 type Needle = Vec<String>;
 
-/// What other sources must not name once the kind is gone: its type names the derive and the
-/// scaffold define (those no remaining kind defines too), the same names and its module under
-/// its version's module path, and every module whose declaration the undo took out.
+/// What other sources must not name once the kind is gone, most telling first: the type names
+/// the derive and the scaffold define and the kind's module under its version's module path
+/// (`v1::CaptainSpec`, `v1::captain`), those names alone where no remaining kind defines them
+/// too, and every module whose declaration the undo took out (`controller::captain`).
 fn needles(ctx: &ApiContext, others: &[ApiContext], undone: &Undone) -> Vec<Needle> {
+    let mut bare: Vec<Needle> = Vec::new();
     let mut out: Vec<Needle> = Vec::new();
     if ctx.resource && !ctx.core {
         let taken: Vec<String> = others
@@ -163,13 +165,14 @@ fn needles(ctx: &ApiContext, others: &[ApiContext], undone: &Undone) -> Vec<Need
             .chain([ctx.kind_module.clone()])
         {
             if name != ctx.kind_module && !taken.contains(&name) {
-                out.push(vec![name.clone()]);
+                bare.push(vec![name.clone()]);
             }
             let mut path = prefix.clone();
             path.push(name);
             out.push(path);
         }
     }
+    out.extend(bare);
     for (parent, module) in &undone.modules {
         out.push(vec![parent.clone(), module.clone()]);
     }
@@ -228,22 +231,31 @@ fn rust_files(root: &Path, rel: &str, out: &mut Vec<String>) {
     }
 }
 
-/// The line of the first token in `trees` (and the groups inside) that starts one of `needles`.
+/// The first of `needles` that `trees` (or the groups inside) name, with the line where they
+/// first do: the needles come most telling first (`v1::Captain` before `api::v1`).
 fn find_needle<'n>(trees: &[TokenTree], needles: &'n [Needle]) -> Option<(usize, &'n Needle)> {
+    needles
+        .iter()
+        .find_map(|needle| find_one(trees, needle).map(|line| (line, needle)))
+}
+
+/// The line of the first token in `trees` (and the groups inside) that starts `needle`.
+fn find_one(trees: &[TokenTree], needle: &Needle) -> Option<usize> {
+    let (first, rest) = needle.split_first()?;
     for (i, tree) in trees.iter().enumerate() {
-        if let TokenTree::Ident(ident) = tree {
-            let name = ident.to_string();
-            for needle in needles {
-                if needle.first() == Some(&name) && path_follows(&trees[i + 1..], &needle[1..]) {
-                    return Some((ident.span().start().line, needle));
+        match tree {
+            TokenTree::Ident(ident)
+                if ident == first.as_str() && path_follows(&trees[i + 1..], rest) =>
+            {
+                return Some(ident.span().start().line);
+            }
+            TokenTree::Group(group) => {
+                let inner: Vec<TokenTree> = group.stream().into_iter().collect();
+                if let Some(line) = find_one(&inner, needle) {
+                    return Some(line);
                 }
             }
-        }
-        if let TokenTree::Group(group) = tree {
-            let inner: Vec<TokenTree> = group.stream().into_iter().collect();
-            if let Some(found) = find_needle(&inner, needles) {
-                return Some(found);
-            }
+            _ => {}
         }
     }
     None
@@ -324,5 +336,17 @@ mod tests {
             None
         );
         assert_eq!(line_of("use crate::api::v2::captain;", path), None);
+        // the most telling needle wins, wherever it stands
+        let both: &[&[&str]] = &[&["v1", "Captain"], &["api", "v1"]];
+        let needles: Vec<Needle> = both
+            .iter()
+            .map(|n| n.iter().map(|s| (*s).to_owned()).collect())
+            .collect();
+        let trees: Vec<TokenTree> =
+            TokenStream::from_str("use crate::api::v1;\nfn f(_: v1::Captain) {}")
+                .expect("lex")
+                .into_iter()
+                .collect();
+        assert_eq!(find_needle(&trees, &needles), Some((2, &needles[0])));
     }
 }
