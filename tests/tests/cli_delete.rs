@@ -1,7 +1,8 @@
 //! `delete api` undoes `create api`: on every combination of an `init` layout, the kinds already
 //! there and the API created, `create api` then `delete api` gives back the tree as it was
 //! before, byte for byte, directories included; after `manifests` too, but for the one file
-//! listed in [`AFTER_MANIFESTS`]. And a project with two kinds, one deleted, still builds and
+//! listed in [`AFTER_MANIFESTS`]. A shared `mod.rs` holding the user's code stays, and an edited
+//! types file needs `--force`. And a project with two kinds, one deleted, still builds and
 //! renders with `kubectl kustomize config/default` without it.
 
 use std::collections::BTreeMap;
@@ -177,6 +178,84 @@ fn create_manifests_delete_gives_back_the_init_tree_but_manifests_output() {
             );
         }
         assert!(diff.is_empty(), "{init}: {}", diff.join("\n"));
+    }
+}
+
+/// A shared `mod.rs` that holds the user's own module stays, with the line declaring it, and
+/// the command says so; an edited types file goes with `--force`, and the kind's names are no
+/// longer found anywhere.
+#[test]
+fn a_mod_rs_with_user_code_stays_and_force_deletes_an_edited_file() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    ok(&dir, "init");
+    ok(&dir, "create api --group crew --version v1 --kind Captain");
+    let module = dir.join("src/api/v1/mod.rs");
+    let text = std::fs::read_to_string(&module).expect("read mod.rs");
+    std::fs::write(
+        &module,
+        text.replace("pub mod captain;", "pub mod captain;\npub mod common;"),
+    )
+    .expect("write mod.rs");
+    std::fs::write(
+        dir.join("src/api/v1/common.rs"),
+        "//! Shared by the kinds of v1.\n",
+    )
+    .expect("write common.rs");
+    let types = dir.join("src/api/v1/captain.rs");
+    let text = std::fs::read_to_string(&types).expect("read captain.rs");
+    std::fs::write(&types, text + "\n// tuned by hand\n").expect("write captain.rs");
+
+    let refused = cli::run(
+        &dir,
+        &cli::split_args("delete api --group crew --version v1 --kind Captain"),
+    );
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("src/api/v1/captain.rs was edited"),
+        "{}",
+        refused.stderr
+    );
+    assert!(types.is_file(), "the refused delete removed the types file");
+
+    let out = ok(
+        &dir,
+        "delete api --group crew --version v1 --kind Captain --force",
+    );
+    assert!(
+        out.stderr
+            .contains("kept src/api/v1/mod.rs: it holds more than what `create api` scaffolded"),
+        "{}",
+        out.stderr
+    );
+    assert!(!types.exists(), "--force left the edited types file");
+    let module = std::fs::read_to_string(&module).expect("mod.rs stays");
+    assert!(module.contains("pub mod common;"), "{module}");
+    for gone in ["pub mod captain;", "pub use captain::*;"] {
+        assert!(
+            !module.contains(gone),
+            "{gone} is left in mod.rs:\n{module}"
+        );
+    }
+    let api = std::fs::read_to_string(dir.join("src/api/mod.rs")).expect("api/mod.rs");
+    assert!(
+        api.contains("pub mod v1;"),
+        "the kept module's declaration went:\n{api}"
+    );
+    for file in [
+        "src/main.rs",
+        "src/controller/mod.rs",
+        "config/rbac/kustomization.yaml",
+        "config/crd/kustomization.yaml",
+        "config/samples/kustomization.yaml",
+        "PROJECT",
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).expect("read");
+        assert!(
+            !text.to_lowercase().contains("captain"),
+            "{file} still names the kind:\n{text}"
+        );
     }
 }
 
