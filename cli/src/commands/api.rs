@@ -1,6 +1,6 @@
 //! `operator-gen create api`: validate group, version and kind, then render `templates/api/`
 //! into the types file, the controller, the config/ entries and the `PROJECT` entry; and the
-//! same lists run backwards for `delete api` ([`undo`]).
+//! same lists run backwards for `delete api` (`undo`).
 
 use std::io::IsTerminal;
 use std::path::Path;

@@ -1,5 +1,5 @@
 //! `operator-gen delete api`: take out what `create api` added for one `PROJECT` resource, by
-//! running `create api`'s own lists backwards ([`super::api::undo`]), after checking that no
+//! running `create api`'s own lists backwards (`api::undo`), after checking that no
 //! other Rust source still names the kind.
 
 use std::io::IsTerminal;
