@@ -132,7 +132,8 @@ pub struct Undone {
     pub edited: Vec<String>,
     /// Modules no longer declared, each as (its parent module's name, its name): `("v1",
     /// "captain")` for `pub mod captain;` taken out of `src/api/v1/mod.rs`, `("crate", m)` for
-    /// `src/main.rs` or `src/lib.rs`.
+    /// `src/main.rs` or `src/lib.rs`; not those a remaining context declares under the same
+    /// names (the `v1::captain` of another group), which would be ambiguous.
     pub modules: Vec<(String, String)>,
 }
 
@@ -180,7 +181,9 @@ impl<C: Serialize> Undo<'_, C> {
                 }
             }
             s.remove_inserted(&file, i.marker, &fragment)?;
-            if let Some((parent, name, _)) = module {
+            if let Some((parent, name, _)) = module
+                && !self.declared_by_others(list, &parent, &name)?
+            {
                 undone.modules.push((parent, name));
             }
             if let Some(listed) = kustomization_entry(&file, &fragment)
@@ -227,6 +230,21 @@ impl<C: Serialize> Undo<'_, C> {
             }
         }
         Ok(false)
+    }
+
+    /// Whether a remaining context's insertions of `list` declare a module `name` in a module
+    /// named `parent` too (`v1::captain` of another group).
+    fn declared_by_others(&self, list: &[Insertion<C>], parent: &str, name: &str) -> Result<bool> {
+        self.shared(|o| {
+            for i in list.iter().filter(|i| (i.when)(o)) {
+                let declared =
+                    declared_module(&render_str(i.file, o)?, &render_str(i.fragment, o)?);
+                if declared.is_some_and(|(p, n, _)| p == parent && n == name) {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        })
     }
 
     fn rendered_by_others(&self, f: &File<C>, path: &str) -> Result<bool> {

@@ -2,7 +2,7 @@
 //! there and the API created, `create api` then `delete api` gives back the tree as it was
 //! before, byte for byte, directories included; after `manifests` too, but for the one file
 //! listed in [`AFTER_MANIFESTS`]. A shared `mod.rs` holding the user's code stays, and an edited
-//! types file needs `--force`. And a project with two kinds, one deleted, still builds and
+//! types file needs `--force`; a kind of the same name in another group is not a use. And a project with two kinds, one deleted, still builds and
 //! renders with `kubectl kustomize config/default` without it.
 
 use std::collections::BTreeMap;
@@ -255,6 +255,57 @@ fn a_mod_rs_with_user_code_stays_and_force_deletes_an_edited_file() {
         assert!(
             !text.to_lowercase().contains("captain"),
             "{file} still names the kind:\n{text}"
+        );
+    }
+}
+
+/// With the same kind in two groups, a use of this group's kind stops `delete api`, naming it,
+/// and a use of the other group's (its types, its module) does not.
+#[test]
+fn a_kind_of_the_same_name_in_another_group_is_not_a_use() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    ok(&dir, "init --multigroup");
+    ok(&dir, "create api --group crew --version v1 --kind Captain");
+    ok(&dir, "create api --group ship --version v1 --kind Captain");
+    let uses = dir.join("src/uses.rs");
+    std::fs::write(
+        &uses,
+        "pub fn a(_: &crate::api::crew::v1::CaptainSpec) {}\n",
+    )
+    .expect("write");
+    let delete = "delete api --group crew --version v1 --kind Captain";
+    let refused = cli::run(&dir, &cli::split_args(delete));
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains(
+            "src/uses.rs:1 still uses crew/v1 Captain (it names `crew::v1::CaptainSpec`)"
+        ),
+        "{}",
+        refused.stderr
+    );
+    std::fs::write(
+        &uses,
+        "use crate::api::ship::v1::{captain, Captain, CaptainSpec};\n\npub fn a(_: &Captain, _: &CaptainSpec) {}\n",
+    )
+    .expect("write");
+    ok(&dir, delete);
+    for gone in [
+        "src/api/crew",
+        "src/controller/crew",
+        "config/rbac/crew_captain_admin_role.yaml",
+    ] {
+        assert!(!dir.join(gone).exists(), "{gone} is left");
+    }
+    for kept in [
+        "src/api/ship/v1/captain.rs",
+        "src/controller/ship/captain.rs",
+        "config/rbac/ship_captain_admin_role.yaml",
+    ] {
+        assert!(
+            dir.join(kept).exists(),
+            "{kept} went with the other group's kind"
         );
     }
 }
