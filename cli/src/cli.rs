@@ -8,6 +8,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 use crate::commands;
 pub use crate::commands::License;
 pub use crate::commands::api::ApiArgs;
+pub use crate::commands::delete::DeleteApiArgs;
 pub use crate::commands::edit::EditArgs;
 pub use crate::commands::init::InitArgs;
 use crate::error::Result;
@@ -33,6 +34,9 @@ pub enum Command {
     /// Scaffold an API (types, controller, manifests) into the project.
     #[command(subcommand)]
     Create(CreateCommand),
+    /// Take out what a `create` command added to the project.
+    #[command(subcommand)]
+    Delete(DeleteCommand),
     /// Generate CRD and RBAC manifests from the project's Rust sources.
     Manifests(ManifestsArgs),
     /// Change an existing project: `--plugins helm` writes a Helm chart in dist/chart.
@@ -55,6 +59,14 @@ pub enum Command {
 pub enum CreateCommand {
     /// Scaffold a Kubernetes API: a custom resource type and/or its controller.
     Api(ApiArgs),
+}
+
+/// `delete` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum DeleteCommand {
+    /// Delete an API: what `create api` added for it (types, controller, samples, roles,
+    /// kustomize entries, registrations, the PROJECT entry) and its generated CRD.
+    Api(DeleteApiArgs),
 }
 
 /// `alpha` subcommands.
@@ -132,6 +144,11 @@ fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
             let root = current_dir()?;
             let _lock = crate::transaction::lock(&root, printer)?;
             commands::api::run(&args, &root, printer)
+        }
+        Command::Delete(DeleteCommand::Api(args)) => {
+            let root = current_dir()?;
+            let _lock = crate::transaction::lock(&root, printer)?;
+            commands::delete::run(&args, &root, printer)
         }
         Command::Edit(args) => {
             let root = current_dir()?;

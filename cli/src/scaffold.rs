@@ -36,6 +36,8 @@ pub struct Scaffold {
     unchecked: std::collections::BTreeSet<PathBuf>,
     /// Files to remove.
     removed: std::collections::BTreeSet<PathBuf>,
+    /// Directories to remove once the removals leave them empty.
+    pruned: std::collections::BTreeSet<PathBuf>,
 }
 
 impl Scaffold {
@@ -46,6 +48,7 @@ impl Scaffold {
             files: BTreeMap::new(),
             unchecked: Default::default(),
             removed: Default::default(),
+            pruned: Default::default(),
         }
     }
 
@@ -157,6 +160,61 @@ impl Scaffold {
         }
     }
 
+    /// [`Scaffold::remove`], and then each directory above `rel` (below the root) that the
+    /// removals leave empty.
+    pub fn remove_pruning(&mut self, rel: &str) {
+        self.remove(rel);
+        let mut dir = Path::new(rel).parent();
+        while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+            self.pruned.insert(d.to_path_buf());
+            dir = d.parent();
+        }
+    }
+
+    /// Whether `rel` is to be removed.
+    pub fn is_removed(&self, rel: &str) -> bool {
+        self.removed.contains(Path::new(rel))
+    }
+
+    /// The inverse of [`Scaffold::insert`]: `fragment` (as inserted before `marker`) taken out
+    /// of `rel` again; a no-op when the file or the fragment is not there.
+    pub fn remove_inserted(&mut self, rel: &str, marker: &str, fragment: &str) -> Result<()> {
+        let Some(content) = self.read(rel)? else {
+            return Ok(());
+        };
+        let out = remove_before_marker(&content, marker, fragment);
+        if out != content {
+            self.entry(rel)?.content = out;
+        }
+        Ok(())
+    }
+
+    /// The inverse of [`Scaffold::uncomment`]: the active line `<line>` turned back into
+    /// `#<line>`, keeping its indentation; a no-op when it is not there.
+    pub fn comment(&mut self, rel: &str, line: &str) -> Result<()> {
+        let Some(content) = self.read(rel)? else {
+            return Ok(());
+        };
+        let mut changed = false;
+        let out: String = content
+            .split_inclusive('\n')
+            .map(|l| {
+                let trimmed = l.trim_start();
+                let indent = &l[..l.len() - trimmed.len()];
+                if !changed && trimmed.trim_end() == line {
+                    changed = true;
+                    format!("{indent}#{trimmed}")
+                } else {
+                    l.to_owned()
+                }
+            })
+            .collect();
+        if changed {
+            self.entry(rel)?.content = out;
+        }
+        Ok(())
+    }
+
     /// Leave `rel` out of [`Scaffold::check`]: its text is a template of YAML, not YAML.
     pub fn skip_check(&mut self, rel: &str) {
         self.unchecked.insert(PathBuf::from(rel));
@@ -216,7 +274,19 @@ impl Scaffold {
             .iter()
             .map(|rel| rel.to_string_lossy().replace('\\', "/"))
             .collect();
-        transaction::commit_removing(&self.root, &changes, &removed)?;
+        // deepest first, so a directory emptied by pruning its last subdirectory goes too
+        let mut pruned: Vec<String> = self
+            .pruned
+            .iter()
+            .map(|rel| rel.to_string_lossy().replace('\\', "/"))
+            .collect();
+        pruned.sort_by(|a, b| {
+            b.matches('/')
+                .count()
+                .cmp(&a.matches('/').count())
+                .then(a.cmp(b))
+        });
+        transaction::commit_pruning(&self.root, &changes, &removed, &pruned)?;
         for (rel, pending) in &changed {
             if pending.original.is_none() {
                 printer.created(rel)
@@ -281,6 +351,50 @@ pub fn insert_before_marker(content: &str, marker: &str, fragment: &str) -> Opti
     None
 }
 
+/// The inverse of [`insert_before_marker`]: `content` without `fragment`. A one-line fragment
+/// is the last line above the marker whose trimmed text is the fragment's (the first such line
+/// anywhere when the marker is gone); a block is the fragment's lines with the marker's
+/// indentation, found last above the marker. `content` unchanged when the fragment is not there.
+pub fn remove_before_marker(content: &str, marker: &str, fragment: &str) -> String {
+    let lines: Vec<&str> = content.split_inclusive('\n').collect();
+    let at = lines.iter().position(|l| l.trim() == marker);
+    let above = at.unwrap_or(lines.len());
+    let wanted: Vec<&str> = fragment.trim_end_matches('\n').lines().collect();
+    let indent = at
+        .map(|i| &lines[i][..lines[i].len() - lines[i].trim_start().len()])
+        .unwrap_or("");
+    let matches_at = |start: usize| {
+        start + wanted.len() <= above
+            && wanted.iter().enumerate().all(|(k, w)| {
+                let line = lines[start + k].trim_end_matches(['\n', '\r']);
+                if wanted.len() == 1 {
+                    line.trim() == w.trim()
+                } else if w.is_empty() {
+                    line.is_empty()
+                } else {
+                    line.strip_prefix(indent) == Some(*w)
+                }
+            })
+    };
+    let found = if at.is_some() {
+        (0..above).rev().find(|&i| matches_at(i))
+    } else {
+        (0..above).find(|&i| matches_at(i))
+    };
+    match found {
+        Some(start) if !wanted.is_empty() => {
+            let mut out = String::with_capacity(content.len());
+            for (i, l) in lines.iter().enumerate() {
+                if i < start || i >= start + wanted.len() {
+                    out.push_str(l);
+                }
+            }
+            out
+        }
+        _ => content.to_owned(),
+    }
+}
+
 fn insert_sorted(content: &str, marker: &str, line: &str, prefix: &str) -> Option<String> {
     let lines: Vec<&str> = content.split_inclusive('\n').collect();
     let at = lines.iter().position(|l| l.trim() == marker)?;
@@ -328,6 +442,43 @@ mod tests {
         assert_eq!(
             insert_before_marker(&once, "// +m", "pub mod c;").as_deref(),
             Some(once.as_str())
+        );
+    }
+
+    #[test]
+    fn removing_undoes_inserting() {
+        let texts = [
+            "//! doc\n\npub mod b;\npub mod d;\n// +m\n",
+            "fn main() {\n    a();\n    // +m\n}\n",
+            "resources:\n- x.yaml\n# +m\n",
+        ];
+        for text in texts {
+            for fragment in [
+                "pub mod a;",
+                "pub mod c;",
+                "pub mod e;",
+                "b();\nc();",
+                "- y.yaml",
+            ] {
+                let marker = if text.contains("# +m") {
+                    "# +m"
+                } else {
+                    "// +m"
+                };
+                let inserted = insert_before_marker(text, marker, fragment).expect("marker");
+                assert_ne!(inserted, text);
+                assert_eq!(remove_before_marker(&inserted, marker, fragment), text);
+            }
+        }
+        // what was already there before the fragment stays
+        assert_eq!(
+            remove_before_marker("x();\n// +m\n", "// +m", "y();"),
+            "x();\n// +m\n"
+        );
+        // without the marker the fragment's line still goes
+        assert_eq!(
+            remove_before_marker("a\npub mod c;\n", "// +m", "pub mod c;"),
+            "a\n"
         );
     }
 

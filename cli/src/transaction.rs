@@ -8,11 +8,12 @@
 //! 2. the directories are created and each file's new contents staged beside it as
 //!    `.<name>.operator-gen-new`;
 //! 3. the journal is rewritten in state `commit`: this rename is the point of no return;
-//! 4. each staged file is renamed over its target, then the journal is removed.
+//! 4. each staged file is renamed over its target, the files to remove are removed, then the
+//!    directories to prune that the removals left empty, and the journal is removed.
 //!
 //! [`lock`] takes the lock and then [`recover`]s: a journal in state `prepare` is rolled back
 //! (staged files and created directories removed), one in state `commit` rolled forward (the
-//! remaining staged files renamed into place). Both are idempotent, so a kill during recovery is
+//! remaining staged files renamed into place, the removals and prunings done). Both are idempotent, so a kill during recovery is
 //! recovered by the next command too.
 //!
 //! Test-only hook: with `OPERATOR_GEN_TEST_PAUSE_AFTER=N` the process prints
@@ -57,6 +58,10 @@ struct Journal {
     /// Files the commit removes, relative to the root (after the writes).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     removed: Vec<String>,
+    /// Directories removed when the removals left them empty, deepest first (after the
+    /// removals); one that still holds anything stays.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pruned: Vec<String>,
 }
 
 /// One file of a commit.
@@ -155,6 +160,9 @@ pub fn recover(root: &Path, printer: &Printer) -> Result<()> {
             for rel in &journal.removed {
                 remove_if_present(&root.join(rel))?;
             }
+            for rel in &journal.pruned {
+                remove_dir_if_empty(&root.join(rel));
+            }
             remove_if_present(&path)?;
             printer.warn(&format!(
                 "an earlier operator-gen command was interrupted while writing its files; finished writing {}",
@@ -175,6 +183,18 @@ pub fn commit(root: &Path, changes: &[Change<'_>]) -> Result<()> {
 /// in place: a kill after the point of no return finishes the removals on recovery, one before
 /// it leaves them.
 pub fn commit_removing(root: &Path, changes: &[Change<'_>], removed: &[String]) -> Result<()> {
+    commit_pruning(root, changes, removed, &[])
+}
+
+/// [`commit_removing`], which then also removes each directory of `pruned` (relative to `root`,
+/// deepest first) that the removals left empty; one that still holds anything stays. A kill
+/// after the point of no return finishes the pruning on recovery.
+pub fn commit_pruning(
+    root: &Path,
+    changes: &[Change<'_>],
+    removed: &[String],
+    pruned: &[String],
+) -> Result<()> {
     if changes.is_empty() && removed.is_empty() {
         return Ok(());
     }
@@ -204,6 +224,7 @@ pub fn commit_removing(root: &Path, changes: &[Change<'_>], removed: &[String]) 
         dirs,
         files: changes.iter().map(|c| c.rel.to_owned()).collect(),
         removed: removed.to_vec(),
+        pruned: pruned.to_vec(),
     };
     write_journal(root, &journal, &mut steps)?;
     if let Err(e) = stage(root, &journal, changes, &mut steps) {
@@ -232,6 +253,10 @@ pub fn commit_removing(root: &Path, changes: &[Change<'_>], removed: &[String]) 
                 "{e}; fix the cause and run any operator-gen command in the project to finish the change"
             ))
         })?;
+        steps.done();
+    }
+    for rel in &journal.pruned {
+        remove_dir_if_empty(&root.join(rel));
         steps.done();
     }
     sync_dir(root);
@@ -314,6 +339,14 @@ fn remove_if_present(path: &Path) -> Result<()> {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(Error::io("remove", path, e)),
+    }
+}
+
+/// Remove `dir` when it is empty; anything else (absent, not empty, not removable) leaves it.
+fn remove_dir_if_empty(dir: &Path) {
+    let empty = std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none());
+    if empty {
+        let _ = std::fs::remove_dir(dir);
     }
 }
 
@@ -439,6 +472,10 @@ mod tests {
             let root = dir.path();
             std::fs::write(root.join("old"), "old").expect("write");
             std::fs::write(root.join("gone"), "gone").expect("write");
+            std::fs::create_dir_all(root.join("d")).expect("mkdir");
+            std::fs::write(root.join("d/gone"), "gone").expect("write");
+            std::fs::create_dir_all(root.join("kept")).expect("mkdir");
+            std::fs::write(root.join("kept/k"), "k").expect("write");
             std::fs::create_dir_all(root.join("a/b")).expect("mkdir");
             std::fs::write(root.join("a/b/.new.operator-gen-new"), "new").expect("write");
             std::fs::write(root.join(".old.operator-gen-new"), "changed").expect("write");
@@ -447,7 +484,8 @@ mod tests {
                 state,
                 dirs: vec!["a".into(), "a/b".into()],
                 files: vec!["a/b/new".into(), "old".into()],
-                removed: vec!["gone".into()],
+                removed: vec!["gone".into(), "d/gone".into()],
+                pruned: vec!["d".into(), "kept".into()],
             };
             std::fs::write(
                 root.join(JOURNAL),
@@ -456,8 +494,23 @@ mod tests {
             .expect("write");
             recover(root, &printer).expect("recover");
             let expected: &[&str] = match state {
-                State::Prepare => &["gone=gone", "old=old"],
-                State::Commit => &["a/", "a/b/", "a/b/new=new", "old=changed"],
+                State::Prepare => &[
+                    "d/",
+                    "d/gone=gone",
+                    "gone=gone",
+                    "kept/",
+                    "kept/k=k",
+                    "old=old",
+                ],
+                // `d` emptied by the removals goes; `kept` still holds a file and stays
+                State::Commit => &[
+                    "a/",
+                    "a/b/",
+                    "a/b/new=new",
+                    "kept/",
+                    "kept/k=k",
+                    "old=changed",
+                ],
             };
             assert_eq!(files(root), expected, "{state:?}");
             recover(root, &printer).expect("recover twice");

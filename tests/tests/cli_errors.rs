@@ -64,6 +64,7 @@ const fn row(setup: Setup, args: &'static str, error: &'static str, code: i32) -
 }
 
 const CAPTAIN: &str = "create api --group crew --version v1 --kind Captain";
+const DELETE_CAPTAIN: &str = "delete api --group crew --version v1 --kind Captain";
 
 const INSTALL: &[u8] = cli::MINIMAL_INSTALL.as_bytes();
 
@@ -486,6 +487,90 @@ fn rows() -> Vec<Row> {
             "edit --plugins helm",
             "dist/chart/.operator-gen.json is not operator-gen's record",
             1,
+        ),
+        // delete api
+        row(Empty, DELETE_CAPTAIN, "no PROJECT file in", 1),
+        row(
+            Init,
+            DELETE_CAPTAIN,
+            "crew/v1 Captain is not in PROJECT; PROJECT lists no resources; there is nothing to delete",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "delete api --group crew --version v1 --kind Captian",
+            "crew/v1 Captian is not in PROJECT; did you mean --group crew --version v1 --kind Captain?",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "delete api --group crew --version v2 --kind Captain",
+            "crew/v2 Captain is not in PROJECT; did you mean --group crew --version v1 --kind Captain?",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "delete api --group crew --version v1 --kind Sailor",
+            "crew/v1 Sailor is not in PROJECT; pass one that PROJECT lists: crew/v1 Captain",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Write(
+                "src/fleet.rs",
+                b"//! The fleet.\n\npub fn ready(c: &[CaptainStatus]) -> usize {\n    c.len()\n}\n",
+            )]),
+            DELETE_CAPTAIN,
+            "src/fleet.rs:3 still uses crew/v1 Captain (it names `CaptainStatus`); remove that use (or the file), then run delete api again",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Write(
+                "tests/captain.rs",
+                b"use demo::api::v1::{\n    Captain,\n};\n",
+            )]),
+            DELETE_CAPTAIN,
+            "tests/captain.rs:1 still uses crew/v1 Captain (it names `v1::Captain`)",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Append(
+                "src/main.rs",
+                "\nfn _register_again(mgr: &mut Manager) {\n    demo::controller::captain::register(mgr);\n}\n",
+            )]),
+            DELETE_CAPTAIN,
+            "still uses crew/v1 Captain (it names `controller::captain`)",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Write("src/broken.rs", b"fn f() {\n")]),
+            DELETE_CAPTAIN,
+            "src/broken.rs:1: does not parse as rust (cannot parse string into token stream), so delete api cannot tell whether it uses crew/v1 Captain; fix the file, then run again",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Append(
+                "src/controller/captain.rs",
+                "\n// tuned by hand\n",
+            )]),
+            DELETE_CAPTAIN,
+            "src/controller/captain.rs was edited since `create api` wrote it (it differs from a fresh rendering), so deleting crew/v1 Captain would lose that work; keep a copy and pass --force to delete it",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Replace(
+                "src/api/v1/captain.rs",
+                "pub foo: Option<String>,",
+                "pub foo: Option<String>,\n    pub bar: Option<String>,",
+            )]),
+            DELETE_CAPTAIN,
+            "src/api/v1/captain.rs was edited since `create api` wrote it",
+            1,
+        ),
+        row(
+            Init,
+            "delete api --group crew --version v1",
+            "--kind <KIND>",
+            2,
         ),
         // other commands
         row(Empty, "completion nosh", "invalid value 'nosh'", 2),

@@ -1,5 +1,6 @@
 //! `operator-gen create api`: validate group, version and kind, then render `templates/api/`
-//! into the types file, the controller, the config/ entries and the `PROJECT` entry.
+//! into the types file, the controller, the config/ entries and the `PROJECT` entry; and the
+//! same lists run backwards for `delete api` (`undo`).
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -9,7 +10,7 @@ use serde::Serialize;
 use super::init::BOILERPLATE;
 use crate::core_types::{CoreType, core_types};
 use crate::error::{Error, Result};
-use crate::layout::{Apply, Existing, File, Insertion, Uncomment};
+use crate::layout::{Apply, Existing, File, Insertion, Uncomment, Undo, Undone};
 use crate::names;
 use crate::printer::Printer;
 use crate::project::{self, ApiEntry, Project, ResourceEntry};
@@ -301,6 +302,54 @@ pub fn run(args: &ApiArgs, root: &Path, printer: &Printer) -> Result<()> {
     Ok(())
 }
 
+/// Takes what `create api` wrote for `undo.ctx` out of `s`: its lists, last first.
+pub(crate) fn undo(undo: &Undo<'_, ApiContext>, s: &mut Scaffold) -> Result<Undone> {
+    let mut undone = Undone::default();
+    undo.uncomments(s, KUSTOMIZE_ENABLE)?;
+    undo.insertions(s, KUSTOMIZE_WIRING, FILES, &mut undone)?;
+    undo.insertions(s, RUST_WIRING, FILES, &mut undone)?;
+    undo.files(s, FILES, &mut undone)?;
+    Ok(undone)
+}
+
+/// The context `create api` rendered for `entry`, a resource of `project`'s `PROJECT` file.
+pub(crate) fn entry_context(
+    entry: &ResourceEntry,
+    project: &Project,
+    header: String,
+) -> Result<ApiContext> {
+    let core = if entry.core {
+        find_core(&entry.group, &entry.version, &entry.kind)?
+    } else {
+        None
+    };
+    let default_plural = match core {
+        Some(c) => c.plural.to_owned(),
+        None => names::plural(&entry.kind),
+    };
+    let plural = entry
+        .plural
+        .clone()
+        .unwrap_or_else(|| default_plural.clone());
+    let plan = Plan {
+        group: entry.group.clone(),
+        version: entry.version.clone(),
+        kind: entry.kind.clone(),
+        custom_plural: plural != default_plural,
+        plural,
+        namespaced: match (core, &entry.api) {
+            (Some(c), _) => c.namespaced,
+            (None, Some(api)) => api.namespaced,
+            (None, None) => true,
+        },
+        resource: entry.api.is_some(),
+        controller: entry.controller,
+        core,
+        existing: None,
+    };
+    Ok(context(&plan, project, header))
+}
+
 /// The decisions `create api` takes before rendering anything.
 #[derive(Debug)]
 struct Plan {
@@ -481,7 +530,7 @@ fn validate_kind(kind: &str) -> Result<()> {
 /// The type names a kind puts in its version module: the root type the derive generates, the
 /// scaffolded spec and status, the derive's client, listers and informer, and `<Kind>List`, the
 /// name a list of it conventionally takes.
-fn kind_names(kind: &str) -> Vec<String> {
+pub(crate) fn kind_names(kind: &str) -> Vec<String> {
     [
         "",
         "Spec",

@@ -4,6 +4,7 @@
 use clap::ValueEnum;
 
 pub mod api;
+pub mod delete;
 pub mod edit;
 pub mod export_template;
 pub mod init;
