@@ -6,6 +6,7 @@
 use crate::ir::{Body, TypeDef, TypeExpr};
 #[cfg(feature = "manifests")]
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps as Props;
+#[cfg(feature = "manifests")]
 use serde_json::Value;
 use std::collections::BTreeMap;
 

@@ -102,6 +102,7 @@ pub fn first_difference(
 pub mod audit;
 pub mod cli;
 pub mod fuzz;
+pub mod integrity;
 pub mod operator;
 pub mod takeover;
 pub mod tools;

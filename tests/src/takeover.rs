@@ -100,6 +100,9 @@ pub struct Reconcile {
     pub started: Timestamp,
     /// The time of its `reconcile finished` line; `None` when the replica died before.
     pub finished: Option<Timestamp>,
+    /// The `result` of its `reconcile finished` line (`success`, `requeue_after`, `error` ...);
+    /// `None` while unfinished.
+    pub result: Option<String>,
 }
 
 /// The reconciles of `controller` in a manager's log: each `reconcile started` line (its
@@ -135,6 +138,7 @@ pub fn reconciles(log: &str, controller: &str) -> Result<Vec<Reconcile>, String>
                 object,
                 started: time,
                 finished: None,
+                result: None,
             });
         } else {
             let open = found
@@ -143,6 +147,10 @@ pub fn reconciles(log: &str, controller: &str) -> Result<Vec<Reconcile>, String>
                 .find(|r| r.object == object && r.finished.is_none())
                 .ok_or_else(|| format!("a reconcile finished that did not start: {line}"))?;
             open.finished = Some(time);
+            open.result = line
+                .split_whitespace()
+                .find_map(|field| field.strip_prefix("result="))
+                .map(|r| r.trim_matches('"').to_owned());
         }
     }
     Ok(found)
@@ -324,11 +332,13 @@ mod tests {
                     object: "default/x".into(),
                     started: ts("2026-11-23T22:00:00.1Z"),
                     finished: Some(ts("2026-11-23T22:00:00.3Z")),
+                    result: Some("success".into()),
                 },
                 Reconcile {
                     object: "default/y".into(),
                     started: ts("2026-11-23T22:00:00.2Z"),
                     finished: None,
+                    result: None,
                 },
             ]
         );
@@ -343,6 +353,7 @@ mod tests {
                     object: "default/x".into(),
                     started: t(*s),
                     finished: e.map(t),
+                    result: e.map(|_| "success".into()),
                 })
                 .collect(),
             stopped: stopped.map(t),
