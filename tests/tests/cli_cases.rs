@@ -74,6 +74,8 @@ fn cli_cases_match_goldens() {
             "create-api-force",
             "create-api-multigroup",
             "create-api-namespaced",
+            "create-api-second-version",
+            "create-api-storage-version",
             "edit-helm",
             "init",
             "init-namespaced",
