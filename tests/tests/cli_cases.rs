@@ -77,6 +77,7 @@ fn cli_cases_match_goldens() {
             "create-api-second-version",
             "create-api-storage-version",
             "edit-helm",
+            "edit-multigroup",
             "init",
             "init-namespaced",
         ],
