@@ -29,6 +29,8 @@ enum Setup {
     CaptainThen(&'static [Edit]),
     /// `init`, then the project made read-only; the command runs as an unprivileged user.
     ReadOnly,
+    /// `init`, the commands, then the edits.
+    CommandsThen(&'static [&'static str], &'static [Edit]),
 }
 
 /// A change to a scaffolded project.
@@ -536,7 +538,35 @@ fn rows() -> Vec<Row> {
             "dist/chart/.operator-gen.json is not operator-gen's record",
             1,
         ),
+        row(
+            CommandsThen(
+                &[
+                    CAPTAIN,
+                    "create api --group crew --version v2 --kind Captain",
+                ],
+                &[Edit::Replace(
+                    "src/api/v1/captain.rs",
+                    "/// +kubebuilder:storageversion\n",
+                    "",
+                )],
+            ),
+            "create api --group crew --version v3 --kind Captain",
+            "none of Captain's versions v1, v2 is marked as the stored version; add `/// +kubebuilder:storageversion` to the spec of the one to store, or pass --storage to store v3",
+            1,
+        ),
         // edit --multigroup
+        row(
+            CommandsThen(&["create api --group 3d --version v1 --kind Model"], &[]),
+            "edit --multigroup",
+            "group \"3d\" cannot name a rust module (it must start with a letter and not be a keyword), so it cannot have one in the multigroup layout; rename the group, then run the command again",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Symlink("src/controller/captain.rs", "gone.rs")]),
+            "edit --multigroup",
+            "src/controller/captain.rs is missing, so the captain controller cannot be moved to src/controller/crew/captain.rs; restore it, then run the command again",
+            1,
+        ),
         row(
             Init,
             "edit",
@@ -655,6 +685,13 @@ fn set_up(dir: &Path, setup: Setup) {
         Setup::ReadOnly => {
             ok("init");
             make_read_only(dir);
+        }
+        Setup::CommandsThen(commands, edits) => {
+            ok("init");
+            for c in commands {
+                ok(c);
+            }
+            apply(dir, edits);
         }
     }
 }
