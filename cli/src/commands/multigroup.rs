@@ -2,8 +2,8 @@
 //! `init --multigroup` and `create api` give: `src/api/<version>/` to `src/api/<group>/<version>/`,
 //! `src/controller/<kind>.rs` to `src/controller/<group>/<kind>.rs`, the `mod.rs` files and their
 //! `pub mod` lines, the paths to both in every Rust file of the crate, the per-kind role files and
-//! role names under `config/rbac/` with the group prefix, and `PROJECT` (`multigroup: true`, each
-//! resource's path) — in one transaction, or not at all when a file cannot be rewritten safely.
+//! role names under `config/rbac/` with the group prefix, the generated README's `operator-gen
+//! init` line, and `PROJECT` (`multigroup: true`, each resource's path) — in one transaction, or not at all when a file cannot be rewritten safely.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -39,6 +39,29 @@ const DOC_LINES: &[(&str, &str, &str)] = &[
         "//! Controllers: one module per group, then one module per kind.",
     ),
 ];
+
+/// The generated README, whose `operator-gen init` line names the layout.
+const README: &str = "README.md";
+/// How that line starts.
+const README_INIT: &str = "operator-gen init --project-name ";
+
+/// `text` with `--multigroup` on its `operator-gen init` line, where `init --multigroup` puts it
+/// (before `--namespaced`); unchanged when the line is not there or already has it.
+fn readme_multigroup(text: &str) -> String {
+    text.split_inclusive('\n')
+        .map(|l| {
+            if !l.starts_with(README_INIT) || l.contains(" --multigroup") {
+                return l.to_owned();
+            }
+            let body = l.trim_end_matches('\n');
+            let end = &l[body.len()..];
+            match body.find(" --namespaced") {
+                Some(at) => format!("{} --multigroup{}{end}", &body[..at], &body[at..]),
+                None => format!("{body} --multigroup{end}"),
+            }
+        })
+        .collect()
+}
 
 /// The directories whose Rust files may name the moved modules.
 const RUST_DIRS: &[&str] = &["src", "tests", "benches", "examples"];
@@ -280,6 +303,14 @@ pub fn run(root: &Path, printer: &Printer) -> Result<()> {
     }
     if let Some(k) = roles_kustomization {
         s.file(kustomization, k, IfExists::Overwrite)?;
+    }
+
+    // the generated README's command that starts a project like this one
+    if let Some(readme) = s.read(README)? {
+        let edited = readme_multigroup(&readme);
+        if edited != readme {
+            s.file(README, edited, IfExists::Overwrite)?;
+        }
     }
 
     // PROJECT
@@ -539,6 +570,22 @@ fn replace_line(text: &str, from: &str, to: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_readme_init_line_gets_multigroup_before_namespaced() {
+        let text = "# demo\noperator-gen init --project-name demo --domain d --k8s-version 1.37 --namespaced\nrest\n";
+        assert_eq!(
+            readme_multigroup(text),
+            "# demo\noperator-gen init --project-name demo --domain d --k8s-version 1.37 --multigroup --namespaced\nrest\n"
+        );
+        let plain = "operator-gen init --project-name demo --domain d --k8s-version 1.37\n";
+        let once = readme_multigroup(plain);
+        assert_eq!(
+            once,
+            "operator-gen init --project-name demo --domain d --k8s-version 1.37 --multigroup\n"
+        );
+        assert_eq!(readme_multigroup(&once), once);
+    }
 
     #[test]
     fn paths_are_replaced_only_as_whole_prefixes() {
