@@ -16,4 +16,5 @@
 
 pub mod v1;
 pub mod v2;
+pub mod v3;
 // +operator-gen:scaffold:modules

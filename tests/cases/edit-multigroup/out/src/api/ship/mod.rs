@@ -14,5 +14,6 @@
 
 //! API versions of the ship.my.domain group.
 
+pub mod v1;
 pub mod v1beta1;
 // +operator-gen:scaffold:modules

@@ -23,7 +23,6 @@ use serde::{Deserialize, Serialize};
 /// CaptainSpec defines the desired state of Captain
 ///
 /// +kubebuilder:subresource:status
-/// +kubebuilder:storageversion
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[k8s(
     group = "crew.my.domain",

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 /// FrigateSpec defines the desired state of Frigate
 ///
 /// +kubebuilder:subresource:status
+/// +kubebuilder:storageversion
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[k8s(
     group = "ship.my.domain",
