@@ -1,7 +1,8 @@
 //! A kind of several versions: `create api` for a second version of an existing kind, the one
 //! CRD `manifests` writes for it with exactly one stored version, that CRD on a real
 //! kube-apiserver (an object created in v1 read as v2 under the default `None` conversion), and
-//! the generated project building and passing its own tests.
+//! the generated project building and passing its own tests; and `edit --multigroup`, which
+//! moves such a project into the multigroup layout.
 
 use std::path::Path;
 use std::process::Command;
@@ -249,6 +250,28 @@ fn a_project_with_two_versions_builds_and_passes_its_tests() {
         stdout.contains("its version v2 differs from the derive's"),
         "{stdout}"
     );
+}
+
+/// On a project without APIs, `edit --multigroup` gives byte for byte the tree `init
+/// --multigroup` gives.
+#[test]
+fn edit_multigroup_on_a_new_project_equals_init_multigroup() {
+    let (_edited_tmp, edited) = project("same", &["init", "edit --multigroup"]);
+    let (_direct_tmp, direct) = project("same", &["init --multigroup"]);
+    let (edited, direct) = (cli::snapshot(&edited), cli::snapshot(&direct));
+    let names =
+        |t: &std::collections::BTreeMap<String, Vec<u8>>| t.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(names(&edited), names(&direct));
+    for (path, bytes) in &direct {
+        assert!(
+            edited.get(path) == Some(bytes),
+            "{path} differs: {}",
+            cli::first_line_difference(
+                &String::from_utf8_lossy(bytes),
+                &String::from_utf8_lossy(&edited[path])
+            )
+        );
+    }
 }
 
 /// `edit --multigroup` on a single-group project with two versions of a kind, another kind and

@@ -216,14 +216,15 @@ pub fn run(root: &Path, printer: &Printer) -> Result<()> {
             "api/src/controller/{{group_module}}/mod.rs.tera",
         ),
     ] {
-        if groups.is_empty() {
-            continue;
-        }
-        let mut text = s.read(parent)?.ok_or_else(|| {
-            Error::msg(format!(
-                "{parent} is missing, so its modules cannot be moved; restore it from a fresh `operator-gen init`"
-            ))
-        })?;
+        let mut text = match s.read(parent)? {
+            Some(text) => text,
+            None if groups.is_empty() => continue,
+            None => {
+                return Err(Error::msg(format!(
+                    "{parent} is missing, so its modules cannot be moved; restore it from a fresh `operator-gen init`"
+                )));
+            }
+        };
         for (group_mod, (api_group, children)) in groups {
             for child in children {
                 text = remove_mod_line(parent, &text, child)?;
