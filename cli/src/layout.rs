@@ -119,6 +119,10 @@ pub struct Undo<'a, C> {
     pub ctx: &'a C,
     /// The contexts that remain.
     pub others: &'a [C],
+    /// Takes out of an owned file's text what later commands write into it as part of the
+    /// scaffold (the storage marker `create api` moves between versions), before it is compared
+    /// with its fresh rendering.
+    pub later_edits: fn(&str) -> String,
 }
 
 /// What [`Undo`] did.
@@ -202,11 +206,11 @@ impl<C: Serialize> Undo<'_, C> {
         for f in files.iter().rev() {
             let path = output_path(f.template, self.ctx)?;
             if self.goes(s, f)? {
-                if f.existing == Existing::Owned
-                    && path.ends_with(".rs")
-                    && s.read(&path)? != Some(self.engine.render(f.template, self.ctx)?)
-                {
-                    undone.edited.push(path.clone());
+                if f.existing == Existing::Owned && path.ends_with(".rs") {
+                    let fresh = (self.later_edits)(&self.engine.render(f.template, self.ctx)?);
+                    if s.read(&path)?.map(|text| (self.later_edits)(&text)) != Some(fresh) {
+                        undone.edited.push(path.clone());
+                    }
                 }
                 s.remove_pruning(&path);
                 undone.removed.push(path);

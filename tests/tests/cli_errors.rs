@@ -29,6 +29,8 @@ enum Setup {
     CaptainThen(&'static [Edit]),
     /// `init`, then the project made read-only; the command runs as an unprivileged user.
     ReadOnly,
+    /// `init`, the commands, then the edits.
+    CommandsThen(&'static [&'static str], &'static [Edit]),
 }
 
 /// A change to a scaffolded project.
@@ -164,8 +166,57 @@ fn rows() -> Vec<Row> {
         row(NoMain, CAPTAIN, "src/main.rs is missing", 1),
         row(
             WithCaptain,
-            "create api --group crew --version v2 --kind Captain --force",
-            "the controller module `captain` already belongs to crew/v1 Captain",
+            "create api --group crew --version v2 --kind Captain --controller",
+            "the controller module `captain` already belongs to crew/v1 Captain; pass --controller=false to add only the type",
+            1,
+        ),
+        // create api: a second version of a kind
+        row(
+            WithCaptain,
+            "create api --group crew --version v2 --kind Captain --resource=false --storage",
+            "--storage marks the new version's type as stored, but --resource=false scaffolds no type; drop --storage or --resource=false",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create api --group crew --version v2 --kind Captain --plural skippers",
+            "--plural skippers differs from captains, the plural of Captain in crew/v1: the versions of a kind share one CRD; drop --plural or pass --plural captains",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create api --group crew --version v2 --kind Captain --namespaced=false",
+            "--namespaced=false differs from the scope of Captain in crew/v1 (namespaced): the versions of a kind share one CRD; drop --namespaced",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Replace(
+                "src/api/v1/captain.rs",
+                "pub struct CaptainSpec {",
+                "pub struct CaptainParameters {",
+            )]),
+            "create api --group crew --version v2 --kind Captain",
+            "src/api/v1/captain.rs cannot be rewritten safely (it has no top-level `struct CaptainSpec`), so Captain v1 cannot be marked as the stored version; add `/// +kubebuilder:storageversion` to the doc comment of its spec by hand, or pass --storage to store v2",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Replace(
+                "src/api/v1/captain.rs",
+                "    kind = \"Captain\",",
+                "    kind = \"Captain\",\n    storage_version,",
+            )]),
+            "create api --group crew --version v2 --kind Captain --storage",
+            "src/api/v1/captain.rs marks Captain v1 as stored in a form operator-gen does not rewrite (`storage_version` in #[k8s(...)] or a #[doc] attribute); remove it there by hand, then run the command again",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Replace(
+                "src/api/v1/captain.rs",
+                "/// +kubebuilder:subresource:status\n#[derive(CustomResource,",
+                "/// +kubebuilder:subresource:status\n/// +kubebuilder:storageversion\n#[derive(",
+            )]),
+            "create api --group crew --version v2 --kind Captain --storage",
+            "src/api/v1/captain.rs cannot be rewritten safely (`struct CaptainSpec` does not derive CustomResource) and mentions `+kubebuilder:storageversion`; remove the marker there by hand, then run the command again",
             1,
         ),
         row(
@@ -572,6 +623,123 @@ fn rows() -> Vec<Row> {
             "--kind <KIND>",
             2,
         ),
+        row(
+            CommandsThen(
+                &[
+                    CAPTAIN,
+                    "create api --group crew --version v2 --kind Captain",
+                ],
+                &[Edit::Replace(
+                    "src/api/v1/captain.rs",
+                    "/// +kubebuilder:storageversion\n",
+                    "",
+                )],
+            ),
+            "create api --group crew --version v3 --kind Captain",
+            "none of Captain's versions v1, v2 is marked as the stored version; add `/// +kubebuilder:storageversion` to the spec of the one to store, or pass --storage to store v3",
+            1,
+        ),
+        // edit --multigroup
+        row(
+            CommandsThen(
+                &[
+                    CAPTAIN,
+                    "create api --group crew --version v2 --kind Captain",
+                    "create api --group crew --version v3 --kind Captain",
+                ],
+                &[],
+            ),
+            DELETE_CAPTAIN,
+            "crew/v1 Captain is the stored version of its kind, and v2, v3 would be left with none; add `/// +kubebuilder:storageversion` to the spec of the version to store, then run delete api again",
+            1,
+        ),
+        row(
+            CommandsThen(&["create api --group 3d --version v1 --kind Model"], &[]),
+            "edit --multigroup",
+            "group \"3d\" cannot name a rust module (it must start with a letter and not be a keyword), so it cannot have one in the multigroup layout; rename the group, then run the command again",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Symlink("src/controller/captain.rs", "gone.rs")]),
+            "edit --multigroup",
+            "src/controller/captain.rs is missing, so the captain controller cannot be moved to src/controller/crew/captain.rs; restore it, then run the command again",
+            1,
+        ),
+        row(
+            Init,
+            "edit",
+            "edit needs something to change; pass --plugins helm or --multigroup",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "edit --multigroup --plugins helm",
+            "--multigroup and --plugins change the project in separate runs; run `edit --multigroup`, then `edit --plugins ...`",
+            1,
+        ),
+        row(
+            InitThen(&[Edit::Replace(
+                "PROJECT",
+                "projectName:",
+                "multigroup: true\nprojectName:",
+            )]),
+            "edit --multigroup",
+            "the project is already multigroup (PROJECT has multigroup: true), so there is nothing to move; drop --multigroup",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Append(
+                "src/lib.rs",
+                "\npub use crate::api::{v1::Captain as Skipper};\n",
+            )]),
+            "edit --multigroup",
+            "src/lib.rs imports `crate::api::{...}`, a grouped path edit --multigroup does not rewrite; write each path out (`crate::api::v1::…`), then run the command again",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Append(
+                "src/lib.rs",
+                "\nuse crate::api;\npub type Skipper = api::v1::Captain;\n",
+            )]),
+            "edit --multigroup",
+            "src/lib.rs names `api::v1` in a form edit --multigroup does not rewrite; write it as `crate::api::v1::…` or `crate::api::crew::v1::…` by hand, then run the command again",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Append(
+                "src/controller/captain.rs",
+                "\nuse super::retries::Backoff;\n",
+            )]),
+            "edit --multigroup",
+            "src/controller/captain.rs reaches out of its module with `super::retries`, which would name another module once it moves; write the path from `crate::` instead, then run the command again",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Replace(
+                "src/api/mod.rs",
+                "pub mod v1;",
+                "pub(crate) mod v1;",
+            )]),
+            "edit --multigroup",
+            "src/api/mod.rs has no line `pub mod v1;`, so edit --multigroup cannot move that module; put the line back, then run the command again",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Replace(
+                "config/rbac/captain_admin_role.yaml",
+                "  name: captain-admin-role",
+                "  name: skipper-admin-role",
+            )]),
+            "edit --multigroup",
+            "config/rbac/captain_admin_role.yaml has no line `  name: captain-admin-role` to rename to `  name: crew-captain-admin-role`; rename the role by hand and move the file to config/rbac/crew_captain_admin_role.yaml, then run the command again",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Write("src/controller/crew/captain.rs", b"// mine\n")]),
+            "edit --multigroup",
+            "src/controller/crew/captain.rs already exists, so the multigroup layout cannot take its place; move it out of the way, then run the command again",
+            1,
+        ),
         // other commands
         row(Empty, "completion nosh", "invalid value 'nosh'", 2),
         row(Empty, "frobnicate", "unrecognized subcommand", 2),
@@ -615,6 +783,13 @@ fn set_up(dir: &Path, setup: Setup) {
         Setup::ReadOnly => {
             ok("init");
             make_read_only(dir);
+        }
+        Setup::CommandsThen(commands, edits) => {
+            ok("init");
+            for c in commands {
+                ok(c);
+            }
+            apply(dir, edits);
         }
     }
 }

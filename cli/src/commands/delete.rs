@@ -61,7 +61,9 @@ pub fn run(args: &DeleteApiArgs, root: &Path, printer: &Printer) -> Result<()> {
         engine: &engine,
         ctx: &ctx,
         others: &others,
+        later_edits: crate::storage::without_marker,
     };
+    api::unmark_after_delete(&mut s, &project, &entry)?;
     let undone = api::undo(&undo, &mut s)?;
     let what = format!("{}/{} {}", entry.group, entry.version, entry.kind);
     check_unused(&mut s, &what, &needles(&ctx, &others, &undone))?;

@@ -8,6 +8,7 @@ pub mod delete;
 pub mod edit;
 pub mod export_template;
 pub mod init;
+pub mod multigroup;
 pub mod version;
 
 /// The license header put on generated source files.
