@@ -1,7 +1,7 @@
 //! Nothing lost under load: a watch of a kind's objects records each one's `Ready` history and
 //! its deletion, and a manager's reconcile log shows that no object was reconciled twice at
 //! once or more often than its changes ask, and that every failed reconcile was tried again.
-//! Used by the operator end-to-end test and the load benchmark.
+//! Used by the operator end-to-end test.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

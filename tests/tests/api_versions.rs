@@ -4,6 +4,7 @@
 //! the generated project building and passing its own tests; and `edit --multigroup`, which
 //! moves such a project into the multigroup layout.
 
+use operator_gen_tests::operator::shell;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -162,26 +163,6 @@ async fn the_two_version_crd_is_established_and_serves_both_versions() {
     let value = serde_json::to_value(&read).expect("json");
     assert_eq!(value["apiVersion"], "crew.my.domain/v2");
     assert_eq!(value["spec"]["foo"], "whale");
-}
-
-fn shell(dir: &Path, program: &str, args: &[&str]) -> String {
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .env(
-            "CARGO_TARGET_DIR",
-            cli::workspace_root().join("target/generated-projects"),
-        )
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
-    assert!(
-        out.status.success(),
-        "`{program} {}` failed:\n{}\n{}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// A project with two versions of a kind (the second stored) builds, and each version's

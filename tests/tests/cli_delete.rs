@@ -5,9 +5,9 @@
 //! types file needs `--force`; a kind of the same name in another group is not a use. And a project with two kinds, one deleted, still builds and
 //! renders with `kubectl kustomize config/default` without it.
 
+use operator_gen_tests::operator::shell;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 use operator_gen_tests::cli;
 
@@ -308,26 +308,6 @@ fn a_kind_of_the_same_name_in_another_group_is_not_a_use() {
             "{kept} went with the other group's kind"
         );
     }
-}
-
-fn shell(dir: &Path, program: &str, args: &[&str]) -> String {
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .env(
-            "CARGO_TARGET_DIR",
-            cli::workspace_root().join("target/generated-projects"),
-        )
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
-    assert!(
-        out.status.success(),
-        "`{program} {}` failed:\n{}\n{}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]

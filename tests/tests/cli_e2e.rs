@@ -6,8 +6,8 @@
 //! Generated projects share `target/generated-projects` so kube is compiled once. Without
 //! `make` or `kubectl` the test reports the skip of those steps (see `tools::skip_or_fail`); in CI it fails instead.
 
+use operator_gen_tests::operator::shell;
 use std::path::Path;
-use std::process::Command;
 
 use operator_gen_tests::cli;
 use serde_json::Value;
@@ -15,26 +15,6 @@ use serde_json::Value;
 fn ok(dir: &Path, args: &str) {
     let out = cli::run(dir, &cli::split_args(args));
     assert_eq!(out.code, 0, "`operator-gen {args}` failed: {}", out.stderr);
-}
-
-fn shell(dir: &Path, program: &str, args: &[&str]) -> String {
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .env(
-            "CARGO_TARGET_DIR",
-            cli::workspace_root().join("target/generated-projects"),
-        )
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
-    assert!(
-        out.status.success(),
-        "`{program} {}` failed:\n{}\n{}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn get<'a>(v: &'a Value, path: &str) -> &'a Value {
