@@ -10,6 +10,7 @@ pub use crate::commands::License;
 pub use crate::commands::api::ApiArgs;
 pub use crate::commands::edit::EditArgs;
 pub use crate::commands::init::InitArgs;
+pub use crate::commands::webhook::WebhookArgs;
 use crate::error::Result;
 use crate::printer::{Printer, Verbosity};
 
@@ -30,7 +31,7 @@ pub struct Cli {
 pub enum Command {
     /// Initialise a new operator project in the current directory.
     Init(InitArgs),
-    /// Scaffold an API (types, controller, manifests) into the project.
+    /// Scaffold an API (types, controller, manifests) or webhooks into the project.
     #[command(subcommand)]
     Create(CreateCommand),
     /// Generate CRD and RBAC manifests from the project's Rust sources.
@@ -55,6 +56,8 @@ pub enum Command {
 pub enum CreateCommand {
     /// Scaffold a Kubernetes API: a custom resource type and/or its controller.
     Api(ApiArgs),
+    /// Scaffold defaulting, validating or conversion webhooks for an existing kind.
+    Webhook(WebhookArgs),
 }
 
 /// `alpha` subcommands.
@@ -132,6 +135,11 @@ fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
             let root = current_dir()?;
             let _lock = crate::transaction::lock(&root, printer)?;
             commands::api::run(&args, &root, printer)
+        }
+        Command::Create(CreateCommand::Webhook(args)) => {
+            let root = current_dir()?;
+            let _lock = crate::transaction::lock(&root, printer)?;
+            commands::webhook::run(&args, &root, printer)
         }
         Command::Edit(args) => {
             let root = current_dir()?;

@@ -438,7 +438,7 @@ fn ask(flag: Option<bool>, interactive: bool, question: &str, printer: &Printer)
     }
 }
 
-fn validate_version(version: &str) -> Result<()> {
+pub(crate) fn validate_version(version: &str) -> Result<()> {
     if !names::is_dns1123_label(version) {
         return Err(Error::msg(format!(
             "version {version:?} is invalid: it must be a DNS-1123 label (lower-case letters, digits and '-'); pass e.g. --version v1"
@@ -453,7 +453,7 @@ fn validate_version(version: &str) -> Result<()> {
     Ok(())
 }
 
-fn validate_kind(kind: &str) -> Result<()> {
+pub(crate) fn validate_kind(kind: &str) -> Result<()> {
     if !kind.starts_with(|c: char| c.is_ascii_uppercase()) {
         return Err(Error::msg(format!(
             "invalid kind {kind:?}: must start with an uppercase character; pass e.g. --kind Captain"
@@ -539,7 +539,7 @@ fn validate_group(group: &str, project: &Project) -> Result<()> {
 }
 
 /// Resolve a built-in group (`apps`, `core`, `networking`, `rbac.authorization` ...).
-fn find_core(group: &str, version: &str, kind: &str) -> Result<Option<CoreType>> {
+pub(crate) fn find_core(group: &str, version: &str, kind: &str) -> Result<Option<CoreType>> {
     let all = core_types();
     let in_group: Vec<&CoreType> = all
         .iter()
@@ -717,6 +717,7 @@ fn update_project(project: &mut Project, plan: &Plan, ctx: &ApiContext) {
         path,
         plural: plan.custom_plural.then(|| plan.plural.clone()),
         version: plan.version.clone(),
+        webhooks: None,
     };
     match plan.existing {
         Some(i) => {
@@ -724,6 +725,7 @@ fn update_project(project: &mut Project, plan: &Plan, ctx: &ApiContext) {
             let merged = ResourceEntry {
                 api: new.api.clone().or_else(|| old.api.clone()),
                 controller: new.controller || old.controller,
+                webhooks: old.webhooks.clone(),
                 ..new
             };
             project.resources[i] = merged;

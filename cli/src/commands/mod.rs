@@ -8,6 +8,7 @@ pub mod edit;
 pub mod export_template;
 pub mod init;
 pub mod version;
+pub mod webhook;
 
 /// The license header put on generated source files.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
