@@ -15,6 +15,7 @@ pub mod project;
 pub mod scaffold;
 pub mod scan;
 pub mod sources;
+pub mod storage;
 pub mod summary;
 pub mod templates;
 pub mod transaction;

@@ -92,6 +92,73 @@ pub fn crd_of(spec: schema::Definition, status: Option<schema::Definition>) -> R
     crd_for_versions(vec![CrdVersion { spec, status }])
 }
 
+/// Whether `on_disk`, a CRD file `operator-gen manifests` wrote, holds `version` as the derive
+/// builds it. For a kind of one version the whole text must be equal, byte for byte. For a kind
+/// of several the file's fields other than the versions must be equal, and so must its entry of
+/// this version but for `storage`, which the kind's versions decide together.
+pub fn check_crd_file(on_disk: &str, version: CrdVersion) -> Result<(), String> {
+    let expected = crd_yaml(&crd_for_versions(vec![version])?);
+    let (head, mine) = split_versions(&expected)
+        .ok_or_else(|| "the derive's CRD has no versions (an operator-gen bug)".to_owned())?;
+    let [mine] = mine.as_slice() else {
+        return Err("the derive's CRD has more than one version (an operator-gen bug)".into());
+    };
+    let name = version_name(mine).unwrap_or_default();
+    let Some((disk_head, theirs)) = split_versions(on_disk) else {
+        return Err("the file has no `versions:` list".into());
+    };
+    if theirs.len() < 2 {
+        return if on_disk == expected {
+            Ok(())
+        } else {
+            Err("the file differs from the derive's CRD".into())
+        };
+    }
+    if disk_head != head {
+        return Err("the CRD's metadata, names or scope differ from the derive's".into());
+    }
+    let Some(entry) = theirs.iter().find(|v| version_name(v) == Some(name)) else {
+        return Err(format!("the file has no version {name}"));
+    };
+    if without_storage(entry) != without_storage(mine) {
+        return Err(format!("its version {name} differs from the derive's"));
+    }
+    Ok(())
+}
+
+/// The text up to and including the CRD's `  versions:` line, and each version's item after it.
+/// The emitter sorts keys, so `versions` is the last key of `spec`, itself the last top-level key.
+fn split_versions(text: &str) -> Option<(&str, Vec<&str>)> {
+    const LIST: &str = "\n  versions:\n";
+    let at = text.find(LIST)? + LIST.len();
+    let (head, rest) = text.split_at(at);
+    let mut items = Vec::new();
+    let mut start = 0;
+    for (offset, _) in rest.match_indices("\n  - ") {
+        items.push(&rest[start..=offset]);
+        start = offset + 1;
+    }
+    items.push(&rest[start..]);
+    if !items.iter().all(|i| i.starts_with("  - ")) {
+        return None;
+    }
+    Some((head, items))
+}
+
+/// The `name:` of a version's item.
+fn version_name(item: &str) -> Option<&str> {
+    item.lines().find_map(|l| {
+        l.strip_prefix("  - name: ")
+            .or_else(|| l.strip_prefix("    name: "))
+    })
+}
+
+fn without_storage(item: &str) -> Vec<&str> {
+    item.lines()
+        .filter(|l| !l.starts_with("    storage: "))
+        .collect()
+}
+
 /// The text of a CRD file, byte for byte what `operator-gen manifests` writes.
 pub fn crd_yaml(
     crd: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,

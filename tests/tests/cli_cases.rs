@@ -74,6 +74,8 @@ fn cli_cases_match_goldens() {
             "create-api-force",
             "create-api-multigroup",
             "create-api-namespaced",
+            "create-api-second-version",
+            "create-api-storage-version",
             "create-webhook",
             "create-webhook-conversion",
             "create-webhook-core",

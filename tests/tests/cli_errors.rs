@@ -76,14 +76,14 @@ const CAPTAIN_DEFAULTING: &str =
 const TWO_VERSIONS: &[&str] = &[
     "init",
     CAPTAIN,
-    "create api --group crew --version v2 --kind Captain --controller=false --force",
+    "create api --group crew --version v2 --kind Captain",
 ];
 
 /// Captain in v1 and v2, v1 the hub of a conversion webhook.
 const CONVERTED: &[&str] = &[
     "init",
     CAPTAIN,
-    "create api --group crew --version v2 --kind Captain --controller=false --force",
+    "create api --group crew --version v2 --kind Captain",
     "create webhook --group crew --version v1 --kind Captain --conversion --spoke v2",
 ];
 
@@ -185,8 +185,57 @@ fn rows() -> Vec<Row> {
         row(NoMain, CAPTAIN, "src/main.rs is missing", 1),
         row(
             WithCaptain,
-            "create api --group crew --version v2 --kind Captain --force",
-            "the controller module `captain` already belongs to crew/v1 Captain",
+            "create api --group crew --version v2 --kind Captain --controller",
+            "the controller module `captain` already belongs to crew/v1 Captain; pass --controller=false to add only the type",
+            1,
+        ),
+        // create api: a second version of a kind
+        row(
+            WithCaptain,
+            "create api --group crew --version v2 --kind Captain --resource=false --storage",
+            "--storage marks the new version's type as stored, but --resource=false scaffolds no type; drop --storage or --resource=false",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create api --group crew --version v2 --kind Captain --plural skippers",
+            "--plural skippers differs from captains, the plural of Captain in crew/v1: the versions of a kind share one CRD; drop --plural or pass --plural captains",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create api --group crew --version v2 --kind Captain --namespaced=false",
+            "--namespaced=false differs from the scope of Captain in crew/v1 (namespaced): the versions of a kind share one CRD; drop --namespaced",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Replace(
+                "src/api/v1/captain.rs",
+                "pub struct CaptainSpec {",
+                "pub struct CaptainParameters {",
+            )]),
+            "create api --group crew --version v2 --kind Captain",
+            "src/api/v1/captain.rs cannot be rewritten safely (it has no top-level `struct CaptainSpec`), so Captain v1 cannot be marked as the stored version; add `/// +kubebuilder:storageversion` to the doc comment of its spec by hand, or pass --storage to store v2",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Replace(
+                "src/api/v1/captain.rs",
+                "    kind = \"Captain\",",
+                "    kind = \"Captain\",\n    storage_version,",
+            )]),
+            "create api --group crew --version v2 --kind Captain --storage",
+            "src/api/v1/captain.rs marks Captain v1 as stored in a form operator-gen does not rewrite (`storage_version` in #[k8s(...)] or a #[doc] attribute); remove it there by hand, then run the command again",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Replace(
+                "src/api/v1/captain.rs",
+                "/// +kubebuilder:subresource:status\n#[derive(CustomResource,",
+                "/// +kubebuilder:subresource:status\n/// +kubebuilder:storageversion\n#[derive(",
+            )]),
+            "create api --group crew --version v2 --kind Captain --storage",
+            "src/api/v1/captain.rs cannot be rewritten safely (`struct CaptainSpec` does not derive CustomResource) and mentions `+kubebuilder:storageversion`; remove the marker there by hand, then run the command again",
             1,
         ),
         row(

@@ -41,6 +41,10 @@ pub struct ApiArgs {
     /// Scaffold the controller; asks when omitted on a terminal, else assumes true.
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
     pub controller: Option<bool>,
+    /// Store this version in etcd: for a new version of a kind, moves `+kubebuilder:storageversion`
+    /// from the version that has it to this one (default: the existing version keeps storing).
+    #[arg(long)]
+    pub storage: bool,
     /// Overwrite existing type and controller files.
     #[arg(long)]
     pub force: bool,
@@ -131,6 +135,11 @@ pub struct ApiContext {
     pub controller_module: String,
     /// The sample's file name under `config/samples/`, without `.yaml` (`crew_v1_captain`).
     pub sample_name: String,
+    /// Another version of the kind exists: its per-kind files (roles, the CRD's kustomization
+    /// line) are already there.
+    pub other_version: bool,
+    /// The new version's spec carries `+kubebuilder:storageversion`.
+    pub storage_version: bool,
 }
 
 /// The files of `create api`: each template sits where its output lands.
@@ -158,17 +167,17 @@ const FILES: &[File<ApiContext>] = &[
     File {
         template: "api/config/rbac/{{config_prefix}}_admin_role.yaml.tera",
         existing: Existing::Owned,
-        when: |c| c.resource,
+        when: |c| c.resource && !c.other_version,
     },
     File {
         template: "api/config/rbac/{{config_prefix}}_editor_role.yaml.tera",
         existing: Existing::Owned,
-        when: |c| c.resource,
+        when: |c| c.resource && !c.other_version,
     },
     File {
         template: "api/config/rbac/{{config_prefix}}_viewer_role.yaml.tera",
         existing: Existing::Owned,
-        when: |c| c.resource,
+        when: |c| c.resource && !c.other_version,
     },
     File {
         template: "api/src/controller/{{group_module}}/mod.rs.tera",
@@ -240,25 +249,25 @@ const KUSTOMIZE_WIRING: &[Insertion<ApiContext>] = &[
         file: "config/rbac/kustomization.yaml",
         marker: RBAC_MARKER,
         fragment: "- {{config_prefix}}_admin_role.yaml",
-        when: |c| c.resource,
+        when: |c| c.resource && !c.other_version,
     },
     Insertion {
         file: "config/rbac/kustomization.yaml",
         marker: RBAC_MARKER,
         fragment: "- {{config_prefix}}_editor_role.yaml",
-        when: |c| c.resource,
+        when: |c| c.resource && !c.other_version,
     },
     Insertion {
         file: "config/rbac/kustomization.yaml",
         marker: RBAC_MARKER,
         fragment: "- {{config_prefix}}_viewer_role.yaml",
-        when: |c| c.resource,
+        when: |c| c.resource && !c.other_version,
     },
     Insertion {
         file: "config/crd/kustomization.yaml",
         marker: CRD_MARKER,
         fragment: "- bases/{{crd_file}}",
-        when: |c| c.resource,
+        when: |c| c.resource && !c.other_version,
     },
 ];
 
@@ -275,8 +284,9 @@ pub fn run(args: &ApiArgs, root: &Path, printer: &Printer) -> Result<()> {
     let plan = plan(args, &project, printer)?;
     let engine = Engine::new()?;
     let header = std::fs::read_to_string(root.join(BOILERPLATE)).unwrap_or_default();
-    let ctx = context(&plan, &project, header);
+    let mut ctx = context(&plan, &project, header);
     let mut s = Scaffold::new(root);
+    ctx.storage_version = mark_storage(&mut s, &plan, &project, &ctx)?;
     if !s.exists("src/main.rs") {
         return Err(Error::msg(
             "src/main.rs is missing, so the controller cannot be registered; restore it from a fresh `operator-gen init`",
@@ -295,6 +305,9 @@ pub fn run(args: &ApiArgs, root: &Path, printer: &Printer) -> Result<()> {
     s.file(project::FILE_NAME, project.render()?, IfExists::Overwrite)?;
     s.check()?;
     s.commit(printer)?;
+    if let Some(note) = &plan.controller_skipped {
+        printer.hint(note);
+    }
     if plan.resource {
         printer.hint("Next: implement your new API and generate the manifests (CRDs, RBAC) with:\n$ make manifests");
     }
@@ -315,6 +328,12 @@ struct Plan {
     core: Option<CoreType>,
     /// The resource is already in PROJECT (only allowed with --force).
     existing: Option<usize>,
+    /// PROJECT's entries of the kind's other versions (same group and kind) that define its type.
+    siblings: Vec<usize>,
+    /// `--storage`: this version is the one stored.
+    storage: bool,
+    /// Why no controller is scaffolded although `--controller` was not given.
+    controller_skipped: Option<String>,
 }
 
 fn plan(args: &ApiArgs, project: &Project, printer: &Printer) -> Result<Plan> {
@@ -322,7 +341,30 @@ fn plan(args: &ApiArgs, project: &Project, printer: &Printer) -> Result<Plan> {
     validate_kind(&args.kind)?;
     let interactive = !args.yes && std::io::stdin().is_terminal();
     let resource = ask(args.resource, interactive, "Create Resource", printer);
-    let controller = ask(args.controller, interactive, "Create Controller", printer);
+    // a kind has one controller: a new version of a kind that has one adds only the type
+    let kind_controller = project.resources.iter().find(|r| {
+        r.controller
+            && !r.core
+            && r.group == args.group
+            && r.kind == args.kind
+            && r.version != args.version
+    });
+    let mut controller_skipped = None;
+    let controller = match (args.controller, kind_controller) {
+        (None, Some(r)) if resource => {
+            controller_skipped = Some(format!(
+                "{} already has a controller ({}/{}), which serves every version of the kind; scaffolded only the type",
+                args.kind, r.group, r.version
+            ));
+            false
+        }
+        _ => ask(args.controller, interactive, "Create Controller", printer),
+    };
+    if args.storage && !resource {
+        return Err(Error::msg(
+            "--storage marks the new version's type as stored, but --resource=false scaffolds no type; drop --storage or --resource=false",
+        ));
+    }
     if !resource && !controller {
         return Err(Error::msg(
             "nothing to scaffold: --resource=false and --controller=false; drop one of them",
@@ -363,6 +405,22 @@ fn plan(args: &ApiArgs, project: &Project, printer: &Printer) -> Result<Plan> {
     if resource {
         check_kind_clash(args, project)?;
     }
+    // the other versions of the kind this one joins in one CRD
+    let siblings: Vec<usize> = project
+        .resources
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            resource
+                && !r.core
+                && r.api.is_some()
+                && r.group == args.group
+                && r.kind == args.kind
+                && r.version != args.version
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let sibling = siblings.first().map(|&i| &project.resources[i]);
     if let Some(i) = existing {
         let entry = &project.resources[i];
         let clash = (resource && entry.api.is_some()) || (controller && entry.controller);
@@ -378,20 +436,44 @@ fn plan(args: &ApiArgs, project: &Project, printer: &Printer) -> Result<Plan> {
         Some(c) => c.plural.to_owned(),
         None => names::plural(&args.kind),
     };
+    let sibling_plural =
+        sibling.map(|r| r.plural.clone().unwrap_or_else(|| default_plural.clone()));
+    if let (Some(given), Some(theirs), Some(r)) = (&args.plural, &sibling_plural, sibling)
+        && given != theirs
+    {
+        return Err(Error::msg(format!(
+            "--plural {given} differs from {theirs}, the plural of {} in {}/{}: the versions of a kind share one CRD; drop --plural or pass --plural {theirs}",
+            args.kind, r.group, r.version
+        )));
+    }
     let plural = args
         .plural
         .clone()
         .or_else(|| existing.and_then(|i| project.resources[i].plural.clone()))
+        .or(sibling_plural)
         .unwrap_or_else(|| default_plural.clone());
     if !names::is_dns1035_label(&plural) {
         return Err(Error::msg(format!(
             "plural {plural:?} is invalid: it must be a DNS-1035 label (lower-case letters, digits and '-', starting with a letter); pass --plural"
         )));
     }
+    let sibling_scope = sibling.and_then(|r| r.api.as_ref().map(|a| (r, a.namespaced)));
+    if let (Some(given), Some((r, theirs))) = (args.namespaced, sibling_scope)
+        && given != theirs
+    {
+        return Err(Error::msg(format!(
+            "--namespaced={given} differs from the scope of {} in {}/{} ({}): the versions of a kind share one CRD; drop --namespaced",
+            args.kind,
+            r.group,
+            r.version,
+            if theirs { "namespaced" } else { "cluster" }
+        )));
+    }
     let namespaced = match (core, args.namespaced, &existing_api) {
         (Some(c), _, _) => c.namespaced,
         (None, Some(n), _) => n,
         (None, None, Some(api)) if !resource => api.namespaced,
+        (None, None, _) if sibling_scope.is_some() => sibling_scope.is_some_and(|(_, n)| n),
         _ => true,
     };
     if controller {
@@ -427,6 +509,9 @@ fn plan(args: &ApiArgs, project: &Project, printer: &Printer) -> Result<Plan> {
         controller,
         core,
         existing,
+        siblings,
+        storage: args.storage,
+        controller_skipped,
     })
 }
 
@@ -683,6 +768,116 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
         sample_name,
         group_module: group_mod,
         version_module: version_mod,
+        other_version: !plan.siblings.is_empty(),
+        storage_version: false,
+    }
+}
+
+/// The types file of `entry`'s version of its kind.
+fn types_file(project: &Project, group: &str, version: &str, kind: &str) -> String {
+    let version_mod = names::module_name(version);
+    let dir = if project.multigroup {
+        format!("{}/{version_mod}", names::module_name(group))
+    } else {
+        version_mod
+    };
+    format!("src/api/{dir}/{}.rs", names::kind_module(kind))
+}
+
+/// Keep exactly one `+kubebuilder:storageversion` among the kind's versions: with `--storage`
+/// the marker leaves the other versions' spec (staged in `s`) and the new version gets it;
+/// without, a version that has it keeps it, and a lone other version without it gets it. Returns
+/// whether the new version's spec carries the marker. A file whose shape it cannot rewrite
+/// safely is an error naming it, before anything is written.
+fn mark_storage(
+    s: &mut Scaffold,
+    plan: &Plan,
+    project: &Project,
+    ctx: &ApiContext,
+) -> Result<bool> {
+    use crate::storage::{self, Storage};
+    if !plan.resource || plan.core.is_some() {
+        return Ok(false);
+    }
+    if plan.siblings.is_empty() {
+        // a lone version is stored anyway; `--storage` marks it all the same
+        return Ok(plan.storage);
+    }
+    let own = types_file(project, &plan.group, &plan.version, &plan.kind);
+    let own_marked = s.read(&own)?.is_some_and(|t| {
+        matches!(
+            storage::inspect(&t, &plan.kind),
+            Storage::Marked { .. } | Storage::MarkedOtherwise
+        )
+    });
+    let mut others = Vec::new();
+    for &i in &plan.siblings {
+        let r = &project.resources[i];
+        let rel = types_file(project, &r.group, &r.version, &r.kind);
+        let text = s.read(&rel)?;
+        let state = match &text {
+            Some(t) => storage::inspect(t, &plan.kind),
+            None => Storage::Unknown("it does not exist".to_owned()),
+        };
+        others.push((rel, r.version.clone(), text.unwrap_or_default(), state));
+    }
+    let kind = &ctx.kind;
+    if plan.storage {
+        for (rel, version, text, state) in &others {
+            match state {
+                Storage::Marked { lines } => {
+                    s.file(rel, storage::remove(text, lines), IfExists::Overwrite)?
+                }
+                Storage::MarkedOtherwise => {
+                    return Err(Error::msg(format!(
+                        "{rel} marks {kind} {version} as stored in a form operator-gen does not rewrite (`storage_version` in #[k8s(...)] or a #[doc] attribute); remove it there by hand, then run the command again"
+                    )));
+                }
+                Storage::Unknown(why) if storage::mentions_marker(text) => {
+                    return Err(Error::msg(format!(
+                        "{rel} cannot be rewritten safely ({why}) and mentions `{}`; remove the marker there by hand, then run the command again",
+                        storage::MARKER
+                    )));
+                }
+                _ => {}
+            }
+        }
+        return Ok(true);
+    }
+    let marked = |(_, _, text, state): &(String, String, String, Storage)| match state {
+        Storage::Marked { .. } | Storage::MarkedOtherwise => true,
+        Storage::Unknown(_) => storage::mentions_marker(text),
+        Storage::Unmarked { .. } => false,
+    };
+    if own_marked {
+        return Ok(true);
+    }
+    if others.iter().any(marked) {
+        return Ok(false);
+    }
+    match others.as_slice() {
+        [(rel, _, text, Storage::Unmarked { insert_at, indent })] => {
+            s.file(
+                rel,
+                storage::add(text, *insert_at, indent),
+                IfExists::Overwrite,
+            )?;
+            Ok(false)
+        }
+        [(rel, version, _, Storage::Unknown(why))] => Err(Error::msg(format!(
+            "{rel} cannot be rewritten safely ({why}), so {kind} {version} cannot be marked as the stored version; add `/// {}` to the doc comment of its spec by hand, or pass --storage to store {}",
+            storage::MARKER,
+            plan.version
+        ))),
+        _ => {
+            let versions: Vec<&str> = others.iter().map(|o| o.1.as_str()).collect();
+            Err(Error::msg(format!(
+                "none of {kind}'s versions {} is marked as the stored version; add `/// {}` to the spec of the one to store, or pass --storage to store {}",
+                versions.join(", "),
+                storage::MARKER,
+                plan.version
+            )))
+        }
     }
 }
 

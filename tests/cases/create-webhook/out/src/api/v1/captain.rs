@@ -59,13 +59,15 @@ mod tests {
     const CRD_FILE: &str = "config/crd/bases/crew.my.domain_captains.yaml";
 
     /// `make manifests` writes the CRD by reading this file's source; the derive builds it at
-    /// compile time. The two must agree byte for byte.
+    /// compile time. The two must agree byte for byte (for a kind of several versions: the CRD's
+    /// own fields and this version's entry).
     #[test]
     fn crd_matches_make_manifests() {
         let path = format!("{}/{CRD_FILE}", env!("CARGO_MANIFEST_DIR"));
         let on_disk = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("cannot read {path}: {e}; run `make manifests`"));
-        let generated = Captain::crd_yaml();
-        assert_eq!(generated, on_disk, "{path} is stale; run `make manifests`");
+        if let Err(e) = operator_gen_runtime::check_crd_file(&on_disk, Captain::crd_version()) {
+            panic!("{path} is stale: {e}; run `make manifests`");
+        }
     }
 }
