@@ -263,14 +263,16 @@ fn namespaced_manager_gets_role_and_watch_namespace() {
     );
 }
 
-/// `create webhook` for a custom kind (defaulting, then validation added to the same module) and
-/// for a built-in one (Deployment, validation): `make manifests` writes both webhook
-/// configurations, the project builds, and `kubectl kustomize config/default` yields the webhook
+/// `create webhook` for a custom kind (defaulting, then validation added to the same module, then
+/// v1 made the conversion hub of a v2) and for a built-in one (Deployment, validation): `make
+/// manifests` writes both webhook configurations, the project builds and its tests pass, and
+/// `kubectl kustomize config/default` yields the webhook
 /// Service, the cert-manager Issuer and Certificate and the manager's webhook port and
 /// certificate volume, consistent with one another: the configurations call the Service by its
 /// name and namespace on the paths the runtime serves, the Service targets the manager's
 /// webhook port, the Certificate names the Service's DNS names and is the one whose CA
-/// cert-manager injects, and its Secret is the volume the manager reads its certificate from.
+/// cert-manager injects (into the CRD too, whose conversion calls the Service on `/convert`),
+/// and its Secret is the volume the manager reads its certificate from.
 #[test]
 fn webhooks_build_and_kustomize_consistently() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -290,6 +292,11 @@ fn webhooks_build_and_kustomize_consistently() {
         &dir,
         "create webhook --group apps --version v1 --kind Deployment --programmatic-validation",
     );
+    ok(&dir, "create api --group crew --version v2 --kind Captain");
+    ok(
+        &dir,
+        "create webhook --group crew --version v1 --kind Captain --conversion --spoke v2",
+    );
 
     if !cli::require_tool("make", &["--version"], cli::INSTALL_MAKE) {
         return;
@@ -300,7 +307,19 @@ fn webhooks_build_and_kustomize_consistently() {
         dir.join("config/webhook/manifests.yaml").is_file(),
         "make manifests wrote no config/webhook/manifests.yaml"
     );
-    shell(&dir, &cli::cargo(), &["build", "--all-targets"]);
+    let cargo = cli::cargo();
+    shell(&dir, &cargo, &["build", "--all-targets"]);
+    // both versions' CRD checks pass on the CRD of two versions, v1 stored
+    let tests = shell(&dir, &cargo, &["test"]);
+    for test in [
+        "api::v1::captain::tests::crd_matches_make_manifests",
+        "api::v2::captain::tests::crd_matches_make_manifests",
+    ] {
+        assert!(
+            tests.contains(&format!("{test} ... ok")),
+            "{test} did not pass:\n{tests}"
+        );
+    }
 
     let Some(docs) = kustomize_default(&dir) else {
         return;
@@ -369,6 +388,32 @@ fn webhooks_build_and_kustomize_consistently() {
         get(find(&docs, "Issuer", issuer), "metadata.namespace").as_str(),
         Some(ns)
     );
+
+    // the CRD's conversion goes to the webhook Service on /convert, with the CA injected
+    let crd = find(&docs, "CustomResourceDefinition", "captains.crew.my.domain");
+    assert_eq!(
+        crd["metadata"]["annotations"]["cert-manager.io/inject-ca-from"].as_str(),
+        Some("hooks-system/hooks-serving-cert")
+    );
+    assert_eq!(
+        get(crd, "spec.conversion.strategy").as_str(),
+        Some("Webhook")
+    );
+    let conversion = get(crd, "spec.conversion.webhook.clientConfig.service");
+    assert_eq!(
+        get(conversion, "name").as_str(),
+        Some("hooks-webhook-service")
+    );
+    assert_eq!(get(conversion, "namespace").as_str(), Some(ns));
+    assert_eq!(get(conversion, "path").as_str(), Some("/convert"));
+    let stored: Vec<&str> = get(crd, "spec.versions")
+        .as_array()
+        .expect("versions")
+        .iter()
+        .filter(|v| get(v, "storage").as_bool() == Some(true))
+        .filter_map(|v| get(v, "name").as_str())
+        .collect();
+    assert_eq!(stored, ["v1"], "the hub is the storage version");
 
     for (kind, name, paths) in [
         (
