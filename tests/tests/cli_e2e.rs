@@ -455,3 +455,47 @@ fn webhooks_build_and_kustomize_consistently() {
         }
     }
 }
+
+/// A conversion webhook alone (no defaulting or validation, so `make manifests` writes no
+/// config/webhook/manifests.yaml): `kubectl kustomize config/default` still renders, with the
+/// webhook Service and certificate, the CRD converting through that Service, and no webhook
+/// configuration.
+#[test]
+fn a_conversion_webhook_alone_kustomizes() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("convert");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    ok(&dir, "init --domain my.domain");
+    ok(&dir, "create api --group crew --version v1 --kind Captain");
+    ok(&dir, "create api --group crew --version v2 --kind Captain");
+    ok(
+        &dir,
+        "create webhook --group crew --version v1 --kind Captain --conversion --spoke v2",
+    );
+    ok(&dir, "manifests");
+    assert!(
+        !dir.join("config/webhook/manifests.yaml").exists(),
+        "no admission webhook, so no webhook configurations"
+    );
+    let Some(docs) = kustomize_default(&dir) else {
+        return;
+    };
+    find(&docs, "Service", "convert-webhook-service");
+    find(&docs, "Certificate", "convert-serving-cert");
+    let crd = find(&docs, "CustomResourceDefinition", "captains.crew.my.domain");
+    assert_eq!(
+        get(crd, "spec.conversion.webhook.clientConfig.service.name").as_str(),
+        Some("convert-webhook-service")
+    );
+    assert_eq!(
+        crd["metadata"]["annotations"]["cert-manager.io/inject-ca-from"].as_str(),
+        Some("convert-system/convert-serving-cert")
+    );
+    assert!(
+        !docs.iter().any(|d| matches!(
+            get(d, "kind").as_str(),
+            Some("MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration")
+        )),
+        "no webhook configuration is rendered"
+    );
+}

@@ -69,6 +69,8 @@ pub const DEFAULT_REPLACEMENTS_MARKER: &str = "# +operator-gen:scaffold:defaultr
 pub const CRD_PATCHES_MARKER: &str = "# +operator-gen:scaffold:crdkustomizewebhookpatch";
 /// The marker that makes a version the storage version of a kind with several.
 const STORAGE_VERSION: &str = "+kubebuilder:storageversion";
+/// Marker in `config/webhook/kustomization.yaml` where `manifests.yaml` is listed.
+pub const WEBHOOK_MANIFESTS_MARKER: &str = "# +operator-gen:scaffold:webhookmanifests";
 /// Marker in `config/network-policy/kustomization.yaml`.
 pub const NETWORK_POLICIES_MARKER: &str = "# +operator-gen:scaffold:networkpolicies";
 
@@ -415,6 +417,12 @@ const KUSTOMIZE_WIRING: &[Insertion<WebhookContext>] = &[
         marker: DEFAULT_PATCHES_MARKER,
         fragment: "- path: manager_webhook_patch.yaml\n  target:\n    kind: Deployment",
         when: always,
+    },
+    Insertion {
+        file: "config/webhook/kustomization.yaml",
+        marker: WEBHOOK_MANIFESTS_MARKER,
+        fragment: "- manifests.yaml",
+        when: |c| c.defaulting || c.validation,
     },
     Insertion {
         file: "config/network-policy/kustomization.yaml",
