@@ -79,6 +79,7 @@ fn cli_cases_match_goldens() {
             "create-webhook",
             "create-webhook-conversion",
             "create-webhook-core",
+            "create-webhook-force",
             "create-webhook-multigroup",
             "edit-helm",
             "init",
