@@ -12,9 +12,9 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-//! Conversion of Captain between v2 (this version, a spoke) and v1 (the
-//! hub, the storage version). The conversion webhook (`HubConverter` in
-//! `src/webhook/v1/captain.rs`) converts every version through the hub, so a spoke only converts to
+//! Conversion of Captain between v2 (this version, a spoke) and
+//! v1 (the hub, the storage version). The conversion webhook (`HubConverter` in
+//! `src/webhook/v1/captain.rs`) converts every version through the hub, so a spoke converts only to
 //! and from the hub, both ways.
 
 use crate::api::v1 as hub;
