@@ -155,6 +155,7 @@ pub fn recover(root: &Path, printer: &Printer) -> Result<()> {
             for rel in &journal.removed {
                 remove_if_present(&root.join(rel))?;
             }
+            remove_emptied_dirs(root, &journal.removed);
             remove_if_present(&path)?;
             printer.warn(&format!(
                 "an earlier operator-gen command was interrupted while writing its files; finished writing {}",
@@ -234,10 +235,25 @@ pub fn commit_removing(root: &Path, changes: &[Change<'_>], removed: &[String]) 
         })?;
         steps.done();
     }
+    remove_emptied_dirs(root, &journal.removed);
     sync_dir(root);
     std::fs::remove_file(root.join(JOURNAL)).map_err(|e| write_error(root, e))?;
     steps.done();
     Ok(())
+}
+
+/// Remove the directories of the removed files that are left empty, up to `root` (a directory
+/// with anything in it stays).
+fn remove_emptied_dirs(root: &Path, removed: &[String]) {
+    for rel in removed {
+        let mut dir = Path::new(rel).parent();
+        while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+            if std::fs::remove_dir(root.join(d)).is_err() {
+                break;
+            }
+            dir = d.parent();
+        }
+    }
 }
 
 fn stage(root: &Path, journal: &Journal, changes: &[Change<'_>], steps: &mut Steps) -> Result<()> {

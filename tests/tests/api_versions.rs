@@ -1,7 +1,8 @@
 //! A kind of several versions: `create api` for a second version of an existing kind, the one
 //! CRD `manifests` writes for it with exactly one stored version, that CRD on a real
 //! kube-apiserver (an object created in v1 read as v2 under the default `None` conversion), and
-//! the generated project building and passing its own tests.
+//! the generated project building and passing its own tests; and `edit --multigroup`, which
+//! moves such a project into the multigroup layout.
 
 use std::path::Path;
 use std::process::Command;
@@ -249,4 +250,136 @@ fn a_project_with_two_versions_builds_and_passes_its_tests() {
         stdout.contains("its version v2 differs from the derive's"),
         "{stdout}"
     );
+}
+
+/// On a project without APIs, `edit --multigroup` gives byte for byte the tree `init
+/// --multigroup` gives.
+#[test]
+fn edit_multigroup_on_a_new_project_equals_init_multigroup() {
+    let (_edited_tmp, edited) = project("same", &["init", "edit --multigroup"]);
+    let (_direct_tmp, direct) = project("same", &["init --multigroup"]);
+    let (edited, direct) = (cli::snapshot(&edited), cli::snapshot(&direct));
+    let names =
+        |t: &std::collections::BTreeMap<String, Vec<u8>>| t.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(names(&edited), names(&direct));
+    for (path, bytes) in &direct {
+        assert!(
+            edited.get(path) == Some(bytes),
+            "{path} differs: {}",
+            cli::first_line_difference(
+                &String::from_utf8_lossy(bytes),
+                &String::from_utf8_lossy(&edited[path])
+            )
+        );
+    }
+}
+
+/// `edit --multigroup` on a single-group project with two versions of a kind, another kind and
+/// a controller for a built-in type: the files move, a second group can then be added, and the
+/// moved project builds, passes its tests and renders with kustomize, the roles group-prefixed.
+#[test]
+fn edit_multigroup_moves_a_project_that_still_builds() {
+    let (_tmp, dir) = project(
+        "fleet",
+        &[
+            "init",
+            "create api --group crew --version v1 --kind Captain",
+            "create api --group crew --version v2 --kind Captain --storage",
+            "create api --group crew --version v1 --kind FirstMate",
+            "create api --group apps --version v1 --kind Deployment --resource=false",
+            "manifests",
+            "edit --multigroup",
+        ],
+    );
+    for gone in [
+        "src/api/v1",
+        "src/api/v2",
+        "src/controller/captain.rs",
+        "src/controller/deployment.rs",
+        "config/rbac/captain_admin_role.yaml",
+    ] {
+        assert!(!dir.join(gone).exists(), "{gone} is still there");
+    }
+    for moved in [
+        "src/api/crew/mod.rs",
+        "src/api/crew/v1/captain.rs",
+        "src/api/crew/v1/first_mate.rs",
+        "src/api/crew/v2/captain.rs",
+        "src/controller/crew/captain.rs",
+        "src/controller/crew/first_mate.rs",
+        "src/controller/apps/deployment.rs",
+        "config/rbac/crew_captain_admin_role.yaml",
+        "config/rbac/crew_firstmate_viewer_role.yaml",
+    ] {
+        assert!(dir.join(moved).is_file(), "{moved} is missing");
+    }
+    let main = read(&dir, "src/main.rs");
+    for line in [
+        "fleet::controller::crew::captain::register(&mut mgr);",
+        "fleet::controller::apps::deployment::register(&mut mgr);",
+    ] {
+        assert!(main.contains(line), "{main}");
+    }
+    assert!(
+        read(&dir, "src/controller/crew/captain.rs").contains("use crate::api::crew::v1::Captain;")
+    );
+    let project = read(&dir, "PROJECT");
+    assert!(project.contains("multigroup: true\n"), "{project}");
+    assert!(
+        project.contains("path: fleet::api::crew::v2\n"),
+        "{project}"
+    );
+    let said = cli::run(&dir, &cli::split_args("edit --multigroup"));
+    assert_ne!(said.code, 0);
+    assert!(
+        said.stderr.contains("the project is already multigroup"),
+        "{}",
+        said.stderr
+    );
+
+    ok(
+        &dir,
+        "create api --group ship --version v1beta1 --kind Frigate",
+    );
+    ok(&dir, "manifests");
+    let cargo = cli::cargo();
+    shell(&dir, &cargo, &["build", "--all-targets"]);
+    let tests = shell(&dir, &cargo, &["test"]);
+    for test in [
+        "api::crew::v1::captain::tests::crd_matches_make_manifests",
+        "api::crew::v2::captain::tests::crd_matches_make_manifests",
+        "api::crew::v1::first_mate::tests::crd_matches_make_manifests",
+        "api::ship::v1beta1::frigate::tests::crd_matches_make_manifests",
+    ] {
+        assert!(
+            tests.contains(&format!("{test} ... ok")),
+            "{test} did not pass:\n{tests}"
+        );
+    }
+
+    if !cli::require_tool("kubectl", &["version", "--client"], cli::INSTALL_KUBECTL) {
+        return;
+    }
+    let yaml = shell(&dir, "kubectl", &["kustomize", "config/default"]);
+    let docs: Vec<serde_json::Value> =
+        serde_saphyr::from_multiple(&yaml).expect("kustomize output is YAML");
+    let has = |kind: &str, name: &str| {
+        docs.iter().any(|d| {
+            d["kind"].as_str() == Some(kind) && d["metadata"]["name"].as_str() == Some(name)
+        })
+    };
+    for (kind, name) in [
+        ("ClusterRole", "fleet-crew-captain-admin-role"),
+        ("ClusterRole", "fleet-crew-firstmate-editor-role"),
+        ("ClusterRole", "fleet-ship-frigate-viewer-role"),
+        ("CustomResourceDefinition", "captains.crew.my.domain"),
+        ("CustomResourceDefinition", "frigates.ship.my.domain"),
+        ("Deployment", "fleet-controller-manager"),
+    ] {
+        assert!(
+            has(kind, name),
+            "kustomize renders no {kind} {name}:\n{yaml}"
+        );
+    }
+    assert!(!has("ClusterRole", "fleet-captain-admin-role"), "{yaml}");
 }

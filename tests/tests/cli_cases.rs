@@ -82,6 +82,7 @@ fn cli_cases_match_goldens() {
             "create-webhook-force",
             "create-webhook-multigroup",
             "edit-helm",
+            "edit-multigroup",
             "init",
             "init-namespaced",
         ],

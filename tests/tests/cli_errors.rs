@@ -33,6 +33,8 @@ enum Setup {
     CaptainWebhook,
     /// These commands, in order.
     Commands(&'static [&'static str]),
+    /// `init`, the commands, then the edits.
+    CommandsThen(&'static [&'static str], &'static [Edit]),
 }
 
 /// A change to a scaffolded project.
@@ -644,6 +646,110 @@ fn rows() -> Vec<Row> {
             "dist/chart/.operator-gen.json is not operator-gen's record",
             1,
         ),
+        row(
+            CommandsThen(
+                &[
+                    CAPTAIN,
+                    "create api --group crew --version v2 --kind Captain",
+                ],
+                &[Edit::Replace(
+                    "src/api/v1/captain.rs",
+                    "/// +kubebuilder:storageversion\n",
+                    "",
+                )],
+            ),
+            "create api --group crew --version v3 --kind Captain",
+            "none of Captain's versions v1, v2 is marked as the stored version; add `/// +kubebuilder:storageversion` to the spec of the one to store, or pass --storage to store v3",
+            1,
+        ),
+        // edit --multigroup
+        row(
+            CommandsThen(&["create api --group 3d --version v1 --kind Model"], &[]),
+            "edit --multigroup",
+            "group \"3d\" cannot name a rust module (it must start with a letter and not be a keyword), so it cannot have one in the multigroup layout; rename the group, then run the command again",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Symlink("src/controller/captain.rs", "gone.rs")]),
+            "edit --multigroup",
+            "src/controller/captain.rs is missing, so the captain controller cannot be moved to src/controller/crew/captain.rs; restore it, then run the command again",
+            1,
+        ),
+        row(
+            Init,
+            "edit",
+            "edit needs something to change; pass --plugins helm or --multigroup",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "edit --multigroup --plugins helm",
+            "--multigroup and --plugins change the project in separate runs; run `edit --multigroup`, then `edit --plugins ...`",
+            1,
+        ),
+        row(
+            InitThen(&[Edit::Replace(
+                "PROJECT",
+                "projectName:",
+                "multigroup: true\nprojectName:",
+            )]),
+            "edit --multigroup",
+            "the project is already multigroup (PROJECT has multigroup: true), so there is nothing to move; drop --multigroup",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Append(
+                "src/lib.rs",
+                "\npub use crate::api::{v1::Captain as Skipper};\n",
+            )]),
+            "edit --multigroup",
+            "src/lib.rs imports `crate::api::{...}`, a grouped path edit --multigroup does not rewrite; write each path out (`crate::api::v1::…`), then run the command again",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Append(
+                "src/lib.rs",
+                "\nuse crate::api;\npub type Skipper = api::v1::Captain;\n",
+            )]),
+            "edit --multigroup",
+            "src/lib.rs names `api::v1` in a form edit --multigroup does not rewrite; write it as `crate::api::v1::…` or `crate::api::crew::v1::…` by hand, then run the command again",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Append(
+                "src/controller/captain.rs",
+                "\nuse super::retries::Backoff;\n",
+            )]),
+            "edit --multigroup",
+            "src/controller/captain.rs reaches out of its module with `super::retries`, which would name another module once it moves; write the path from `crate::` instead, then run the command again",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Replace(
+                "src/api/mod.rs",
+                "pub mod v1;",
+                "pub(crate) mod v1;",
+            )]),
+            "edit --multigroup",
+            "src/api/mod.rs has no line `pub mod v1;`, so edit --multigroup cannot move that module; put the line back, then run the command again",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Replace(
+                "config/rbac/captain_admin_role.yaml",
+                "  name: captain-admin-role",
+                "  name: skipper-admin-role",
+            )]),
+            "edit --multigroup",
+            "config/rbac/captain_admin_role.yaml has no line `  name: captain-admin-role` to rename to `  name: crew-captain-admin-role`; rename the role by hand and move the file to config/rbac/crew_captain_admin_role.yaml, then run the command again",
+            1,
+        ),
+        row(
+            CaptainThen(&[Edit::Write("src/controller/crew/captain.rs", b"// mine\n")]),
+            "edit --multigroup",
+            "src/controller/crew/captain.rs already exists, so the multigroup layout cannot take its place; move it out of the way, then run the command again",
+            1,
+        ),
         // other commands
         row(Empty, "completion nosh", "invalid value 'nosh'", 2),
         row(Empty, "frobnicate", "unrecognized subcommand", 2),
@@ -697,6 +803,13 @@ fn set_up(dir: &Path, setup: Setup) {
         Setup::ReadOnly => {
             ok("init");
             make_read_only(dir);
+        }
+        Setup::CommandsThen(commands, edits) => {
+            ok("init");
+            for c in commands {
+                ok(c);
+            }
+            apply(dir, edits);
         }
     }
 }

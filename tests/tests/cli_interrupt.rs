@@ -1,4 +1,4 @@
-//! Interrupts and contention: `init`, `create api`, `create webhook`, `manifests` and `edit --plugins helm`, each SIGKILLed after every
+//! Interrupts and contention: `init`, `create api`, `create webhook`, `manifests`, `edit --multigroup` and `edit --plugins helm`, each SIGKILLed after every
 //! file operation of its commit (through the test-only `OPERATOR_GEN_TEST_PAUSE_AFTER` hook),
 //! leave the tree exactly as it was before or after the command once the next command has
 //! recovered, and running the command again gives the after state. Two `create api` for
@@ -113,6 +113,13 @@ const CASES: &[Case] = &[
         files: &[],
         args: "manifests",
         done_again: None,
+    },
+    Case {
+        name: "edit --multigroup",
+        setup: &["init", CAPTAIN],
+        files: &[],
+        args: "edit --multigroup",
+        done_again: Some("the project is already multigroup"),
     },
     Case {
         name: "edit --plugins helm",

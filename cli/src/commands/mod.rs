@@ -7,6 +7,7 @@ pub mod api;
 pub mod edit;
 pub mod export_template;
 pub mod init;
+pub mod multigroup;
 pub mod version;
 pub mod webhook;
 
