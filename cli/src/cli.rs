@@ -11,6 +11,7 @@ pub use crate::commands::api::ApiArgs;
 pub use crate::commands::delete::DeleteApiArgs;
 pub use crate::commands::edit::EditArgs;
 pub use crate::commands::init::InitArgs;
+pub use crate::commands::webhook::WebhookArgs;
 use crate::error::Result;
 use crate::printer::{Printer, Verbosity};
 
@@ -31,7 +32,7 @@ pub struct Cli {
 pub enum Command {
     /// Initialise a new operator project in the current directory.
     Init(InitArgs),
-    /// Scaffold an API (types, controller, manifests) into the project.
+    /// Scaffold an API (types, controller, manifests) or webhooks into the project.
     #[command(subcommand)]
     Create(CreateCommand),
     /// Take out what a `create` command added to the project.
@@ -59,6 +60,8 @@ pub enum Command {
 pub enum CreateCommand {
     /// Scaffold a Kubernetes API: a custom resource type and/or its controller.
     Api(ApiArgs),
+    /// Scaffold defaulting, validating or conversion webhooks for an existing kind.
+    Webhook(WebhookArgs),
 }
 
 /// `delete` subcommands.
@@ -144,6 +147,11 @@ fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
             let root = current_dir()?;
             let _lock = crate::transaction::lock(&root, printer)?;
             commands::api::run(&args, &root, printer)
+        }
+        Command::Create(CreateCommand::Webhook(args)) => {
+            let root = current_dir()?;
+            let _lock = crate::transaction::lock(&root, printer)?;
+            commands::webhook::run(&args, &root, printer)
         }
         Command::Delete(DeleteCommand::Api(args)) => {
             let root = current_dir()?;

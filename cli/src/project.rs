@@ -83,6 +83,29 @@ pub struct ResourceEntry {
     pub plural: Option<String>,
     /// The version.
     pub version: String,
+    /// The webhooks `create webhook` scaffolded for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhooks: Option<WebhooksEntry>,
+}
+
+/// The `webhooks` entry of a resource: which webhook types `create webhook` scaffolded.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhooksEntry {
+    /// A conversion webhook (this version is the hub).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub conversion: bool,
+    /// A defaulting (mutating) webhook.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub defaulting: bool,
+    /// The spoke versions converted to and from this hub.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spoke: Vec<String>,
+    /// A validating webhook.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub validation: bool,
+    /// The admission webhook API version; always `v1`.
+    pub webhook_version: String,
 }
 
 /// The `api` entry of a resource.
@@ -211,6 +234,11 @@ mod tests {
                 path: "demo::api::v1".into(),
                 plural: None,
                 version: "v1".into(),
+                webhooks: Some(WebhooksEntry {
+                    defaulting: true,
+                    webhook_version: "v1".into(),
+                    ..Default::default()
+                }),
             }],
             version: "3".into(),
         };

@@ -52,8 +52,11 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::manager::error::{Error, Result};
+
+mod hub;
 use crate::manager::secure::{CertFiles, CertUse};
 use crate::manager::{Health, http};
+pub use hub::HubConverter;
 
 /// The largest review body accepted (the apiserver's own limit on a request body: 3 MiB of
 /// object, JSON-encoded twice in an update, plus the review).
@@ -107,6 +110,40 @@ pub trait Converter: Send + Sync + 'static {
         object: serde_json::Value,
         desired_api_version: &str,
     ) -> Result<serde_json::Value, String>;
+
+    /// Whether this converter converts `object` (by its `apiVersion` group and `kind`): with
+    /// several converters on one server, `/convert` gives each object to the first that does.
+    /// Every object unless implemented.
+    fn converts(&self, object: &serde_json::Value) -> bool {
+        let _ = object;
+        true
+    }
+}
+
+/// The converters of one server, each object given to the first that [`Converter::converts`] it.
+struct Converters(Vec<Arc<dyn Converter>>);
+
+impl Converter for Converters {
+    fn convert(
+        &self,
+        object: serde_json::Value,
+        desired_api_version: &str,
+    ) -> Result<serde_json::Value, String> {
+        match self.0.iter().find(|c| c.converts(&object)) {
+            Some(c) => c.convert(object, desired_api_version),
+            None => Err(format!(
+                "no converter for kind {} of {}",
+                object
+                    .get("kind")
+                    .and_then(|k| k.as_str())
+                    .unwrap_or("(none)"),
+                object
+                    .get("apiVersion")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("(no apiVersion)")
+            )),
+        }
+    }
 }
 
 /// Where the webhook server's certificate and key are: `dir/cert_name` and `dir/key_name`
@@ -193,6 +230,7 @@ impl std::fmt::Debug for WebhookServer {
 pub struct WebhookServerBuilder {
     hooks: BTreeMap<String, Hook>,
     duplicates: Vec<String>,
+    converters: Vec<Arc<dyn Converter>>,
     body_limit: usize,
     timeout: Duration,
 }
@@ -254,12 +292,10 @@ impl WebhookServerBuilder {
         self
     }
 
-    /// Serves `converter` on `/convert`.
+    /// Serves `converter` on `/convert`; with several (one per kind), each object goes to the
+    /// first that [`Converter::converts`] it.
     pub fn converter(mut self, converter: impl Converter) -> Self {
-        self.add(
-            CONVERT_PATH.to_owned(),
-            Arc::new(move |body| convert(&converter, body)),
-        );
+        self.converters.push(Arc::new(converter));
         self
     }
 
@@ -276,7 +312,14 @@ impl WebhookServerBuilder {
     }
 
     /// The server; fails when two hooks of one kind share a path.
-    pub fn build(self) -> Result<WebhookServer> {
+    pub fn build(mut self) -> Result<WebhookServer> {
+        if !self.converters.is_empty() {
+            let converters = Converters(std::mem::take(&mut self.converters));
+            self.add(
+                CONVERT_PATH.to_owned(),
+                Arc::new(move |body| convert(&converters, body)),
+            );
+        }
         if let Some(path) = self.duplicates.into_iter().next() {
             return Err(Error::WebhookPath(path));
         }
@@ -320,6 +363,7 @@ impl WebhookServer {
         WebhookServerBuilder {
             hooks: BTreeMap::new(),
             duplicates: Vec::new(),
+            converters: Vec::new(),
             body_limit: DEFAULT_BODY_LIMIT,
             timeout: DEFAULT_TIMEOUT,
         }

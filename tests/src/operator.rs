@@ -106,6 +106,8 @@ pub struct ManagerSettings {
     pub pod_namespace: String,
     /// Where the replica's stdout and stderr go.
     pub log: PathBuf,
+    /// More command-line arguments (e.g. `--webhook-port`).
+    pub args: Vec<String>,
 }
 
 /// A running manager replica; killed (SIGKILL) and reaped on drop unless it already exited.
@@ -168,6 +170,7 @@ impl ManagerProcess {
             .arg(format!(
                 "--health-probe-bind-address=127.0.0.1:{probe_port}"
             ))
+            .args(&settings.args)
             .env("KUBECONFIG", &settings.kubeconfig)
             .env("POD_NAME", &settings.pod_name)
             .env("POD_NAMESPACE", &settings.pod_namespace)

@@ -242,3 +242,240 @@ fn namespaced_manager_gets_role_and_watch_namespace() {
         Some("metadata.namespace")
     );
 }
+
+/// `create webhook` for a custom kind (defaulting, then validation added to the same module, then
+/// v1 made the conversion hub of a v2) and for a built-in one (Deployment, validation): `make
+/// manifests` writes both webhook configurations, the project builds and its tests pass, and
+/// `kubectl kustomize config/default` yields the webhook
+/// Service, the cert-manager Issuer and Certificate and the manager's webhook port and
+/// certificate volume, consistent with one another: the configurations call the Service by its
+/// name and namespace on the paths the runtime serves, the Service targets the manager's
+/// webhook port, the Certificate names the Service's DNS names and is the one whose CA
+/// cert-manager injects (into the CRD too, whose conversion calls the Service on `/convert`),
+/// and its Secret is the volume the manager reads its certificate from.
+#[test]
+fn webhooks_build_and_kustomize_consistently() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("hooks");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    ok(&dir, "init --domain my.domain");
+    ok(&dir, "create api --group crew --version v1 --kind Captain");
+    ok(
+        &dir,
+        "create webhook --group crew --version v1 --kind Captain --defaulting",
+    );
+    ok(
+        &dir,
+        "create webhook --group crew --version v1 --kind Captain --programmatic-validation",
+    );
+    ok(
+        &dir,
+        "create webhook --group apps --version v1 --kind Deployment --programmatic-validation",
+    );
+    ok(&dir, "create api --group crew --version v2 --kind Captain");
+    ok(
+        &dir,
+        "create webhook --group crew --version v1 --kind Captain --conversion --spoke v2",
+    );
+
+    if !cli::require_tool("make", &["--version"], cli::INSTALL_MAKE) {
+        return;
+    }
+    let operator_gen = format!("OPERATOR_GEN={}", cli::operator_gen_bin().display());
+    shell(&dir, "make", &["manifests", &operator_gen]);
+    assert!(
+        dir.join("config/webhook/manifests.yaml").is_file(),
+        "make manifests wrote no config/webhook/manifests.yaml"
+    );
+    let cargo = cli::cargo();
+    shell(&dir, &cargo, &["build", "--all-targets"]);
+    // both versions' CRD checks pass on the CRD of two versions, v1 stored
+    let tests = shell(&dir, &cargo, &["test"]);
+    for test in [
+        "api::v1::captain::tests::crd_matches_make_manifests",
+        "api::v2::captain::tests::crd_matches_make_manifests",
+    ] {
+        assert!(
+            tests.contains(&format!("{test} ... ok")),
+            "{test} did not pass:\n{tests}"
+        );
+    }
+
+    let Some(docs) = kustomize_default(&dir) else {
+        return;
+    };
+    let ns = "hooks-system";
+    let service = find(&docs, "Service", "hooks-webhook-service");
+    assert_eq!(get(service, "metadata.namespace").as_str(), Some(ns));
+    assert_eq!(get(service, "spec.ports.0.port").as_i64(), Some(443));
+    assert_eq!(get(service, "spec.ports.0.targetPort").as_i64(), Some(9443));
+
+    let deploy = find(&docs, "Deployment", "hooks-controller-manager");
+    let labels = get(deploy, "spec.template.metadata.labels");
+    for (key, value) in get(service, "spec.selector")
+        .as_object()
+        .expect("service selector")
+    {
+        assert_eq!(&labels[key], value, "the webhook Service selects {key}");
+    }
+    let pod = get(deploy, "spec.template.spec");
+    let container = get(pod, "containers.0");
+    let args: Vec<&str> = get(container, "args")
+        .as_array()
+        .expect("args")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let cert_dir = "/tmp/k8s-webhook-server/serving-certs";
+    assert!(
+        args.contains(&format!("--webhook-cert-path={cert_dir}").as_str()),
+        "{args:?}"
+    );
+    let port = get(container, "ports")
+        .as_array()
+        .expect("ports")
+        .iter()
+        .find(|p| get(p, "name").as_str() == Some("webhook-server"))
+        .expect("the manager has a webhook-server port");
+    assert_eq!(get(port, "containerPort").as_i64(), Some(9443));
+    let mount = get(container, "volumeMounts")
+        .as_array()
+        .expect("volumeMounts")
+        .iter()
+        .find(|m| get(m, "mountPath").as_str() == Some(cert_dir))
+        .expect("the certificate directory is mounted");
+    let volume_name = get(mount, "name").as_str().expect("mount name");
+    let volume = get(pod, "volumes")
+        .as_array()
+        .expect("volumes")
+        .iter()
+        .find(|v| get(v, "name").as_str() == Some(volume_name))
+        .expect("the mounted volume exists");
+    let secret = get(volume, "secret.secretName").as_str().expect("secret");
+
+    let cert = find(&docs, "Certificate", "hooks-serving-cert");
+    assert_eq!(get(cert, "metadata.namespace").as_str(), Some(ns));
+    assert_eq!(get(cert, "spec.secretName").as_str(), Some(secret));
+    assert_eq!(
+        get(cert, "spec.dnsNames"),
+        &serde_json::json!([
+            "hooks-webhook-service.hooks-system.svc",
+            "hooks-webhook-service.hooks-system.svc.cluster.local"
+        ])
+    );
+    let issuer = get(cert, "spec.issuerRef.name").as_str().expect("issuer");
+    assert_eq!(
+        get(find(&docs, "Issuer", issuer), "metadata.namespace").as_str(),
+        Some(ns)
+    );
+
+    // the CRD's conversion goes to the webhook Service on /convert, with the CA injected
+    let crd = find(&docs, "CustomResourceDefinition", "captains.crew.my.domain");
+    assert_eq!(
+        crd["metadata"]["annotations"]["cert-manager.io/inject-ca-from"].as_str(),
+        Some("hooks-system/hooks-serving-cert")
+    );
+    assert_eq!(
+        get(crd, "spec.conversion.strategy").as_str(),
+        Some("Webhook")
+    );
+    let conversion = get(crd, "spec.conversion.webhook.clientConfig.service");
+    assert_eq!(
+        get(conversion, "name").as_str(),
+        Some("hooks-webhook-service")
+    );
+    assert_eq!(get(conversion, "namespace").as_str(), Some(ns));
+    assert_eq!(get(conversion, "path").as_str(), Some("/convert"));
+    let stored: Vec<&str> = get(crd, "spec.versions")
+        .as_array()
+        .expect("versions")
+        .iter()
+        .filter(|v| get(v, "storage").as_bool() == Some(true))
+        .filter_map(|v| get(v, "name").as_str())
+        .collect();
+    assert_eq!(stored, ["v1"], "the hub is the storage version");
+
+    for (kind, name, paths) in [
+        (
+            "MutatingWebhookConfiguration",
+            "hooks-mutating-webhook-configuration",
+            &["/mutate-crew-my-domain-v1-captain"][..],
+        ),
+        (
+            "ValidatingWebhookConfiguration",
+            "hooks-validating-webhook-configuration",
+            &[
+                "/validate-apps-v1-deployment",
+                "/validate-crew-my-domain-v1-captain",
+            ][..],
+        ),
+    ] {
+        let config = find(&docs, kind, name);
+        assert_eq!(
+            config["metadata"]["annotations"]["cert-manager.io/inject-ca-from"].as_str(),
+            Some("hooks-system/hooks-serving-cert"),
+            "{kind} gets the serving certificate's CA"
+        );
+        let hooks = get(config, "webhooks").as_array().expect("webhooks");
+        let mut served: Vec<&str> = hooks
+            .iter()
+            .map(|h| get(h, "clientConfig.service.path").as_str().expect("path"))
+            .collect();
+        served.sort_unstable();
+        assert_eq!(served, paths, "{kind} paths");
+        for hook in hooks {
+            assert_eq!(
+                get(hook, "clientConfig.service.name").as_str(),
+                Some("hooks-webhook-service")
+            );
+            assert_eq!(
+                get(hook, "clientConfig.service.namespace").as_str(),
+                Some(ns)
+            );
+        }
+    }
+}
+
+/// A conversion webhook alone (no defaulting or validation, so `make manifests` writes no
+/// config/webhook/manifests.yaml): `kubectl kustomize config/default` still renders, with the
+/// webhook Service and certificate, the CRD converting through that Service, and no webhook
+/// configuration.
+#[test]
+fn a_conversion_webhook_alone_kustomizes() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("convert");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    ok(&dir, "init --domain my.domain");
+    ok(&dir, "create api --group crew --version v1 --kind Captain");
+    ok(&dir, "create api --group crew --version v2 --kind Captain");
+    ok(
+        &dir,
+        "create webhook --group crew --version v1 --kind Captain --conversion --spoke v2",
+    );
+    ok(&dir, "manifests");
+    assert!(
+        !dir.join("config/webhook/manifests.yaml").exists(),
+        "no admission webhook, so no webhook configurations"
+    );
+    let Some(docs) = kustomize_default(&dir) else {
+        return;
+    };
+    find(&docs, "Service", "convert-webhook-service");
+    find(&docs, "Certificate", "convert-serving-cert");
+    let crd = find(&docs, "CustomResourceDefinition", "captains.crew.my.domain");
+    assert_eq!(
+        get(crd, "spec.conversion.webhook.clientConfig.service.name").as_str(),
+        Some("convert-webhook-service")
+    );
+    assert_eq!(
+        crd["metadata"]["annotations"]["cert-manager.io/inject-ca-from"].as_str(),
+        Some("convert-system/convert-serving-cert")
+    );
+    assert!(
+        !docs.iter().any(|d| matches!(
+            get(d, "kind").as_str(),
+            Some("MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration")
+        )),
+        "no webhook configuration is rendered"
+    );
+}

@@ -29,6 +29,10 @@ enum Setup {
     CaptainThen(&'static [Edit]),
     /// `init`, then the project made read-only; the command runs as an unprivileged user.
     ReadOnly,
+    /// `init`, `create api` for crew/v1 Captain, then `create webhook --defaulting` for it.
+    CaptainWebhook,
+    /// These commands, in order.
+    Commands(&'static [&'static str]),
     /// `init`, the commands, then the edits.
     CommandsThen(&'static [&'static str], &'static [Edit]),
 }
@@ -67,6 +71,24 @@ const fn row(setup: Setup, args: &'static str, error: &'static str, code: i32) -
 
 const CAPTAIN: &str = "create api --group crew --version v1 --kind Captain";
 const DELETE_CAPTAIN: &str = "delete api --group crew --version v1 --kind Captain";
+
+const CAPTAIN_DEFAULTING: &str =
+    "create webhook --group crew --version v1 --kind Captain --defaulting";
+
+/// A project with Captain in v1 and v2.
+const TWO_VERSIONS: &[&str] = &[
+    "init",
+    CAPTAIN,
+    "create api --group crew --version v2 --kind Captain",
+];
+
+/// Captain in v1 and v2, v1 the hub of a conversion webhook.
+const CONVERTED: &[&str] = &[
+    "init",
+    CAPTAIN,
+    "create api --group crew --version v2 --kind Captain",
+    "create webhook --group crew --version v1 --kind Captain --conversion --spoke v2",
+];
 
 const INSTALL: &[u8] = cli::MINIMAL_INSTALL.as_bytes();
 
@@ -229,6 +251,92 @@ fn rows() -> Vec<Row> {
             InitNamespaced,
             "create api --group core --version v1 --kind Node --resource=false",
             "kind Node is cluster-scoped",
+            1,
+        ),
+        // create webhook
+        row(
+            WithCaptain,
+            "create webhook --group crew --version v1 --kind Captain",
+            "create webhook needs at least one of --defaulting, --programmatic-validation and --conversion",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create webhook --group crew --version v1 --kind FirstMate --defaulting",
+            "no API found for crew/v1 FirstMate: a webhook needs the kind's type; run `operator-gen create api --group crew --version v1 --kind FirstMate` first",
+            1,
+        ),
+        row(Empty, CAPTAIN_DEFAULTING, "no PROJECT file", 1),
+        row(
+            CaptainWebhook,
+            CAPTAIN_DEFAULTING,
+            "defaulting webhook already exists for crew/v1 Captain; drop --defaulting or pass --force",
+            1,
+        ),
+        row(
+            CaptainWebhook,
+            "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation",
+            "defaulting webhook already exists for crew/v1 Captain",
+            1,
+        ),
+        row(
+            Init,
+            "create webhook --group apps --version v1 --kind Deployment --conversion",
+            "apps/v1 Deployment is a built-in type, whose versions the apiserver converts itself; drop --conversion",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create webhook --group crew --version v1 --kind Captain --conversion",
+            "a conversion webhook needs a second version of Captain, but PROJECT has only v1",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create webhook --group crew --version v1 --kind Captain --defaulting --spoke v2",
+            "--spoke names the versions of a conversion webhook; pass --conversion with it or drop --spoke",
+            1,
+        ),
+        row(
+            NoMain,
+            "create webhook --group apps --version v1 --kind Deployment --defaulting",
+            "src/main.rs is missing, so the webhooks cannot be registered",
+            1,
+        ),
+        row(
+            Init,
+            "create webhook --group apps --version v1 --kind Deploymnet --defaulting",
+            "built-in group \"apps\" version \"v1\" has no kind \"Deploymnet\"; did you mean --kind Deployment?",
+            1,
+        ),
+        row(
+            Commands(TWO_VERSIONS),
+            "create webhook --group crew --version v1 --kind Captain --conversion",
+            "--conversion makes v1 the hub of Captain; pass the versions it converts to and from with --spoke v2",
+            1,
+        ),
+        row(
+            Commands(TWO_VERSIONS),
+            "create webhook --group crew --version v1 --kind Captain --conversion --spoke v2,v3",
+            "spoke version v3 of crew Captain is not in PROJECT; run `operator-gen create api --group crew --version v3 --kind Captain` first",
+            1,
+        ),
+        row(
+            Commands(TWO_VERSIONS),
+            "create webhook --group crew --version v1 --kind Captain --conversion --spoke v1",
+            "version v1 is the hub, not a spoke; pass --spoke with the other versions of Captain",
+            1,
+        ),
+        row(
+            Commands(CONVERTED),
+            "create webhook --group crew --version v1 --kind Captain --conversion --spoke v2",
+            "conversion webhook already exists for crew/v1 Captain; drop --conversion or pass --force",
+            1,
+        ),
+        row(
+            Commands(CONVERTED),
+            "create webhook --group crew --version v2 --kind Captain --conversion --spoke v1",
+            "kind Captain already has a conversion webhook whose hub is v1",
             1,
         ),
         // create api: names
@@ -644,6 +752,31 @@ fn rows() -> Vec<Row> {
             CommandsThen(
                 &[
                     CAPTAIN,
+                    "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation",
+                ],
+                &[],
+            ),
+            DELETE_CAPTAIN,
+            "crew/v1 Captain has defaulting and validation webhooks, which delete api does not take out; remove its webhook module, its registration in src/main.rs and the `webhooks` entry in PROJECT by hand, then run delete api again",
+            1,
+        ),
+        row(
+            CommandsThen(
+                &[
+                    CAPTAIN,
+                    "create api --group crew --version v2 --kind Captain",
+                    "create webhook --group crew --version v1 --kind Captain --conversion --spoke v2",
+                ],
+                &[],
+            ),
+            "delete api --group crew --version v2 --kind Captain",
+            "crew/v2 Captain is a spoke of the conversion webhook of crew/v1 Captain, which delete api does not change; remove v2 from that webhook's spokes (its `From` impls and `spoke` in PROJECT) by hand, then run delete api again",
+            1,
+        ),
+        row(
+            CommandsThen(
+                &[
+                    CAPTAIN,
                     "create api --group crew --version v2 --kind Captain",
                     "create api --group crew --version v3 --kind Captain",
                 ],
@@ -779,6 +912,16 @@ fn set_up(dir: &Path, setup: Setup) {
             ok("init");
             ok(CAPTAIN);
             apply(dir, edits);
+        }
+        Setup::CaptainWebhook => {
+            ok("init");
+            ok(CAPTAIN);
+            ok(CAPTAIN_DEFAULTING);
+        }
+        Setup::Commands(commands) => {
+            for command in commands {
+                ok(command);
+            }
         }
         Setup::ReadOnly => {
             ok("init");

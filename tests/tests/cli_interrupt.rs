@@ -1,4 +1,4 @@
-//! Interrupts and contention: `init`, `create api`, `manifests`, `delete api`, `edit --multigroup` and `edit --plugins helm`, each SIGKILLed after every
+//! Interrupts and contention: `init`, `create api`, `create webhook`, `manifests`, `delete api`, `edit --multigroup` and `edit --plugins helm`, each SIGKILLed after every
 //! file operation of its commit (through the test-only `OPERATOR_GEN_TEST_PAUSE_AFTER` hook),
 //! leave the tree exactly as it was before or after the command once the next command has
 //! recovered, and running the command again gives the after state. Two `create api` for
@@ -99,6 +99,13 @@ const CASES: &[Case] = &[
         files: &[],
         args: CAPTAIN,
         done_again: Some("API resource already exists"),
+    },
+    Case {
+        name: "create webhook",
+        setup: &["init", CAPTAIN],
+        files: &[],
+        args: "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation",
+        done_again: Some("defaulting webhook already exists"),
     },
     Case {
         name: "manifests",

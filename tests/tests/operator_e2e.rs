@@ -308,6 +308,7 @@ impl Cluster {
             pod_name: pod.to_owned(),
             pod_namespace: SYSTEM_NAMESPACE.to_owned(),
             log: self.plane.dir().join(format!("{pod}.log")),
+            args: Vec::new(),
         }
     }
 }

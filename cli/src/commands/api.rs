@@ -584,7 +584,7 @@ fn ask(flag: Option<bool>, interactive: bool, question: &str, printer: &Printer)
     }
 }
 
-fn validate_version(version: &str) -> Result<()> {
+pub(crate) fn validate_version(version: &str) -> Result<()> {
     if !names::is_dns1123_label(version) {
         return Err(Error::msg(format!(
             "version {version:?} is invalid: it must be a DNS-1123 label (lower-case letters, digits and '-'); pass e.g. --version v1"
@@ -599,7 +599,7 @@ fn validate_version(version: &str) -> Result<()> {
     Ok(())
 }
 
-fn validate_kind(kind: &str) -> Result<()> {
+pub(crate) fn validate_kind(kind: &str) -> Result<()> {
     if !kind.starts_with(|c: char| c.is_ascii_uppercase()) {
         return Err(Error::msg(format!(
             "invalid kind {kind:?}: must start with an uppercase character; pass e.g. --kind Captain"
@@ -835,7 +835,7 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
 }
 
 /// The types file of `entry`'s version of its kind.
-fn types_file(project: &Project, group: &str, version: &str, kind: &str) -> String {
+pub(crate) fn types_file(project: &Project, group: &str, version: &str, kind: &str) -> String {
     let version_mod = names::module_name(version);
     let dir = if project.multigroup {
         format!("{}/{version_mod}", names::module_name(group))
@@ -1031,6 +1031,7 @@ fn update_project(project: &mut Project, plan: &Plan, ctx: &ApiContext) {
         path,
         plural: plan.custom_plural.then(|| plan.plural.clone()),
         version: plan.version.clone(),
+        webhooks: None,
     };
     match plan.existing {
         Some(i) => {
@@ -1038,6 +1039,7 @@ fn update_project(project: &mut Project, plan: &Plan, ctx: &ApiContext) {
             let merged = ResourceEntry {
                 api: new.api.clone().or_else(|| old.api.clone()),
                 controller: new.controller || old.controller,
+                webhooks: old.webhooks.clone(),
                 ..new
             };
             project.resources[i] = merged;

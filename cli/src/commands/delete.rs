@@ -47,6 +47,7 @@ pub fn run(args: &DeleteApiArgs, root: &Path, printer: &Printer) -> Result<()> {
     let mut project = Project::load(root)?;
     let index = find(args, &project)?;
     let entry = project.resources.remove(index);
+    refuse_webhooks(&entry, &project)?;
     let engine = Engine::new()?;
     let header = std::fs::read_to_string(root.join(BOILERPLATE)).unwrap_or_default();
     let ctx = api::entry_context(&entry, &project, header.clone())?;
@@ -94,6 +95,39 @@ pub fn run(args: &DeleteApiArgs, root: &Path, printer: &Printer) -> Result<()> {
     }
     if ctx.resource {
         printer.hint("Next: regenerate the manifests (RBAC, the CRDs of the kinds left) with:\n$ make manifests");
+    }
+    Ok(())
+}
+
+/// `delete api` takes out what `create api` added, not what `create webhook` did: a resource with
+/// webhooks, or a spoke of another version's conversion, is refused with what to do by hand.
+fn refuse_webhooks(entry: &ResourceEntry, rest: &Project) -> Result<()> {
+    let what = format!("{}/{} {}", entry.group, entry.version, entry.kind);
+    if let Some(w) = &entry.webhooks {
+        let kinds: Vec<&str> = [
+            (w.defaulting, "defaulting"),
+            (w.validation, "validation"),
+            (w.conversion, "conversion"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect();
+        return Err(Error::msg(format!(
+            "{what} has {} webhooks, which delete api does not take out; remove its webhook module, its registration in src/main.rs and the `webhooks` entry in PROJECT by hand, then run delete api again",
+            kinds.join(" and ")
+        )));
+    }
+    if let Some(hub) = rest.resources.iter().find(|r| {
+        r.group == entry.group
+            && r.kind == entry.kind
+            && r.webhooks
+                .as_ref()
+                .is_some_and(|w| w.spoke.contains(&entry.version))
+    }) {
+        return Err(Error::msg(format!(
+            "{what} is a spoke of the conversion webhook of {}/{} {}, which delete api does not change; remove {} from that webhook's spokes (its `From` impls and `spoke` in PROJECT) by hand, then run delete api again",
+            hub.group, hub.version, hub.kind, entry.version
+        )));
     }
     Ok(())
 }

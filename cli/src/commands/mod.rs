@@ -10,6 +10,7 @@ pub mod export_template;
 pub mod init;
 pub mod multigroup;
 pub mod version;
+pub mod webhook;
 
 /// The license header put on generated source files.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

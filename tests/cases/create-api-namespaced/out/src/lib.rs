@@ -16,3 +16,4 @@
 
 pub mod api;
 pub mod controller;
+// +operator-gen:scaffold:modules

@@ -2,3 +2,4 @@
 
 pub mod api;
 pub mod controller;
+// +operator-gen:scaffold:modules

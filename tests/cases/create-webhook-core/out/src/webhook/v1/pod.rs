@@ -1,0 +1,62 @@
+// Copyright 2026.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+//! The webhooks of Pod (v1), served by the manager's webhook server.
+//! `operator-gen create webhook` adds each webhook type here; `make manifests` writes the webhook
+//! configurations in config/webhook/manifests.yaml from the `+kubebuilder:webhook` lines below.
+//!
+//! +kubebuilder:webhook:path=/validate--v1-pod,mutating=false,failurePolicy=fail,sideEffects=None,groups="",resources=pods,verbs=create;update,versions=v1,name=vpod-v1.kb.io,admissionReviewVersions=v1
+// +operator-gen:scaffold:webhookmarkers
+
+use operator_gen_runtime::webhook::Validator;
+use operator_gen_runtime::webhook::Warnings;
+use operator_gen_runtime::webhook::WebhookServerBuilder;
+// +operator-gen:scaffold:imports
+
+use k8s_openapi::api::core::v1::Pod;
+
+/// Adds the Pod webhooks to the manager's webhook server (called from `main.rs`).
+pub fn register(webhooks: WebhookServerBuilder) -> WebhookServerBuilder {
+    webhooks
+        .validator::<Pod>(PodCustomValidator)
+        // +operator-gen:scaffold:webhookregistrations
+}
+
+/// Checks Pod objects when they are created, updated or deleted (the validating webhook
+/// `vpod-v1.kb.io`): `Err(message)` denies the request with that message,
+/// `Ok(warnings)` admits it and shows the warnings to the client.
+pub struct PodCustomValidator;
+
+impl Validator<Pod> for PodCustomValidator {
+    fn validate_create(&self, obj: &Pod) -> Result<Warnings, String> {
+        tracing::info!(name = ?obj.metadata.name, "validating the creation of Pod");
+        // TODO(user): check `obj`; return Err(message) to deny its creation.
+        Ok(Warnings::new())
+    }
+
+    fn validate_update(&self, old: &Pod, new: &Pod) -> Result<Warnings, String> {
+        tracing::info!(name = ?new.metadata.name, "validating the update of Pod");
+        let _ = old;
+        // TODO(user): check the change from `old` to `new`; return Err(message) to deny it.
+        Ok(Warnings::new())
+    }
+
+    fn validate_delete(&self, obj: &Pod) -> Result<Warnings, String> {
+        tracing::info!(name = ?obj.metadata.name, "validating the deletion of Pod");
+        // TODO(user): return Err(message) to keep `obj` from being deleted.
+        Ok(Warnings::new())
+    }
+}
+
+// +operator-gen:scaffold:webhooktypes
