@@ -1,5 +1,6 @@
 //! Installing CRDs: server-side apply, then waiting until each is Established and served by discovery.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -43,6 +44,52 @@ pub(crate) async fn install(
         }
     }
     Ok(())
+}
+
+/// The CRDs in the YAML files of `dir`, files in name order; an error when there is none or a
+/// document is not a CRD.
+pub(crate) fn read_dir(dir: &Path) -> Result<Vec<CustomResourceDefinition>> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::CrdFile {
+        path: dir.to_path_buf(),
+        why: format!("cannot read the directory: {e}"),
+    })?;
+    let mut files: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .collect();
+    files.sort();
+    let mut crds = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).map_err(|e| Error::CrdFile {
+            path: file.clone(),
+            why: format!("cannot read it: {e}"),
+        })?;
+        let docs: Vec<serde_json::Value> =
+            serde_saphyr::from_multiple(&text).map_err(|e| Error::CrdFile {
+                path: file.clone(),
+                why: format!("not YAML: {e}"),
+            })?;
+        for doc in docs.into_iter().filter(|d| !d.is_null()) {
+            if doc.get("kind").and_then(|k| k.as_str()) != Some("CustomResourceDefinition") {
+                return Err(Error::CrdFile {
+                    path: file.clone(),
+                    why: "holds a document that is not a CustomResourceDefinition".to_owned(),
+                });
+            }
+            let crd = serde_json::from_value(doc).map_err(|e| Error::CrdFile {
+                path: file.clone(),
+                why: format!("not a valid CustomResourceDefinition: {e}"),
+            })?;
+            crds.push(crd);
+        }
+    }
+    if crds.is_empty() {
+        return Err(Error::CrdFile {
+            path: dir.to_path_buf(),
+            why: "holds no CustomResourceDefinition".to_owned(),
+        });
+    }
+    Ok(crds)
 }
 
 fn crd_name(crd: &CustomResourceDefinition) -> Result<&str> {

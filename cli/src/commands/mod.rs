@@ -5,6 +5,7 @@ use clap::ValueEnum;
 
 pub mod api;
 pub mod edit;
+pub mod envtest;
 pub mod export_template;
 pub mod init;
 pub mod version;
