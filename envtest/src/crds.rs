@@ -174,3 +174,60 @@ async fn wait_discovered(
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crd(plural: &str) -> String {
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: {plural}.test.dev\nspec:\n  group: test.dev\n  names:\n    kind: K{plural}\n    plural: {plural}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n"
+        )
+    }
+
+    fn names(crds: &[CustomResourceDefinition]) -> Vec<&str> {
+        crds.iter()
+            .filter_map(|c| c.metadata.name.as_deref())
+            .collect()
+    }
+
+    #[test]
+    fn a_directory_gives_its_crds_in_file_name_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("b.yaml"), crd("bees")).expect("write");
+        let two = format!("{}---\n{}", crd("ants"), crd("apes"));
+        std::fs::write(dir.path().join("a.yml"), two).expect("write");
+        std::fs::write(dir.path().join("kustomization.txt"), "not yaml: [").expect("write");
+        let crds = read_dir(dir.path()).expect("reads");
+        assert_eq!(
+            names(&crds),
+            ["ants.test.dev", "apes.test.dev", "bees.test.dev"]
+        );
+    }
+
+    #[test]
+    fn no_crd_or_another_kind_is_an_error_naming_make_manifests() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let empty = read_dir(dir.path()).expect_err("empty").to_string();
+        assert_eq!(
+            empty,
+            format!(
+                "{}: holds no CustomResourceDefinition; run `make manifests` (operator-gen manifests) to write the CRDs",
+                dir.path().display()
+            )
+        );
+        let missing = dir.path().join("bases");
+        let gone = read_dir(&missing).expect_err("missing").to_string();
+        assert!(gone.contains("cannot read the directory"), "{gone}");
+        std::fs::write(
+            dir.path().join("role.yaml"),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+        )
+        .expect("write");
+        let other = read_dir(dir.path()).expect_err("configmap").to_string();
+        assert!(
+            other.contains("role.yaml: holds a document that is not a CustomResourceDefinition"),
+            "{other}"
+        );
+    }
+}
