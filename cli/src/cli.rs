@@ -44,6 +44,9 @@ pub enum Command {
     Edit(EditArgs),
     /// Print the operator-gen version and the kube and k8s-openapi versions it scaffolds.
     Version,
+    /// The control plane for tests: `envtest use` prints the `KUBEBUILDER_ASSETS` directory.
+    #[command(subcommand)]
+    Envtest(EnvtestCommand),
     /// Experimental commands.
     #[command(subcommand)]
     Alpha(AlphaCommand),
@@ -70,6 +73,14 @@ pub enum DeleteCommand {
     /// Delete an API: what `create api` added for it (types, controller, samples, roles,
     /// kustomize entries, registrations, the PROJECT entry) and its generated CRD.
     Api(DeleteApiArgs),
+}
+
+/// `envtest` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum EnvtestCommand {
+    /// Print the directory of etcd, kube-apiserver and kubectl for `KUBEBUILDER_ASSETS`,
+    /// building them from the Go module proxy into the per-user cache when missing.
+    Use(commands::envtest::EnvtestUseArgs),
 }
 
 /// `alpha` subcommands.
@@ -178,6 +189,7 @@ fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
             };
             crate::manifests::run(&opts, printer)
         }
+        Command::Envtest(EnvtestCommand::Use(args)) => commands::envtest::run(&args, printer),
         Command::Alpha(AlphaCommand::ExportTemplate { dir }) => {
             commands::export_template::run(&dir, printer)
         }

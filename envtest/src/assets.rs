@@ -41,7 +41,8 @@ pub(crate) fn binary_in(dir: &Path, binary: &'static str) -> Result<PathBuf> {
     }
 }
 
-/// For tests: the assets directory, or `None` after reporting the skip (see [`crate::ci`]).
+/// For tests: the assets directory, or `None` after reporting the skip (see [`crate::ci`]),
+/// with this repository's fix (`source hack/envtest/ensure.sh`).
 ///
 /// # Panics
 ///
@@ -49,12 +50,23 @@ pub(crate) fn binary_in(dir: &Path, binary: &'static str) -> Result<PathBuf> {
 /// a failure, not a skip.
 #[track_caller]
 pub fn require_assets() -> Option<PathBuf> {
+    require_assets_with("source hack/envtest/ensure.sh")
+}
+
+/// For tests: the assets directory, or `None` after reporting the skip with `fix`, the command
+/// that provides the binaries (a generated project says `make setup-envtest`).
+///
+/// # Panics
+///
+/// When the binaries are missing in CI ([`crate::ci::in_ci`]).
+#[track_caller]
+pub fn require_assets_with(fix: &str) -> Option<PathBuf> {
     match locate() {
         Ok(dir) => Some(dir),
         Err(why) => {
             crate::ci::skip_or_fail(
                 &format!("no control plane, the apiserver checks did not run: {why}"),
-                "source hack/envtest/ensure.sh",
+                fix,
             );
             None
         }

@@ -264,6 +264,22 @@ impl ControlPlane {
         crate::crds::install(&self.client, crds, timeout).await
     }
 
+    /// Installs the CRDs of every `*.yaml` and `*.yml` file in `dir` (in name order; files may
+    /// hold several documents), as envtest's `CRDDirectoryPaths` does, and waits as
+    /// [`install_crds`](Self::install_crds) does. Returns the installed CRDs' names.
+    pub async fn install_crd_dir(
+        &self,
+        dir: impl AsRef<Path>,
+        timeout: Duration,
+    ) -> Result<Vec<String>> {
+        let crds = crate::crds::read_dir(dir.as_ref())?;
+        crate::crds::install(&self.client, &crds, timeout).await?;
+        Ok(crds
+            .iter()
+            .filter_map(|c| c.metadata.name.clone())
+            .collect())
+    }
+
     /// A client acting as `user` in `groups` (through impersonation by the admin), subject to RBAC
     /// like that user, unless a group is `system:masters`.
     pub fn client_for_user(&self, user: &str, groups: &[&str]) -> Result<kube::Client> {
@@ -495,6 +511,9 @@ mod tests {
             .expect("no binaries");
         let message = error.to_string();
         assert!(message.starts_with("etcd not found in "), "{message}");
-        assert!(message.ends_with("run hack/envtest/build.sh"), "{message}");
+        assert!(
+            message.ends_with("export KUBEBUILDER_ASSETS=$(operator-gen envtest use)"),
+            "{message}"
+        );
     }
 }

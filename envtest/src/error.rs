@@ -8,12 +8,10 @@ use std::time::Duration;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// `KUBEBUILDER_ASSETS` is not set.
-    #[error(
-        "KUBEBUILDER_ASSETS is not set; run hack/envtest/build.sh and export the directory it prints"
-    )]
+    #[error("KUBEBUILDER_ASSETS is not set; export KUBEBUILDER_ASSETS=$(operator-gen envtest use)")]
     AssetsNotSet,
     /// A binary is missing from the assets directory.
-    #[error("{binary} not found in {} (KUBEBUILDER_ASSETS); run hack/envtest/build.sh", dir.display())]
+    #[error("{binary} not found in {} (KUBEBUILDER_ASSETS); export KUBEBUILDER_ASSETS=$(operator-gen envtest use)", dir.display())]
     MissingBinary {
         /// The binary's file name.
         binary: &'static str,
@@ -88,6 +86,22 @@ pub enum Error {
     NoToken {
         /// `namespace/name`.
         account: String,
+    },
+    /// A CRD directory holds no CRD, or a file in it is not one.
+    #[error("{}: {why}; run `make manifests` (operator-gen manifests) to write the CRDs", path.display())]
+    CrdFile {
+        /// The directory or file.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A test object's YAML file cannot be read as its type.
+    #[error("{}: {why}; fix the file", path.display())]
+    ObjectFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
     },
     /// A CRD to install has no `metadata.name`.
     #[error("a CRD to install has no metadata.name")]

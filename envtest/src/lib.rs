@@ -10,8 +10,9 @@
 //! # }
 //! ```
 //!
-//! The binaries come from `hack/envtest/build.sh`, which builds them from the Go module proxy
-//! and prints the directory to put in `KUBEBUILDER_ASSETS`.
+//! The binaries come from `operator-gen envtest use` (or `hack/envtest/build.sh` in an
+//! operator-gen checkout), which builds them from the Go module proxy and prints the directory
+//! to put in `KUBEBUILDER_ASSETS`.
 //! Dropping a [`ControlPlane`] kills both processes and removes its temp dir, also while a
 //! test panics.
 
@@ -22,12 +23,14 @@ mod control_plane;
 mod crds;
 mod error;
 mod kubeconfig;
+mod objects;
 mod process;
 
-pub use assets::{ASSETS_ENV, assets, require_assets};
+pub use assets::{ASSETS_ENV, assets, require_assets, require_assets_with};
 pub use control_plane::{ControlPlane, START_TIMEOUT_ENV, Settings};
 pub use crds::FIELD_MANAGER;
 pub use error::Error;
+pub use objects::read_yaml;
 
 /// Skips the calling test (returns early) when the control-plane binaries are missing, and fails
 /// it instead in CI ([`ci::in_ci`]); evaluates to the assets directory.

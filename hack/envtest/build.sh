@@ -5,11 +5,14 @@
 # its last line of stdout.
 #
 # usage: hack/envtest/build.sh [DIR]
-#   DIR defaults to $ENVTEST_ASSETS_DIR, else
-#   $HOME/.cache/operator-gen/envtest/<k8s-version>
+#   DIR defaults to $ENVTEST_ASSETS_DIR, else <cache root>/envtest/<k8s-version>
+#
+# `operator-gen envtest use` embeds the same wrapper modules, builds the same way into the same
+# directory and writes the same stamp, so the two share one cache.
 #
 # environment:
-#   OPERATOR_GEN_CACHE     cache root (default $HOME/.cache/operator-gen)
+#   OPERATOR_GEN_CACHE     cache root (default $XDG_CACHE_HOME/operator-gen, else
+#                          $HOME/.cache/operator-gen)
 #   GOMODCACHE, GOCACHE    respected when set; else under the cache root
 #   ENVTEST_BUILD_KUBECTL  1 builds kubectl even when the machine has one
 #   ENVTEST_FORCE          1 rebuilds even when the stamp matches
@@ -34,7 +37,8 @@ etcd_version=$(mod_version go.etcd.io/etcd/server/v3 "$etcd_mod/go.mod")
 minor=${k8s_version#v1.}
 minor=${minor%%.*}
 
-cache_root=${OPERATOR_GEN_CACHE:-$HOME/.cache/operator-gen}
+cache_root=${OPERATOR_GEN_CACHE:-${XDG_CACHE_HOME:+$XDG_CACHE_HOME/operator-gen}}
+cache_root=${cache_root:-$HOME/.cache/operator-gen}
 out=${1:-${ENVTEST_ASSETS_DIR:-$cache_root/envtest/${k8s_version#v}}}
 export GOMODCACHE=${GOMODCACHE:-$cache_root/go/mod}
 export GOCACHE=${GOCACHE:-$cache_root/go/build}

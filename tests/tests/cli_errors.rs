@@ -95,6 +95,19 @@ const INSTALL: &[u8] = cli::MINIMAL_INSTALL.as_bytes();
 fn rows() -> Vec<Row> {
     use Setup::*;
     vec![
+        // envtest use: a version that is no version, and one neither cached nor buildable
+        row(
+            Empty,
+            "envtest use --k8s-version latest",
+            "--k8s-version latest is not a kubernetes version; pass e.g. --k8s-version 1.37.2 or 1.37",
+            1,
+        ),
+        row(
+            Empty,
+            "envtest use --k8s-version 1.21.9",
+            "kubernetes 1.21.9 is neither in the cache nor in setup-envtest's directories, and operator-gen builds only 1.37.2; pass --k8s-version 1.37.2, or install 1.21.9 with `setup-envtest use 1.21.9`",
+            1,
+        ),
         // init
         row(
             Init,

@@ -6,7 +6,8 @@
 //! The project (`init`, `create api`, `manifests`) is copied to another directory without
 //! `.cargo/`; no file of the copy may contain this checkout's path, the project's or the temporary
 //! directory's path, `$HOME` or `$CARGO_HOME` (each as given and canonical), and its `Cargo.toml`
-//! must name `operator-gen-runtime` by this version with no `path`, `git` or `[patch]` anywhere.
+//! must name `operator-gen-runtime` (and the dev-dependency `operator-gen-envtest`) by this version
+//! with no `path`, `git` or `[patch]` anywhere.
 //! The original then resolves operator-gen's crates to this checkout and builds, in the shared
 //! `target/generated-projects`; and its image build is checked without a container engine: the
 //! builder image's Rust is the project's `rust-version`, which every locked package accepts, and
@@ -144,6 +145,16 @@ fn assert_portable(copy: &Path, machine: &BTreeSet<String>) {
         runtime.as_str(),
         Some(env!("CARGO_PKG_VERSION")),
         "operator-gen-runtime is named by this version only"
+    );
+    // the controller tests' control plane, a dev-dependency named the same way
+    let envtest = manifest
+        .get("dev-dependencies")
+        .and_then(|d| d.get("operator-gen-envtest"))
+        .expect("Cargo.toml has the dev-dependency operator-gen-envtest");
+    assert_eq!(
+        envtest.as_str(),
+        Some(env!("CARGO_PKG_VERSION")),
+        "operator-gen-envtest is named by this version only"
     );
     for table in deps {
         for (name, dep) in table {

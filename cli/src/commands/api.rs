@@ -190,6 +190,11 @@ const FILES: &[File<ApiContext>] = &[
         existing: Existing::Owned,
         when: |c| c.controller,
     },
+    File {
+        template: "api/tests/{{config_prefix}}_controller.rs.tera",
+        existing: Existing::Owned,
+        when: |c| c.controller && !c.core,
+    },
 ];
 
 /// The Rust wiring: module declarations, re-exports and the controller's registration.

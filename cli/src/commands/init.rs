@@ -53,7 +53,8 @@ pub struct InitArgs {
 pub const BOILERPLATE: &str = "hack/boilerplate.rs.txt";
 
 /// operator-gen's crates a generated project builds on, each with its directory in a checkout:
-/// the runtime and the crates of ours it depends on. Cargo.toml names the runtime by version; the
+/// the runtime, the crates of ours it depends on, and the control plane its controller tests
+/// use (a dev-dependency). Cargo.toml names the runtime and the envtest crate by version; the
 /// local cargo config patches all of them to one source.
 pub const OUR_CRATES: &[OurCrate] = &[
     OurCrate {
@@ -67,6 +68,10 @@ pub const OUR_CRATES: &[OurCrate] = &[
     OurCrate {
         name: "operator-gen-macros",
         dir: "codegen-macros",
+    },
+    OurCrate {
+        name: "operator-gen-envtest",
+        dir: "envtest",
     },
 ];
 
@@ -541,6 +546,8 @@ mod tests {
             })
             .unwrap_or_default();
         deps.insert(0, "operator-gen-runtime");
+        // the generated project's dev-dependency for its controller tests
+        deps.push("operator-gen-envtest");
         let ours: Vec<&str> = OUR_CRATES.iter().map(|c| c.name).collect();
         assert_eq!(ours, deps);
         assert!(is_checkout(&default_checkout()));

@@ -6,6 +6,7 @@ use clap::ValueEnum;
 pub mod api;
 pub mod delete;
 pub mod edit;
+pub mod envtest;
 pub mod export_template;
 pub mod init;
 pub mod multigroup;
