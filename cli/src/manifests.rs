@@ -16,6 +16,8 @@ use crate::error::{Error, Result};
 use crate::printer::Printer;
 use crate::scaffold::{IfExists, Scaffold};
 use crate::scan::{self, Diagnostic, ScanScope, Universe};
+use crate::sources::Cache as TextCache;
+use serde::{Deserialize, Serialize};
 
 /// Options of `operator-gen manifests`.
 #[derive(Clone, Debug, Default)]
@@ -136,9 +138,23 @@ pub fn generate(root: &Path, opts: &ManifestsOptions) -> Result<Outputs> {
         opts.role_name.as_str()
     };
     let max_crd_bytes = (!opts.allow_oversized_crds).then_some(MAX_CRD_BYTES);
-    let out = scan::on_scan_stack(|| emit(&universe, &settings, role_name, max_crd_bytes))
-        .map_err(noted)?;
+    let crds = scan_settings
+        .cache_dir
+        .clone()
+        .map(|dir| TextCache::new(dir, CRD_CACHE.0, CRD_CACHE.1));
+    let emitting = Emitting {
+        universe: &universe,
+        settings: &settings,
+        max_crd_bytes,
+        cache: crds.as_ref(),
+    };
+    let (out, fresh) = scan::on_scan_stack(|| emit(&emitting, role_name)).map_err(noted)?;
     pending.store();
+    if let Some(crds) = &crds
+        && !fresh.is_empty()
+    {
+        crds.store(fresh);
+    }
     Ok(out)
 }
 
@@ -148,19 +164,46 @@ pub fn outputs(
     settings: &Settings,
     role_name: &str,
 ) -> std::result::Result<Outputs, Vec<Diagnostic>> {
-    scan::on_scan_stack(|| emit(universe, settings, role_name, Some(MAX_CRD_BYTES)))
+    let emitting = Emitting {
+        universe,
+        settings,
+        max_crd_bytes: Some(MAX_CRD_BYTES),
+        cache: None,
+    };
+    scan::on_scan_stack(|| emit(&emitting, role_name)).map(|(out, _)| out)
+}
+
+/// The CRD cache's file in the scan cache's directory, and the format of its entries.
+const CRD_CACHE: (&str, &str) = ("crds", "operator-gen crd v1");
+
+/// What every kind's CRD is emitted from.
+struct Emitting<'u> {
+    universe: &'u Universe,
+    settings: &'u Settings,
+    max_crd_bytes: Option<usize>,
+    /// CRDs emitted by earlier runs, each with the modules it depended on (`None`: no cache).
+    cache: Option<&'u TextCache>,
+}
+
+/// A cached CRD: the content of each module its emission looked up (`None`: the module did
+/// not exist) and what it emitted.
+#[derive(Serialize, Deserialize)]
+struct CachedCrd {
+    depends_on: Vec<(Vec<String>, Option<String>)>,
+    file: String,
+    yaml: String,
 }
 
 /// A custom resource's spec struct and the module it is defined in.
 type Resource<'u> = (&'u Vec<String>, &'u operator_gen_codegen::ir::TypeDef);
 
-fn emit(
-    universe: &Universe,
-    settings: &Settings,
-    role_name: &str,
-    max_crd_bytes: Option<usize>,
-) -> std::result::Result<Outputs, Vec<Diagnostic>> {
+/// The manifests, and the CRDs emitted anew as cache entries.
+type Emitted = (Outputs, Vec<(u128, String)>);
+
+fn emit(e: &Emitting, role_name: &str) -> std::result::Result<Emitted, Vec<Diagnostic>> {
+    let universe = e.universe;
     let mut out = Outputs::new();
+    let mut fresh = Vec::new();
     let mut diags = Vec::new();
     // group versions of one kind: (group, kind) → specs
     let mut kinds: BTreeMap<(String, String), Vec<Resource>> = BTreeMap::new();
@@ -199,12 +242,13 @@ fn emit(
     let emitted = crate::sources::in_pool(|| {
         specs
             .par_iter()
-            .map(|specs| emit_kind(universe, settings, max_crd_bytes, specs))
+            .map(|specs| cached_kind(e, specs))
             .collect::<Vec<_>>()
     });
-    for (crd, kind_diags) in emitted {
+    for (crd, kind_diags, entry) in emitted {
         out.extend(crd);
         diags.extend(kind_diags);
+        fresh.extend(entry);
     }
     let package_markers: Vec<&Marker> = universe.package_markers.iter().map(|(_, m)| m).collect();
     match rbac::role_file(&package_markers, role_name) {
@@ -237,19 +281,88 @@ fn emit(
         }
     }
     if diags.is_empty() {
-        Ok(out)
+        Ok((out, fresh))
     } else {
         Err(diags)
     }
 }
 
-/// One kind's CRD (file name and text), or the problems that keep it from being written.
-fn emit_kind(
-    universe: &Universe,
-    settings: &Settings,
-    max_crd_bytes: Option<usize>,
+/// One kind's CRD as [`emit_kind`] gives it, taken from the cache when every module its last
+/// emission looked up is as it was then (same content, or still missing), else emitted while
+/// the lookups are recorded and returned with a new cache entry. The entry's key names the
+/// kind, its versions' spec structs, the settings and the crates the scan read, so a change to
+/// any of them is a miss; a module read without a content key (no scan cache) is never cached.
+fn cached_kind(
+    e: &Emitting,
     specs: &[Resource],
-) -> (Option<(String, String)>, Vec<Diagnostic>) {
+) -> (
+    Option<(String, String)>,
+    Vec<Diagnostic>,
+    Option<(u128, String)>,
+) {
+    let Some(cache) = e.cache else {
+        let (crd, diags) = emit_kind(e, specs);
+        return (crd, diags, None);
+    };
+    let u = e.universe;
+    let identity = format!(
+        "{:?}\0{:?}\0{:?}\0{:?}\0{:?}\0{:?}",
+        specs
+            .iter()
+            .map(|(m, d)| (
+                m,
+                &d.name,
+                d.resource.as_ref().map(|r| (&r.group, &r.kind, &r.version))
+            ))
+            .collect::<Vec<_>>(),
+        e.settings,
+        e.max_crd_bytes,
+        u.externs,
+        u.aliases,
+        u.foreign,
+    );
+    let key = cache.key(identity.as_bytes());
+    let content = |path: &Vec<String>| -> Option<Option<String>> {
+        match u.modules.get(path) {
+            None => Some(None),
+            Some(m) => m.content.map(|c| Some(format!("{c:032x}"))),
+        }
+    };
+    if let Some(hit) = cache
+        .get(key)
+        .and_then(|text| serde_json::from_str::<CachedCrd>(text).ok())
+        .filter(|c| {
+            c.depends_on
+                .iter()
+                .all(|(path, was)| content(path).as_ref() == Some(was))
+        })
+    {
+        return (Some((hit.file, hit.yaml)), Vec::new(), None);
+    }
+    let ((crd, diags), mut seen) = scan::consulted(|| emit_kind(e, specs));
+    seen.extend(specs.iter().map(|(m, _)| (*m).clone()));
+    let entry = match &crd {
+        Some((file, yaml)) if diags.is_empty() => seen
+            .into_iter()
+            .map(|path| content(&path).map(|c| (path, c)))
+            .collect::<Option<Vec<_>>>()
+            .and_then(|depends_on| {
+                serde_json::to_string(&CachedCrd {
+                    depends_on,
+                    file: file.clone(),
+                    yaml: yaml.clone(),
+                })
+                .ok()
+            })
+            .map(|text| (key, text)),
+        _ => None,
+    };
+    (crd, diags, entry)
+}
+
+/// One kind's CRD (file name and text), or the problems that keep it from being written.
+fn emit_kind(e: &Emitting, specs: &[Resource]) -> (Option<(String, String)>, Vec<Diagnostic>) {
+    let (universe, settings, max_crd_bytes) = (e.universe, e.settings, e.max_crd_bytes);
     let mut diags = Vec::new();
     let scopes: Vec<ScanScope> = specs
         .iter()

@@ -17,6 +17,10 @@ use crate::summary::{self, ModSummary, Step};
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Module {
     pub file: PathBuf,
+    /// The scan cache's key of its file's bytes, when the scan has a cache: two runs that see
+    /// the same key saw the same module.
+    #[serde(skip)]
+    pub content: Option<u128>,
     /// `crate::a::b` as `["a", "b"]`.
     pub path: Vec<String>,
     pub types: BTreeMap<String, TypeDef>,
@@ -223,7 +227,7 @@ pub fn scan_source(name: &Path, source: &str) -> Result<Universe, Vec<Diagnostic
             open: Vec::new(),
         };
         let summary = summary::summarize(source);
-        s.summary(name, &summary, Vec::new(), None);
+        s.summary(name, &summary, Vec::new(), None, None);
         s.finish()
     })
 }
@@ -377,7 +381,7 @@ impl Scanner<'_> {
             self.open.push(id);
         }
         let summary = loaded.summary.clone();
-        self.summary(file, &summary, path, Some(dir));
+        self.summary(file, &summary, path, Some(dir), loaded.key);
         if loaded.id.is_some() {
             self.open.pop();
         }
@@ -390,10 +394,12 @@ impl Scanner<'_> {
         summary: &ModSummary,
         path: Vec<String>,
         dir: Option<PathBuf>,
+        content: Option<u128>,
     ) {
         let mut module = summary.module.clone();
         module.file = self.rel(file);
         module.path = path.clone();
+        module.content = content;
         for step in &summary.steps {
             match step {
                 Step::PackageMarker(_) if self.universe.foreign.contains(crate_root(&path)) => {}
@@ -416,7 +422,7 @@ impl Scanner<'_> {
                     let mut child = path.clone();
                     child.push(name.clone());
                     let child_dir = dir.as_ref().map(|d| d.join(name));
-                    self.summary(file, body, child, child_dir);
+                    self.summary(file, body, child, child_dir, content);
                 }
                 Step::File {
                     name,
@@ -480,7 +486,34 @@ pub(crate) fn collect_use(tree: &syn::UseTree, prefix: Vec<String>, module: &mut
     }
 }
 
+thread_local! {
+    /// The module paths looked up on this thread while [`consulted`] records them.
+    static CONSULTED: std::cell::RefCell<Option<BTreeSet<Vec<String>>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `work` and returns, beside its result, every module path it looked up in a universe on
+/// this thread, found or not: what resolving its paths depended on.
+pub fn consulted<T>(work: impl FnOnce() -> T) -> (T, BTreeSet<Vec<String>>) {
+    CONSULTED.with(|c| *c.borrow_mut() = Some(BTreeSet::new()));
+    let out = work();
+    let seen = CONSULTED
+        .with(|c| c.borrow_mut().take())
+        .unwrap_or_default();
+    (out, seen)
+}
+
 impl Universe {
+    /// The module at `path`; every lookup goes through here, so [`consulted`] sees it.
+    pub fn module(&self, path: &[String]) -> Option<&Module> {
+        CONSULTED.with(|c| {
+            if let Some(seen) = c.borrow_mut().as_mut() {
+                seen.insert(path.to_vec());
+            }
+        });
+        self.modules.get(path)
+    }
+
     /// The root module of the crate that `name` means as the first segment of a path written
     /// in module `from`: a renamed dependency of `from`'s crate, else a scanned crate's name.
     fn extern_crate(&self, from: &[String], name: &str) -> Option<&Vec<String>> {
@@ -510,7 +543,7 @@ impl Universe {
                 }
             }
             Some(first) => {
-                let here = self.modules.get(&cur)?;
+                let here = self.module(&cur)?;
                 if !here.children.iter().any(|c| c == first) {
                     if let Some(target) = here.uses.get(first) {
                         // an alias of a module brought in by `use`
@@ -528,7 +561,7 @@ impl Universe {
             None => {}
         }
         for seg in rest {
-            let m = self.modules.get(&cur)?;
+            let m = self.module(&cur)?;
             if !m.children.iter().any(|c| c == seg) {
                 return None;
             }
@@ -551,7 +584,7 @@ impl Universe {
         let bare = path.split('<').next().unwrap_or(path);
         let segments: Vec<String> = bare.split("::").map(str::to_string).collect();
         let (name, module_segments) = segments.split_last()?;
-        let here = self.modules.get(from)?;
+        let here = self.module(from)?;
         if module_segments.is_empty() {
             if let Some(d) = here.types.get(name) {
                 return Some(Resolved::Local(from.to_vec(), d));
@@ -602,7 +635,7 @@ impl Universe {
         if let Some(m) = self.module_path(from, mods) {
             return self.resolve_depth(&m, last, depth + 1);
         }
-        if let Some(alias) = self.modules.get(from).and_then(|h| h.uses.get(&mods[0]))
+        if let Some(alias) = self.module(from).and_then(|h| h.uses.get(&mods[0]))
             && alias.first() != mods.first()
         {
             let mut full = alias.clone();
@@ -622,7 +655,7 @@ impl Universe {
         if matches!(first.as_str(), "crate" | "self" | "super") {
             return false;
         }
-        let here = self.modules.get(from);
+        let here = self.module(from);
         !here.is_some_and(|h| h.children.iter().any(|c| c == first) || h.uses.contains_key(first))
             && self.extern_crate(from, first).is_none()
     }

@@ -43,6 +43,8 @@ fn file_id(path: &Path, _meta: &std::fs::Metadata) -> Option<FileId> {
 pub struct Loaded {
     pub id: Option<FileId>,
     pub summary: Arc<ModSummary>,
+    /// The cache's key of the file's bytes (`None` without a cache): what it is by content.
+    pub key: Option<u128>,
 }
 
 /// The file of `mod name;` declared in a module whose files live in `dir`, and the directory
@@ -100,7 +102,7 @@ pub fn in_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
 impl Files {
     pub fn new(cache_dir: Option<PathBuf>) -> Files {
         Files {
-            cache: cache_dir.map(Cache::new),
+            cache: cache_dir.map(|dir| Cache::new(dir, SUMMARIES.0, SUMMARIES.1)),
             loaded: HashMap::new(),
             fresh: Vec::new(),
         }
@@ -159,8 +161,11 @@ impl Files {
         if self.fresh.is_empty() {
             return;
         }
-        let fresh = std::mem::take(&mut self.fresh);
-        cache.store(&fresh);
+        let fresh = std::mem::take(&mut self.fresh)
+            .into_iter()
+            .filter_map(|(key, s)| Some((key, serde_json::to_string(&*s).ok()?)))
+            .collect();
+        cache.store(fresh);
     }
 }
 
@@ -202,17 +207,17 @@ fn read(path: &Path, cache: Option<&Cache>) -> ReadResult {
     let id = file_id(path, &meta);
     let key = cache.map(|c| c.key(&bytes));
     if let (Some(c), Some(k)) = (cache, key)
-        && let Some(summary) = c.read(k)
+        && let Some(summary) = c.summary(k)
     {
         let summary = Arc::new(summary);
-        return (Ok(Arc::new(Loaded { id, summary })), None);
+        return (Ok(Arc::new(Loaded { id, summary, key })), None);
     }
     let summary = Arc::new(match std::str::from_utf8(&bytes) {
         Ok(text) => summary::summarize(text),
         Err(e) => not_utf8(&bytes, e.valid_up_to()),
     });
     let fresh = key.map(|k| (k, summary.clone()));
-    (Ok(Arc::new(Loaded { id, summary })), fresh)
+    (Ok(Arc::new(Loaded { id, summary, key })), fresh)
 }
 
 /// The summary of a file that is not UTF-8: one error where the first bad byte is.
@@ -230,32 +235,37 @@ fn not_utf8(bytes: &[u8], valid_up_to: usize) -> ModSummary {
     }
 }
 
-/// The content-addressed summary cache: one file, `summaries`, holding an entry per summary,
-/// keyed by a 128-bit hash of the source bytes seeded with this build of the scan (its
-/// version, and the size and time of the running executable). An entry is two lines: the key
-/// and a checksum of the key and the summary, then the summary as one line of JSON. One file
-/// rather than one per summary: creating hundreds of files cost more than parsing them.
-struct Cache {
+/// A content-addressed cache of text in one file of the scan cache's directory, keyed by 128-bit
+/// hashes seeded with this build of operator-gen (its version, and the size and time of the
+/// running executable), so another build never reads this one's entries. An entry is two lines:
+/// the key and a checksum of the key and the text, then the text, on one line. One file rather
+/// than one per entry: creating hundreds of files cost more than computing them. The summary
+/// cache (`summaries`, a summary of a file by its bytes) and `manifests`' cache of CRDs are
+/// each one.
+pub(crate) struct Cache {
     dir: PathBuf,
+    file: &'static str,
     seed: u64,
-    /// The cache file's entries that check out (summary text by key), read on first use.
+    /// The cache file's entries that check out (text by key), read on first use.
     entries: std::sync::OnceLock<HashMap<u128, String>>,
     /// The keys this run took from the cache.
     used: std::sync::Mutex<Vec<u128>>,
 }
 
-const MAGIC: &str = "operator-gen scan summary v2";
-const FILE: &str = "summaries";
+/// The summaries' cache file and the format of its entries.
+const SUMMARIES: (&str, &str) = ("summaries", "operator-gen scan summary v2");
 
-fn checksum(key: u128, summary: &str) -> u64 {
+fn checksum(key: u128, text: &str) -> u64 {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(&key.to_le_bytes());
-    h.update(summary.as_bytes());
+    h.update(text.as_bytes());
     h.digest()
 }
 
 impl Cache {
-    fn new(dir: PathBuf) -> Cache {
+    /// The cache in `dir/file`, for entries in the format named `format` (a new format is a new
+    /// name, so old entries are never read as new ones).
+    pub(crate) fn new(dir: PathBuf, file: &'static str, format: &str) -> Cache {
         let exe = std::env::current_exe()
             .and_then(std::fs::metadata)
             .ok()
@@ -268,16 +278,18 @@ impl Cache {
                 format!("{} {modified}", m.len())
             })
             .unwrap_or_default();
-        let build = format!("{MAGIC}\0{}\0{exe}", env!("CARGO_PKG_VERSION"));
+        let build = format!("{format}\0{}\0{exe}", env!("CARGO_PKG_VERSION"));
         Cache {
             dir,
+            file,
             seed: xxhash_rust::xxh3::xxh3_64(build.as_bytes()),
             entries: std::sync::OnceLock::new(),
             used: std::sync::Mutex::new(Vec::new()),
         }
     }
 
-    fn key(&self, bytes: &[u8]) -> u128 {
+    /// The key of `bytes`.
+    pub(crate) fn key(&self, bytes: &[u8]) -> u128 {
         xxhash_rust::xxh3::xxh3_128_with_seed(bytes, self.seed)
     }
 
@@ -285,10 +297,10 @@ impl Cache {
     /// whose checksum differs is left out (and recomputed by the run that misses it).
     fn entries(&self) -> &HashMap<u128, String> {
         self.entries.get_or_init(|| {
-            let text = std::fs::read_to_string(self.dir.join(FILE)).unwrap_or_default();
+            let text = std::fs::read_to_string(self.dir.join(self.file)).unwrap_or_default();
             let mut out = HashMap::new();
             let mut lines = text.split('\n');
-            while let (Some(header), Some(summary)) = (lines.next(), lines.next()) {
+            while let (Some(header), Some(entry)) = (lines.next(), lines.next()) {
                 let mut parts = header.split(' ');
                 let (Some(key), Some(sum), None) = (parts.next(), parts.next(), parts.next())
                 else {
@@ -299,29 +311,28 @@ impl Cache {
                 else {
                     continue;
                 };
-                if sum == checksum(key, summary) {
-                    out.insert(key, summary.to_string());
+                if sum == checksum(key, entry) {
+                    out.insert(key, entry.to_string());
                 }
             }
             out
         })
     }
 
-    /// The cached summary for `key`, unless the entry is missing or does not check out.
-    fn read(&self, key: u128) -> Option<ModSummary> {
-        let summary = serde_json::from_str(self.entries().get(&key)?).ok()?;
+    /// The cached text for `key`, unless the entry is missing or does not check out; a text
+    /// taken is kept when the file is written again.
+    pub(crate) fn get(&self, key: u128) -> Option<&str> {
+        let text = self.entries().get(&key)?;
         if let Ok(mut used) = self.used.lock() {
             used.push(key);
         }
-        Some(summary)
+        Some(text)
     }
 
-    /// Writes the cache file anew: the entries this run used and `fresh`, by key.
-    fn store(&self, fresh: &[(u128, Arc<ModSummary>)]) {
-        let mut all: Vec<(u128, String)> = fresh
-            .iter()
-            .filter_map(|(key, s)| Some((*key, serde_json::to_string(&**s).ok()?)))
-            .collect();
+    /// Writes the cache file anew: the entries this run used and `fresh` (each text one line),
+    /// by key (best effort: a cache that cannot be written only costs the next run time).
+    pub(crate) fn store(&self, fresh: Vec<(u128, String)>) {
+        let mut all = fresh;
         let used = self.used.lock().map(|u| u.clone()).unwrap_or_default();
         let entries = self.entries();
         all.extend(
@@ -331,21 +342,26 @@ impl Cache {
         all.sort_by_key(|(k, _)| *k);
         all.dedup_by_key(|(k, _)| *k);
         let mut text = String::new();
-        for (key, summary) in &all {
+        for (key, entry) in &all {
             text.push_str(&format!(
-                "{key:032x} {:016x}\n{summary}\n",
-                checksum(*key, summary)
+                "{key:032x} {:016x}\n{entry}\n",
+                checksum(*key, entry)
             ));
         }
         let written = std::fs::create_dir_all(&self.dir).and_then(|()| {
             let mut tmp = tempfile::Builder::new()
-                .prefix(".summaries-")
+                .prefix(&format!(".{}-", self.file))
                 .tempfile_in(&self.dir)?;
             std::io::Write::write_all(&mut tmp, text.as_bytes())?;
-            tmp.persist(self.dir.join(FILE)).map_err(|e| e.error)?;
+            tmp.persist(self.dir.join(self.file)).map_err(|e| e.error)?;
             Ok(())
         });
         // a cache that cannot be written only costs the next run time
         let _ = written;
+    }
+
+    /// The cached summary for `key`, unless the entry is missing or does not check out.
+    fn summary(&self, key: u128) -> Option<ModSummary> {
+        serde_json::from_str(self.get(key)?).ok()
     }
 }

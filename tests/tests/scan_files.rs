@@ -1,4 +1,4 @@
-//! How `operator-gen manifests` reads files: its summary cache gives byte-identical output
+//! How `operator-gen manifests` reads files: its summary cache and its CRD cache give byte-identical output
 //! with and without it, and a corrupt, foreign or stale entry is recomputed, never used;
 //! module files that include themselves (`#[path]` or symlink cycles) and files that are not
 //! UTF-8 are located errors.
@@ -264,4 +264,144 @@ fn a_file_that_is_not_utf8_is_a_located_error() {
         scan_error(dir.path()),
         "src/latin1.rs:2:8: is not UTF-8 text: save the file as UTF-8"
     );
+}
+
+/// The cache of CRDs, beside the summaries.
+fn crd_cache_file(dir: &Path) -> PathBuf {
+    dir.join("crds")
+}
+
+/// Writes `files` (path under the project, text) into `root`.
+fn write_files(root: &Path, files: &[(&str, &str)]) {
+    for (rel, text) in files {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+}
+
+/// A kind whose spec reaches its types through a glob import of a module that re-exports them
+/// from its own files, and a second kind beside it.
+const FLEET: &[(&str, &str)] = &[
+    (
+        "src/lib.rs",
+        "pub mod api;\npub mod early;\npub mod shared;\npub mod tools;\n",
+    ),
+    (
+        "src/early.rs",
+        "//! Glob-imported before `shared`, with no `Hull` yet.\n",
+    ),
+    ("src/api/mod.rs", "pub mod v1;\n"),
+    ("src/api/v1/mod.rs", "pub mod ship;\npub mod dock;\n"),
+    (
+        "src/api/v1/ship.rs",
+        "use crate::early::*;\nuse crate::shared::*;\n\n/// A ship.\n#[derive(CustomResource)]\n#[k8s(group = \"fleet.example.com\", version = \"v1\", kind = \"Ship\")]\npub struct ShipSpec {\n    /// The hull.\n    pub hull: Hull,\n}\n",
+    ),
+    (
+        "src/api/v1/dock.rs",
+        "/// A dock.\n#[derive(CustomResource)]\n#[k8s(group = \"fleet.example.com\", version = \"v1\", kind = \"Dock\")]\npub struct DockSpec {\n    /// Berths.\n    pub berths: i32,\n}\n",
+    ),
+    ("src/shared/mod.rs", "mod hull;\npub use hull::Hull;\n"),
+    (
+        "src/shared/hull.rs",
+        "/// A hull.\n#[derive(Schema)]\npub struct Hull {\n    /// Length in metres.\n    pub length: i32,\n}\n",
+    ),
+    ("src/tools.rs", "//! Nothing a CRD reads.\n"),
+];
+
+/// The CRD of Ship.
+const SHIP: &str = "config/crd/bases/fleet.example.com_ships.yaml";
+
+#[test]
+fn a_cached_crd_follows_every_module_it_was_resolved_through() {
+    let dir = tempfile::tempdir().expect("project dir");
+    let cache = tempfile::tempdir().expect("cache dir");
+    let at = Cache::At(cache.path().to_path_buf());
+    write_files(dir.path(), FLEET);
+    // each step edits the project; the cached run must equal a run without the cache, and say
+    // whether the step changes Ship's CRD
+    let steps: &[(&str, &[(&str, &str)], &str, bool)] = &[
+        ("nothing edited", &[], "length", false),
+        (
+            "a file no CRD reads",
+            &[(
+                "src/tools.rs",
+                "//! Still nothing a CRD reads.\npub fn f() {}\n",
+            )],
+            "length",
+            false,
+        ),
+        (
+            "the file of a type the spec reaches through a glob and a re-export",
+            &[(
+                "src/shared/hull.rs",
+                "/// A hull.\n#[derive(Schema)]\npub struct Hull {\n    /// Length in metres.\n    pub length: i32,\n    /// Beam in metres.\n    pub beam: i32,\n}\n",
+            )],
+            "beam",
+            true,
+        ),
+        (
+            "the re-export now names a type of a new module file",
+            &[
+                (
+                    "src/shared/mod.rs",
+                    "mod hull;\nmod keel;\npub use keel::Keel as Hull;\n",
+                ),
+                (
+                    "src/shared/keel.rs",
+                    "/// A keel.\n#[derive(Schema)]\npub struct Keel {\n    /// Draft in metres.\n    pub draft: i32,\n}\n",
+                ),
+            ],
+            "draft",
+            true,
+        ),
+        (
+            "a module glob-imported before the one that had the type gains a type of its name (the scan takes the first glob that has it)",
+            &[(
+                "src/early.rs",
+                "//! Glob-imported before `shared`.\n\n/// A hull of the early module.\n#[derive(Schema)]\npub struct Hull {\n    /// Mast count.\n    pub masts: i32,\n}\n",
+            )],
+            "masts",
+            true,
+        ),
+    ];
+    let mut before = generate(dir.path(), at.clone());
+    assert!(before[SHIP].contains("length"), "{}", before[SHIP]);
+    for (what, edits, field, changes) in steps {
+        write_files(dir.path(), edits);
+        let crds_before = std::fs::read(crd_cache_file(cache.path())).expect("the CRD cache");
+        let cached = generate(dir.path(), at.clone());
+        let plain = generate(dir.path(), Cache::Off);
+        assert_eq!(cached, plain, "{what}: the cached run differs");
+        assert!(
+            cached[SHIP].contains(field),
+            "{what}: no {field} in\n{}",
+            cached[SHIP]
+        );
+        assert_eq!(
+            cached[SHIP] != before[SHIP],
+            *changes,
+            "{what}: Ship's CRD should change: {changes}"
+        );
+        let crds_after = std::fs::read(crd_cache_file(cache.path())).expect("the CRD cache");
+        assert_eq!(
+            crds_after != crds_before,
+            *changes,
+            "{what}: the CRD cache should be written anew only when a CRD was emitted anew"
+        );
+        before = cached;
+    }
+    // a damaged CRD cache is not trusted: each entry's text garbled, or the file cut short
+    let plain = generate(dir.path(), Cache::Off);
+    let whole = std::fs::read_to_string(crd_cache_file(cache.path())).expect("the CRD cache");
+    let lying = whole.replace("masts", "sails");
+    for (what, text) in [
+        ("garbled", whole.replace('{', "}")),
+        ("cut", whole[..whole.len() / 2].to_string()),
+        ("changed, checksums kept", lying),
+    ] {
+        std::fs::write(crd_cache_file(cache.path()), text).expect("damage the CRD cache");
+        assert_eq!(generate(dir.path(), at.clone()), plain, "{what} CRD cache");
+    }
+    println!("{} edits followed through the CRD cache", steps.len());
 }
