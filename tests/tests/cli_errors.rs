@@ -800,6 +800,18 @@ fn rows() -> Vec<Row> {
             1,
         ),
         row(
+            CommandsThen(
+                &[
+                    CAPTAIN,
+                    "create webhook --group crew --version v1 --kind Captain --defaulting",
+                ],
+                &[],
+            ),
+            "edit --multigroup",
+            "crew/v1 Captain has webhooks, and edit --multigroup does not move src/webhook/ yet; move the project before `create webhook`, or move the webhook modules by hand",
+            1,
+        ),
+        row(
             CommandsThen(&["create api --group 3d --version v1 --kind Model"], &[]),
             "edit --multigroup",
             "group \"3d\" cannot name a rust module (it must start with a letter and not be a keyword), so it cannot have one in the multigroup layout; rename the group, then run the command again",

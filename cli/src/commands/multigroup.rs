@@ -82,6 +82,12 @@ pub fn run(root: &Path, printer: &Printer) -> Result<()> {
             "the project is already multigroup (PROJECT has multigroup: true), so there is nothing to move; drop --multigroup",
         ));
     }
+    if let Some(r) = project.resources.iter().find(|r| r.webhooks.is_some()) {
+        return Err(Error::msg(format!(
+            "{}/{} {} has webhooks, and edit --multigroup does not move src/webhook/ yet; move the project before `create webhook`, or move the webhook modules by hand",
+            r.group, r.version, r.kind
+        )));
+    }
     let crate_name = names::module_name(&project.project_name);
     let header = std::fs::read_to_string(root.join(BOILERPLATE)).unwrap_or_default();
     let engine = Engine::new()?;
