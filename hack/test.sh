@@ -13,6 +13,9 @@ target=${CARGO_TARGET_DIR:-target}
 record="$target/operator-gen/test-record"
 rm -rf "$record"
 
+# every package the lock names, for every target: tests that run `cargo metadata --offline` need
+# them all, and a build fetches only what this platform compiles
+cargo fetch --locked --quiet || exit $?
 cargo test --workspace --locked "$@"
 status=$?
 
