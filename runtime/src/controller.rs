@@ -12,7 +12,7 @@ use std::time::Duration;
 use futures::TryStreamExt;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::api::{Api, Patch, PatchParams};
-use kube::runtime::controller::{Action, Controller};
+use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::events::{Event, EventType};
 use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Resource, ResourceExt};
@@ -32,7 +32,8 @@ pub use kube::runtime::{Predicate, PredicateConfig, predicates};
 /// annotation edits. Objects without a generation (a `ConfigMap`) wake it on every change of
 /// resource version. Deletions of objects without finalizers are not delivered; `owns` and
 /// `watches` on the returned controller add their triggers as usual. The objects it caches and
-/// hands to the reconcile carry no `managedFields`.
+/// hands to the reconcile carry no `managedFields`. At most [`CONCURRENT_RECONCILES`] reconciles
+/// run at once; `with_config` on the returned controller sets another bound.
 pub fn generation_changed<K>(api: Api<K>, config: watcher::Config) -> Controller<K>
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
@@ -67,7 +68,16 @@ where
             PredicateConfig::default(),
         );
     Controller::for_stream(trigger, reader)
+        .with_config(controller::Config::default().concurrency(CONCURRENT_RECONCILES))
 }
+
+/// How many reconciles a controller made by [`generation_changed`] runs at once. kube's own
+/// default is no bound: a backlog of a thousand objects then starts a thousand reconciles, and
+/// their requests, at once, and the process's memory peaks with them (in the load benchmark,
+/// 70.7 MiB unbounded against 19.4 MiB bounded, and 6.52 requests per object against 5.00: kube's
+/// client retries the requests the apiserver answers 429 Too Many Requests). Go's
+/// controller-runtime runs one at a time by default; a few more keep the apiserver busy.
+pub const CONCURRENT_RECONCILES: u16 = 16;
 
 /// Whether `obj` carries `finalizer`.
 pub fn has_finalizer<K: Resource>(obj: &K, finalizer: &str) -> bool {

@@ -247,6 +247,32 @@ pub fn check_reconciles(
     }
 }
 
+/// The most reconciles in flight at one instant, from their start and finish times: a bound on
+/// the controller's concurrency holds when this stays within it. A reconcile that never
+/// finished counts as running to the end; one that finishes at the instant another starts does
+/// not overlap it.
+pub fn most_at_once(reconciles: &[Reconcile]) -> usize {
+    // (time, 0 for a finish, 1 for a start): at equal times the finishes come first
+    let mut edges: Vec<_> = reconciles
+        .iter()
+        .flat_map(|r| {
+            let finish = r.finished.map(|f| (f, 0u8));
+            std::iter::once((r.started, 1u8)).chain(finish)
+        })
+        .collect();
+    edges.sort();
+    let (mut now, mut most) = (0usize, 0usize);
+    for (_, edge) in edges {
+        if edge == 1 {
+            now += 1;
+            most = most.max(now);
+        } else {
+            now = now.saturating_sub(1);
+        }
+    }
+    most
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,6 +293,21 @@ mod tests {
 
     fn keys(names: &[&str]) -> Vec<String> {
         names.iter().map(|n| format!("default/{n}")).collect()
+    }
+
+    #[test]
+    fn most_at_once_counts_overlapping_reconciles_of_any_object() {
+        let log = [
+            run("default/a", 1, Some(5), "success"),
+            run("default/b", 2, Some(4), "success"),
+            run("default/c", 3, None, "success"),
+            // starts when b finishes: b and d do not overlap
+            run("default/d", 4, Some(6), "success"),
+            run("default/e", 7, Some(8), "success"),
+        ];
+        assert_eq!(most_at_once(&log), 3);
+        assert_eq!(most_at_once(&log[4..]), 1);
+        assert_eq!(most_at_once(&[]), 0);
     }
 
     #[test]
