@@ -292,14 +292,7 @@ fn emit(e: &Emitting, role_name: &str) -> std::result::Result<Emitted, Vec<Diagn
 /// the lookups are recorded and returned with a new cache entry. The entry's key names the
 /// kind, its versions' spec structs, the settings and the crates the scan read, so a change to
 /// any of them is a miss; a module read without a content key (no scan cache) is never cached.
-fn cached_kind(
-    e: &Emitting,
-    specs: &[Resource],
-) -> (
-    Option<(String, String)>,
-    Vec<Diagnostic>,
-    Option<(u128, String)>,
-) {
+fn cached_kind(e: &Emitting, specs: &[Resource]) -> (Crd, Vec<Diagnostic>, Option<(u128, String)>) {
     let Some(cache) = e.cache else {
         let (crd, diags) = emit_kind(e, specs);
         return (crd, diags, None);
@@ -360,8 +353,11 @@ fn cached_kind(
     (crd, diags, entry)
 }
 
+/// One kind's CRD: its file name and text, or none.
+type Crd = Option<(String, String)>;
+
 /// One kind's CRD (file name and text), or the problems that keep it from being written.
-fn emit_kind(e: &Emitting, specs: &[Resource]) -> (Option<(String, String)>, Vec<Diagnostic>) {
+fn emit_kind(e: &Emitting, specs: &[Resource]) -> (Crd, Vec<Diagnostic>) {
     let (universe, settings, max_crd_bytes) = (e.universe, e.settings, e.max_crd_bytes);
     let mut diags = Vec::new();
     let scopes: Vec<ScanScope> = specs

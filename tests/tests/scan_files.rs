@@ -309,6 +309,10 @@ const FLEET: &[(&str, &str)] = &[
     ("src/tools.rs", "//! Nothing a CRD reads.\n"),
 ];
 
+/// An edit of the project: what it is, the files it writes, a field Ship's CRD then has, and
+/// whether the CRD changes.
+type Step<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str, bool);
+
 /// The CRD of Ship.
 const SHIP: &str = "config/crd/bases/fleet.example.com_ships.yaml";
 
@@ -320,7 +324,7 @@ fn a_cached_crd_follows_every_module_it_was_resolved_through() {
     write_files(dir.path(), FLEET);
     // each step edits the project; the cached run must equal a run without the cache, and say
     // whether the step changes Ship's CRD
-    let steps: &[(&str, &[(&str, &str)], &str, bool)] = &[
+    let steps: &[Step] = &[
         ("nothing edited", &[], "length", false),
         (
             "a file no CRD reads",
