@@ -245,7 +245,7 @@ fn namespaced_manager_gets_role_and_watch_namespace() {
 
 /// `create webhook` for a custom kind (defaulting, then validation added to the same module, then
 /// v1 made the conversion hub of a v2) and for a built-in one (Deployment, validation): `make
-/// manifests` writes both webhook configurations, the project builds and its tests pass, and
+/// manifests` writes both webhook configurations, `cargo fmt --check` passes, the project builds and its tests pass, and
 /// `kubectl kustomize config/default` yields the webhook
 /// Service, the cert-manager Issuer and Certificate and the manager's webhook port and
 /// certificate volume, consistent with one another: the configurations call the Service by its
@@ -288,6 +288,9 @@ fn webhooks_build_and_kustomize_consistently() {
         "make manifests wrote no config/webhook/manifests.yaml"
     );
     let cargo = cli::cargo();
+    // what init, create api and create webhook wrote is as rustfmt writes it, so the
+    // project's own lint workflow (`cargo fmt --check`) passes from the start
+    shell(&dir, &cargo, &["fmt", "--check"]);
     shell(&dir, &cargo, &["build", "--all-targets"]);
     // both versions' CRD checks pass on the CRD of two versions, v1 stored
     let tests = shell(&dir, &cargo, &["test"]);

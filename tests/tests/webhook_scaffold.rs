@@ -81,8 +81,8 @@ fn project(parent: &Path) -> (PathBuf, PathBuf) {
     );
     edit(
         &conversion,
-        "                foo: hub.spec.foo,",
-        "                foo: hub.spec.foo.map(|f| format!(\"v2:{f}\")),",
+        "{ foo: hub.spec.foo }",
+        "{ foo: hub.spec.foo.map(|f| format!(\"v2:{f}\")) }",
     );
     let tool = format!("OPERATOR_GEN={}", cli::operator_gen_bin().display());
     shell(&dir, "make", &["manifests", &tool]);

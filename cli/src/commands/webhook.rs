@@ -326,13 +326,13 @@ const KIND_WIRING: &[Insertion<WebhookContext>] = &[
     Insertion {
         file: KIND_FILE,
         marker: REGISTRATIONS_MARKER,
-        fragment: ".defaulter::<{{kind}}>({{kind}}CustomDefaulter)",
+        fragment: "let webhooks = webhooks.defaulter::<{{kind}}>({{kind}}CustomDefaulter);",
         when: |c| c.defaulting,
     },
     Insertion {
         file: KIND_FILE,
         marker: REGISTRATIONS_MARKER,
-        fragment: ".validator::<{{kind}}>({{kind}}CustomValidator)",
+        fragment: "let webhooks = webhooks.validator::<{{kind}}>({{kind}}CustomValidator);",
         when: |c| c.validation,
     },
     Insertion {
@@ -345,7 +345,9 @@ const KIND_WIRING: &[Insertion<WebhookContext>] = &[
         file: KIND_FILE,
         marker: REGISTRATIONS_MARKER,
         fragment: "// conversion between this version, the hub, and its spokes (their `From` impls)\n\
-.converter(HubConverter::<{{kind}}>::new(){% for m in spoke_modules %}.spoke::<{{m}}::{{kind}}>(){% endfor %})",
+let converter = HubConverter::<{{kind}}>::new();\n\
+{% for m in spoke_modules %}let converter = converter.spoke::<{{m}}::{{kind}}>();\n{% endfor %}\
+let webhooks = webhooks.converter(converter);",
         when: |c| c.conversion,
     },
     Insertion {

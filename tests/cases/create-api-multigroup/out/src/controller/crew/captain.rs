@@ -30,8 +30,8 @@ use kube::runtime::events::Recorder;
 use kube::runtime::watcher;
 use operator_gen_runtime::controller::{self as shared, Retries};
 use operator_gen_runtime::manager::{Manager, Metrics};
-use operator_gen_runtime::shard::Shard;
 use operator_gen_runtime::prelude::*;
+use operator_gen_runtime::shard::Shard;
 
 use crate::api::crew::v1::Captain;
 

@@ -40,9 +40,7 @@ impl From<hub::Captain> for super::Captain {
     fn from(hub: hub::Captain) -> Self {
         super::Captain {
             metadata: hub.metadata,
-            spec: super::CaptainSpec {
-                foo: hub.spec.foo,
-            },
+            spec: super::CaptainSpec { foo: hub.spec.foo },
             status: hub.status.map(|status| super::CaptainStatus {
                 conditions: status.conditions,
             }),

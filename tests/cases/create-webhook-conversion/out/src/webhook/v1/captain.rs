@@ -28,11 +28,13 @@ use crate::api::v1::Captain;
 
 /// Adds the Captain webhooks to the manager's webhook server (called from `main.rs`).
 pub fn register(webhooks: WebhookServerBuilder) -> WebhookServerBuilder {
+    let webhooks = webhooks.defaulter::<Captain>(CaptainCustomDefaulter);
+    // conversion between this version, the hub, and its spokes (their `From` impls)
+    let converter = HubConverter::<Captain>::new();
+    let converter = converter.spoke::<crate::api::v2::Captain>();
+    let webhooks = webhooks.converter(converter);
+    // +operator-gen:scaffold:webhookregistrations
     webhooks
-        .defaulter::<Captain>(CaptainCustomDefaulter)
-        // conversion between this version, the hub, and its spokes (their `From` impls)
-        .converter(HubConverter::<Captain>::new().spoke::<crate::api::v2::Captain>())
-        // +operator-gen:scaffold:webhookregistrations
 }
 
 /// Sets the defaults of Captain objects when they are created or updated (the mutating

@@ -30,10 +30,10 @@ use k8s_openapi::api::apps::v1::Deployment;
 
 /// Adds the Deployment webhooks to the manager's webhook server (called from `main.rs`).
 pub fn register(webhooks: WebhookServerBuilder) -> WebhookServerBuilder {
+    let webhooks = webhooks.defaulter::<Deployment>(DeploymentCustomDefaulter);
+    let webhooks = webhooks.validator::<Deployment>(DeploymentCustomValidator);
+    // +operator-gen:scaffold:webhookregistrations
     webhooks
-        .defaulter::<Deployment>(DeploymentCustomDefaulter)
-        .validator::<Deployment>(DeploymentCustomValidator)
-        // +operator-gen:scaffold:webhookregistrations
 }
 
 /// Sets the defaults of Deployment objects when they are created or updated (the mutating

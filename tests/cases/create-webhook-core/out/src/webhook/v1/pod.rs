@@ -28,9 +28,9 @@ use k8s_openapi::api::core::v1::Pod;
 
 /// Adds the Pod webhooks to the manager's webhook server (called from `main.rs`).
 pub fn register(webhooks: WebhookServerBuilder) -> WebhookServerBuilder {
+    let webhooks = webhooks.validator::<Pod>(PodCustomValidator);
+    // +operator-gen:scaffold:webhookregistrations
     webhooks
-        .validator::<Pod>(PodCustomValidator)
-        // +operator-gen:scaffold:webhookregistrations
 }
 
 /// Checks Pod objects when they are created, updated or deleted (the validating webhook

@@ -30,10 +30,10 @@ use crate::api::v1::Captain;
 
 /// Adds the Captain webhooks to the manager's webhook server (called from `main.rs`).
 pub fn register(webhooks: WebhookServerBuilder) -> WebhookServerBuilder {
+    let webhooks = webhooks.defaulter::<Captain>(CaptainCustomDefaulter);
+    let webhooks = webhooks.validator::<Captain>(CaptainCustomValidator);
+    // +operator-gen:scaffold:webhookregistrations
     webhooks
-        .defaulter::<Captain>(CaptainCustomDefaulter)
-        .validator::<Captain>(CaptainCustomValidator)
-        // +operator-gen:scaffold:webhookregistrations
 }
 
 /// Sets the defaults of Captain objects when they are created or updated (the mutating

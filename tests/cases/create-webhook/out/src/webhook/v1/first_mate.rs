@@ -30,10 +30,10 @@ use crate::api::v1::FirstMate;
 
 /// Adds the FirstMate webhooks to the manager's webhook server (called from `main.rs`).
 pub fn register(webhooks: WebhookServerBuilder) -> WebhookServerBuilder {
+    let webhooks = webhooks.defaulter::<FirstMate>(FirstMateCustomDefaulter);
+    let webhooks = webhooks.validator::<FirstMate>(FirstMateCustomValidator);
+    // +operator-gen:scaffold:webhookregistrations
     webhooks
-        .defaulter::<FirstMate>(FirstMateCustomDefaulter)
-        .validator::<FirstMate>(FirstMateCustomValidator)
-        // +operator-gen:scaffold:webhookregistrations
 }
 
 /// Sets the defaults of FirstMate objects when they are created or updated (the mutating

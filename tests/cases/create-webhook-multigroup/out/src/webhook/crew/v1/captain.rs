@@ -28,9 +28,9 @@ use crate::api::crew::v1::Captain;
 
 /// Adds the Captain webhooks to the manager's webhook server (called from `main.rs`).
 pub fn register(webhooks: WebhookServerBuilder) -> WebhookServerBuilder {
+    let webhooks = webhooks.validator::<Captain>(CaptainCustomValidator);
+    // +operator-gen:scaffold:webhookregistrations
     webhooks
-        .validator::<Captain>(CaptainCustomValidator)
-        // +operator-gen:scaffold:webhookregistrations
 }
 
 /// Checks Captain objects when they are created, updated or deleted (the validating webhook

@@ -27,9 +27,9 @@ use crate::api::ship::v1beta1::Frigate;
 
 /// Adds the Frigate webhooks to the manager's webhook server (called from `main.rs`).
 pub fn register(webhooks: WebhookServerBuilder) -> WebhookServerBuilder {
+    let webhooks = webhooks.defaulter::<Frigate>(FrigateCustomDefaulter);
+    // +operator-gen:scaffold:webhookregistrations
     webhooks
-        .defaulter::<Frigate>(FrigateCustomDefaulter)
-        // +operator-gen:scaffold:webhookregistrations
 }
 
 /// Sets the defaults of Frigate objects when they are created or updated (the mutating
