@@ -45,6 +45,18 @@ pub fn mentions_marker(text: &str) -> bool {
 /// Read the storage marker of kind `kind`'s spec (`<Kind>Spec`, deriving `CustomResource`) in
 /// the Rust source `text`.
 pub fn inspect(text: &str, kind: &str) -> Storage {
+    // as the scan reads files: refused past its nesting bound, parsed on its deep stack
+    if let Some((line, _)) = crate::scan::too_deep(&crate::summary::blank_fn_bodies(text)) {
+        return Storage::Unknown(format!(
+            "its brackets nest more than {} levels deep at line {line}",
+            crate::scan::MAX_NESTING
+        ));
+    }
+    crate::scan::on_scan_stack(|| inspect_parsed(text, kind))
+}
+
+/// [`inspect`] once `text` is known to nest within the scan's bound.
+fn inspect_parsed(text: &str, kind: &str) -> Storage {
     let file = match syn::parse_file(text) {
         Ok(f) => f,
         Err(e) => return Storage::Unknown(format!("it does not parse as rust ({e})")),
@@ -185,6 +197,23 @@ mod tests {
     use super::*;
 
     const SPEC: &str = "//! v1\n\nuse x::*;\n\n/// CaptainSpec defines it\n///\n/// +kubebuilder:subresource:status\n#[derive(CustomResource, Clone)]\n#[k8s(group = \"g\", version = \"v1\", kind = \"Captain\")]\npub struct CaptainSpec {\n    pub foo: i32,\n}\n";
+
+    #[test]
+    fn a_file_nesting_past_the_scans_bound_is_of_unknown_shape_not_a_crash() {
+        let depth = 100_000;
+        let deep = format!(
+            "{SPEC}\nconst X: i32 = {}1{};\n",
+            "(".repeat(depth),
+            ")".repeat(depth)
+        );
+        let Storage::Unknown(why) = inspect(&deep, "Captain") else {
+            panic!("{:?}", inspect(&deep, "Captain"));
+        };
+        assert!(
+            why.contains("nest more than 128 levels deep at line 14"),
+            "{why}"
+        );
+    }
 
     #[test]
     fn adds_after_the_last_doc_line_and_removes_it_again() {

@@ -275,24 +275,29 @@ fn find_needle<'n>(trees: &[TokenTree], needles: &'n [Needle]) -> Option<(usize,
         .find_map(|needle| find_one(trees, needle).map(|line| (line, needle)))
 }
 
-/// The line of the first token in `trees` (and the groups inside) that starts `needle`.
+/// The line of the first token in `trees` (and the groups inside) that starts `needle`. Groups
+/// are searched with a stack of their own, not by recursion, so no nesting exhausts the thread's.
 fn find_one(trees: &[TokenTree], needle: &Needle) -> Option<usize> {
     let (first, rest) = needle.split_first()?;
-    for (i, tree) in trees.iter().enumerate() {
-        match tree {
+    // the token lists being searched, innermost last, each with the index of its next token
+    let mut stack: Vec<(Vec<TokenTree>, usize)> = vec![(trees.to_vec(), 0)];
+    while let Some((list, next)) = stack.last_mut() {
+        let Some(tree) = list.get(*next) else {
+            stack.pop();
+            continue;
+        };
+        let i = *next;
+        *next += 1;
+        let inner = match tree {
             TokenTree::Ident(ident)
-                if ident == first.as_str() && path_follows(&trees[i + 1..], rest) =>
+                if ident == first.as_str() && path_follows(&list[i + 1..], rest) =>
             {
                 return Some(ident.span().start().line);
             }
-            TokenTree::Group(group) => {
-                let inner: Vec<TokenTree> = group.stream().into_iter().collect();
-                if let Some(line) = find_one(&inner, needle) {
-                    return Some(line);
-                }
-            }
-            _ => {}
-        }
+            TokenTree::Group(group) => group.stream().into_iter().collect(),
+            _ => continue,
+        };
+        stack.push((inner, 0));
     }
     None
 }
@@ -337,6 +342,20 @@ mod tests {
             .into_iter()
             .collect();
         find_needle(&trees, &needles).map(|(line, _)| line)
+    }
+
+    #[test]
+    fn nesting_deeper_than_any_stack_is_searched_without_overflow() {
+        let depth = 200_000;
+        let deep = format!(
+            "const X: i32 = {}1{};\n",
+            "(".repeat(depth),
+            ")".repeat(depth)
+        );
+        let bare: &[&[&str]] = &[&["CaptainSpec"]];
+        assert_eq!(line_of(&deep, bare), None);
+        let used = format!("{}CaptainSpec{}", "(".repeat(depth), ")".repeat(depth));
+        assert_eq!(line_of(&format!("\n{used}"), bare), Some(2));
     }
 
     #[test]
