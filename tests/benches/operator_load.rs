@@ -42,6 +42,7 @@ use kube::api::{
 use operator_gen_envtest::{ControlPlane, Settings};
 use operator_gen_runtime::futures::{self, StreamExt};
 use operator_gen_tests::cli;
+use operator_gen_tests::integrity::ready_for_generation;
 use operator_gen_tests::operator::{
     free_port, generated_target_dir, http_get, operator_gen, shell,
 };
@@ -505,19 +506,6 @@ fn guestbook(name: &str) -> DynamicObject {
     obj
 }
 
-fn is_ready(obj: &DynamicObject) -> bool {
-    let generation = obj.metadata.generation;
-    obj.data["status"]["conditions"]
-        .as_array()
-        .is_some_and(|cs| {
-            cs.iter().any(|c| {
-                c["type"] == "Ready"
-                    && c["status"] == "True"
-                    && c["observedGeneration"].as_i64() == generation
-            })
-        })
-}
-
 async fn create_all(api: &Api<DynamicObject>, n: usize) {
     futures::stream::iter(0..n)
         .map(|i| {
@@ -636,7 +624,7 @@ async fn run(op: &Operator, load: Load, n: usize, scratch: &Path, ticks: f64) ->
         (started, 0.0)
     };
     wait_all(&api, "every guestbook Ready", |items| {
-        items.len() == n && items.iter().all(is_ready)
+        items.len() == n && items.iter().all(ready_for_generation)
     })
     .await;
     m.ready_seconds = from.0.elapsed().as_secs_f64();

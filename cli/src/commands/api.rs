@@ -841,13 +841,22 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
 
 /// The types file of `entry`'s version of its kind.
 pub(crate) fn types_file(project: &Project, group: &str, version: &str, kind: &str) -> String {
+    format!(
+        "src/api/{}/{}.rs",
+        version_dir(project, group, version),
+        names::kind_module(kind)
+    )
+}
+
+/// A version's directory under `src/api/` (and `src/webhook/`): `v1`, or `crew/v1` in a
+/// multigroup project.
+pub(crate) fn version_dir(project: &Project, group: &str, version: &str) -> String {
     let version_mod = names::module_name(version);
-    let dir = if project.multigroup {
+    if project.multigroup {
         format!("{}/{version_mod}", names::module_name(group))
     } else {
         version_mod
-    };
-    format!("src/api/{dir}/{}.rs", names::kind_module(kind))
+    }
 }
 
 /// Keeps the storage marker right among the versions of `entry`'s kind that remain in `project`

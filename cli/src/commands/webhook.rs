@@ -669,11 +669,12 @@ pub fn run(args: &WebhookArgs, root: &Path, printer: &Printer) -> Result<()> {
                 hub_version: plan.version.clone(),
                 hub_module: format!(
                     "crate::api::{}",
-                    version_dir(&plan, &project, &plan.version).replace('/', "::")
+                    super::api::version_dir(&project, &plan.group, &plan.version)
+                        .replace('/', "::")
                 ),
                 hub_webhook_file: kind_file(&plan, &project),
                 spoke_version: spoke.clone(),
-                spoke_dir: version_dir(&plan, &project, spoke),
+                spoke_dir: super::api::version_dir(&project, &plan.group, spoke),
             };
             apply.files(&mut s, SPOKE_FILES, &spoke_ctx)?;
             apply.insertions(&mut s, SPOKE_WIRING, &spoke_ctx)?;
@@ -895,25 +896,12 @@ fn plan(args: &WebhookArgs, project: &Project) -> Result<Plan> {
     })
 }
 
-/// The directory of `version` of the plan's group under `src/api/` or `src/webhook/`.
-fn version_dir(plan: &Plan, project: &Project, version: &str) -> String {
-    let version_mod = names::module_name(version);
-    if project.multigroup {
-        format!("{}/{version_mod}", names::module_name(&plan.group))
-    } else {
-        version_mod
-    }
-}
-
 /// The module directory and file of the plan's kind.
 fn dirs(plan: &Plan, project: &Project) -> (String, String) {
-    let group_mod = names::module_name(&plan.group);
-    let version_mod = names::module_name(&plan.version);
-    if project.multigroup {
-        (format!("{group_mod}/{version_mod}"), group_mod)
-    } else {
-        (version_mod.clone(), version_mod)
-    }
+    let dir = super::api::version_dir(project, &plan.group, &plan.version);
+    // the module `src/webhook/mod.rs` declares: the group's in multigroup, else the version's
+    let top = dir.split('/').next().unwrap_or_default().to_owned();
+    (dir, top)
 }
 
 fn kind_file(plan: &Plan, project: &Project) -> String {
@@ -994,7 +982,7 @@ fn context(
             .map(|v| {
                 format!(
                     "crate::api::{}",
-                    version_dir(plan, project, v).replace('/', "::")
+                    super::api::version_dir(project, &plan.group, v).replace('/', "::")
                 )
             })
             .collect(),
