@@ -797,21 +797,13 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
             }
         ),
         crd_file: names::crd_file_name(&api_group, &plan.plural),
-        config_prefix: if project.multigroup {
-            format!("{group_mod}_{kind_lower}")
-        } else {
-            kind_lower.clone()
-        },
+        config_prefix: config_prefix(project.multigroup, &plan.group, &plan.kind),
         rbac_namespace: if project.namespaced && plan.namespaced {
             format!(",namespace={}-system", project.project_name)
         } else {
             String::new()
         },
-        role_prefix: if project.multigroup {
-            format!("{}-{kind_lower}", plan.group.replace('.', "-"))
-        } else {
-            kind_lower.clone()
-        },
+        role_prefix: role_prefix(project.multigroup, &plan.group, &plan.kind),
         api_group,
         rbac_group,
         version: plan.version.clone(),
@@ -846,6 +838,27 @@ pub(crate) fn types_file(project: &Project, group: &str, version: &str, kind: &s
         version_dir(project, group, version),
         names::kind_module(kind)
     )
+}
+
+/// The prefix of a kind's file names under config/: `crew_captain` in a multigroup project, else
+/// `captain`.
+pub(crate) fn config_prefix(multigroup: bool, group: &str, kind: &str) -> String {
+    let kind_lower = names::lower(kind);
+    if multigroup {
+        format!("{}_{kind_lower}", names::module_name(group))
+    } else {
+        kind_lower
+    }
+}
+
+/// The prefix of a kind's role names: `crew-captain` in a multigroup project, else `captain`.
+pub(crate) fn role_prefix(multigroup: bool, group: &str, kind: &str) -> String {
+    let kind_lower = names::lower(kind);
+    if multigroup {
+        format!("{}-{kind_lower}", group.replace('.', "-"))
+    } else {
+        kind_lower
+    }
 }
 
 /// A version's directory under `src/api/` (and `src/webhook/`): `v1`, or `crew/v1` in a

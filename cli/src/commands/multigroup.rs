@@ -272,23 +272,29 @@ pub fn run(root: &Path, printer: &Printer) -> Result<()> {
     let kustomization = "config/rbac/kustomization.yaml";
     let mut roles_kustomization = s.read(kustomization)?;
     for (group, kind) in &kinds {
-        let kind_lower = names::lower(kind);
-        let group_mod = names::module_name(group);
-        let role_prefix = format!("{}-{kind_lower}", group.replace('.', "-"));
+        // the single-group names and the multigroup ones, as `create api` gives them
+        let (old_config, new_config) = (
+            super::api::config_prefix(false, group, kind),
+            super::api::config_prefix(true, group, kind),
+        );
+        let (old_role_prefix, role_prefix) = (
+            super::api::role_prefix(false, group, kind),
+            super::api::role_prefix(true, group, kind),
+        );
         for role in ["admin", "editor", "viewer"] {
-            let from = format!("config/rbac/{kind_lower}_{role}_role.yaml");
-            let to = format!("config/rbac/{group_mod}_{kind_lower}_{role}_role.yaml");
+            let from = format!("config/rbac/{old_config}_{role}_role.yaml");
+            let to = format!("config/rbac/{new_config}_{role}_role.yaml");
             if let Some(k) = roles_kustomization.as_mut() {
                 *k = replace_line(
                     k,
-                    &format!("- {kind_lower}_{role}_role.yaml"),
-                    &format!("- {group_mod}_{kind_lower}_{role}_role.yaml"),
+                    &format!("- {old_config}_{role}_role.yaml"),
+                    &format!("- {new_config}_{role}_role.yaml"),
                 );
             }
             let Some(text) = s.read(&from)? else {
                 continue;
             };
-            let old_name = format!("  name: {kind_lower}-{role}-role");
+            let old_name = format!("  name: {old_role_prefix}-{role}-role");
             if !text.lines().any(|l| l == old_name) {
                 return Err(Error::msg(format!(
                     "{from} has no line `{old_name}` to rename to `  name: {role_prefix}-{role}-role`; rename the role by hand and move the file to {to}, then run the command again"
