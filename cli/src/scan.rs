@@ -142,7 +142,7 @@ pub fn scan_with(
     entries: &[PathBuf],
     settings: &ScanSettings,
 ) -> Result<Universe, Vec<Diagnostic>> {
-    let (universe, pending) = scan_crates(root, entries, &Crates::default(), settings)?;
+    let (universe, mut pending) = scan_crates(root, entries, &Crates::default(), settings)?;
     pending.store();
     Ok(universe)
 }
@@ -211,8 +211,14 @@ pub struct PendingCache(Files);
 
 impl PendingCache {
     /// Writes the entries (best effort: a cache that cannot be written only costs time).
-    pub fn store(mut self) {
+    pub fn store(&mut self) {
         self.0.store();
+    }
+
+    /// The stat stamps of the files the scan read (with the cache only); the caller stamps
+    /// what it writes and stores them.
+    pub fn stamps(&self) -> Option<&sources::Stamps> {
+        self.0.stamps()
     }
 }
 
@@ -433,7 +439,7 @@ impl Scanner<'_> {
                     let Some(dir) = dir.as_ref() else { continue };
                     let mut child = path.clone();
                     child.push(name.clone());
-                    match sources::child_file(dir, name, explicit.as_deref()) {
+                    match self.files.child_file(dir, name, explicit.as_deref()) {
                         Some((f, child_dir)) => {
                             self.file(&f, child, child_dir, Some((file, *line, *column, name)))
                         }

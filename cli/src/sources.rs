@@ -71,10 +71,17 @@ pub fn child_file(dir: &Path, name: &str, explicit: Option<&str>) -> Option<(Pat
 /// Every file the scan has read, by the path it was reached by.
 pub struct Files {
     cache: Option<Cache>,
+    /// What each file's bytes were by their stat, from earlier runs (with the cache only).
+    stamps: Option<Stamps>,
     loaded: HashMap<PathBuf, Result<Arc<Loaded>, String>>,
     /// Summaries computed in this run, to be cached when the scan succeeds.
     fresh: Vec<(u128, Arc<ModSummary>)>,
+    /// [`child_file`]'s answers, by its arguments: the waves look every file up once.
+    found: HashMap<ChildOf, Option<(PathBuf, PathBuf)>>,
 }
+
+/// The arguments of [`child_file`]: the parent's directory, the module's name, its `#[path]`.
+type ChildOf = (PathBuf, String, Option<String>);
 
 /// The scan's thread pool (threads with [`scan::SCAN_STACK`] bytes of stack), built on first
 /// use and shared by the file reads and the emitters; `None` when no thread can be started.
@@ -101,11 +108,32 @@ pub fn in_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
 
 impl Files {
     pub fn new(cache_dir: Option<PathBuf>) -> Files {
+        let cache = cache_dir.map(|dir| Cache::new(dir, SUMMARIES.0, SUMMARIES.1));
         Files {
-            cache: cache_dir.map(|dir| Cache::new(dir, SUMMARIES.0, SUMMARIES.1)),
+            stamps: cache.as_ref().map(|c| Stamps::new(c.dir.clone(), c.seed)),
+            cache,
             loaded: HashMap::new(),
             fresh: Vec::new(),
+            found: HashMap::new(),
         }
+    }
+
+    /// [`child_file`], looked up once per run.
+    pub fn child_file(
+        &mut self,
+        dir: &Path,
+        name: &str,
+        explicit: Option<&str>,
+    ) -> Option<(PathBuf, PathBuf)> {
+        let args = (
+            dir.to_path_buf(),
+            name.to_string(),
+            explicit.map(str::to_string),
+        );
+        self.found
+            .entry(args)
+            .or_insert_with(|| child_file(dir, name, explicit))
+            .clone()
     }
 
     /// Reads the files of `wave` (path, directory of its child modules) and of every module
@@ -122,7 +150,7 @@ impl Files {
             let mut next = Vec::new();
             for ((path, dir), (result, fresh)) in wave.iter().zip(results) {
                 if let Ok(l) = &result {
-                    children(&l.summary, dir, &mut next);
+                    self.children(&l.summary, dir, &mut next);
                 }
                 if let Some(f) = fresh {
                     self.fresh.push(f);
@@ -134,11 +162,11 @@ impl Files {
     }
 
     fn read_all(&mut self, paths: &[&PathBuf]) -> Vec<ReadResult> {
-        let cache = self.cache.as_ref();
+        let (cache, stamps) = (self.cache.as_ref(), self.stamps.as_ref());
         if paths.len() < 2 {
-            return paths.iter().map(|p| read(p, cache)).collect();
+            return paths.iter().map(|p| read(p, cache, stamps)).collect();
         }
-        in_pool(|| paths.par_iter().map(|p| read(p, cache)).collect())
+        in_pool(|| paths.par_iter().map(|p| read(p, cache, stamps)).collect())
     }
 
     /// The file at `path`, read now unless a wave has read it already.
@@ -146,7 +174,7 @@ impl Files {
         if let Some(done) = self.loaded.get(path) {
             return done.clone();
         }
-        let (result, fresh) = read(path, self.cache.as_ref());
+        let (result, fresh) = read(path, self.cache.as_ref(), self.stamps.as_ref());
         if let Some(f) = fresh {
             self.fresh.push(f);
         }
@@ -167,29 +195,53 @@ impl Files {
             .collect();
         cache.store(fresh);
     }
+
+    /// The module files a summary declares, with their children's directory.
+    fn children(&mut self, summary: &ModSummary, dir: &Path, out: &mut Vec<(PathBuf, PathBuf)>) {
+        for step in &summary.steps {
+            match step {
+                Step::Inline { name, body } => self.children(body, &dir.join(name), out),
+                Step::File { name, path, .. } => {
+                    if let Some(found) = self.child_file(dir, name, path.as_deref()) {
+                        out.push(found);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The stamps of files this scan read, for [`Stamps::unchanged`] on other files.
+    pub fn stamps(&self) -> Option<&Stamps> {
+        self.stamps.as_ref()
+    }
 }
 
 type ReadResult = (Result<Arc<Loaded>, String>, Option<(u128, Arc<ModSummary>)>);
 
-/// The module files a summary declares, with their children's directory.
-fn children(summary: &ModSummary, dir: &Path, out: &mut Vec<(PathBuf, PathBuf)>) {
-    for step in &summary.steps {
-        match step {
-            Step::Inline { name, body } => children(body, &dir.join(name), out),
-            Step::File { name, path, .. } => {
-                if let Some(found) = child_file(dir, name, path.as_deref()) {
-                    out.push(found);
-                }
-            }
-            _ => {}
-        }
+/// Reads and summarizes one file (from the cache when it holds the summary of these bytes;
+/// the bytes are not read when the file's stamp says what they are and the cache has them).
+fn read(path: &Path, cache: Option<&Cache>, stamps: Option<&Stamps>) -> ReadResult {
+    if let (Some(c), Some(st)) = (cache, stamps)
+        && let Ok(meta) = std::fs::metadata(path)
+        && let Some(key) = st.key_of(path, &meta)
+        && let Some(summary) = c.summary(key)
+    {
+        st.note(path, &meta, key);
+        let id = file_id(path, &meta);
+        let summary = Arc::new(summary);
+        return (
+            Ok(Arc::new(Loaded {
+                id,
+                summary,
+                key: Some(key),
+            })),
+            None,
+        );
     }
-}
-
-/// Reads and summarizes one file (from the cache when it holds the summary of these bytes).
-fn read(path: &Path, cache: Option<&Cache>) -> ReadResult {
     let mut bytes = Vec::new();
     let meta = match std::fs::File::open(path).and_then(|mut f| {
+        // the stamp is taken before the bytes are read: a change while reading changes it
         let meta = f.metadata()?;
         f.read_to_end(&mut bytes)?;
         Ok(meta)
@@ -206,6 +258,9 @@ fn read(path: &Path, cache: Option<&Cache>) -> ReadResult {
     };
     let id = file_id(path, &meta);
     let key = cache.map(|c| c.key(&bytes));
+    if let (Some(st), Some(k)) = (stamps, key) {
+        st.note(path, &meta, k);
+    }
     if let (Some(c), Some(k)) = (cache, key)
         && let Some(summary) = c.summary(k)
     {
@@ -238,18 +293,31 @@ fn not_utf8(bytes: &[u8], valid_up_to: usize) -> ModSummary {
 /// A content-addressed cache of text in one file of the scan cache's directory, keyed by 128-bit
 /// hashes seeded with this build of operator-gen (its version, and the size and time of the
 /// running executable), so another build never reads this one's entries. An entry is two lines:
-/// the key and a checksum of the key and the text, then the text, on one line. One file rather
-/// than one per entry: creating hundreds of files cost more than computing them. The summary
-/// cache (`summaries`, a summary of a file by its bytes) and `manifests`' cache of CRDs are
-/// each one.
+/// the key and a checksum of the key and the text, then the text, on one line; an entry's
+/// checksum is checked when it is first used. One file rather than one per entry: creating
+/// hundreds of files cost more than computing them. A run appends the entries it computed, and
+/// rewrites the file with only the entries it used once the others take more room than those.
+/// The summary cache (`summaries`, a summary of a file by its bytes) and `manifests`' cache of
+/// CRDs are each one.
 pub(crate) struct Cache {
     dir: PathBuf,
     file: &'static str,
     seed: u64,
-    /// The cache file's entries that check out (text by key), read on first use.
-    entries: std::sync::OnceLock<HashMap<u128, String>>,
-    /// The keys this run took from the cache.
+    /// The cache file's text and where each entry's text is in it, read on first use.
+    entries: std::sync::OnceLock<Entries>,
+    /// The keys this run took from the cache (their entries checked out).
     used: std::sync::Mutex<Vec<u128>>,
+    /// Whether an entry this run looked at failed its checksum.
+    failed: std::sync::atomic::AtomicBool,
+}
+
+/// A cache file's text, and for each key its entry's checksum and where its text is.
+#[derive(Default)]
+struct Entries {
+    text: String,
+    at: HashMap<u128, (u64, std::ops::Range<usize>)>,
+    /// Whether every header parsed and the text ends with a whole entry.
+    whole: bool,
 }
 
 /// The summaries' cache file and the format of its entries.
@@ -260,6 +328,11 @@ fn checksum(key: u128, text: &str) -> u64 {
     h.update(&key.to_le_bytes());
     h.update(text.as_bytes());
     h.digest()
+}
+
+/// One entry as the cache file holds it.
+fn entry_text(key: u128, text: &str) -> String {
+    format!("{key:032x} {:016x}\n{text}\n", checksum(key, text))
 }
 
 impl Cache {
@@ -285,6 +358,7 @@ impl Cache {
             seed: xxhash_rust::xxh3::xxh3_64(build.as_bytes()),
             entries: std::sync::OnceLock::new(),
             used: std::sync::Mutex::new(Vec::new()),
+            failed: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -293,75 +367,275 @@ impl Cache {
         xxhash_rust::xxh3::xxh3_128_with_seed(bytes, self.seed)
     }
 
-    /// The entries of the cache file that check out; an entry whose header does not parse or
-    /// whose checksum differs is left out (and recomputed by the run that misses it).
-    fn entries(&self) -> &HashMap<u128, String> {
+    /// The cache file's entries whose header parses (the last one of a key wins: an appended
+    /// entry replaces an older one).
+    fn entries(&self) -> &Entries {
         self.entries.get_or_init(|| {
             let text = std::fs::read_to_string(self.dir.join(self.file)).unwrap_or_default();
-            let mut out = HashMap::new();
-            let mut lines = text.split('\n');
-            while let (Some(header), Some(entry)) = (lines.next(), lines.next()) {
-                let mut parts = header.split(' ');
-                let (Some(key), Some(sum), None) = (parts.next(), parts.next(), parts.next())
-                else {
-                    continue;
+            let mut at = HashMap::new();
+            let mut pos = 0;
+            let mut whole = true;
+            while pos < text.len() {
+                let header_end = text[pos..].find('\n').map(|n| pos + n);
+                let entry_end =
+                    header_end.and_then(|h| text[h + 1..].find('\n').map(|n| (h, h + 1 + n)));
+                let Some((header_end, entry_end)) = entry_end else {
+                    whole = false;
+                    break;
                 };
-                let (Ok(key), Ok(sum)) =
-                    (u128::from_str_radix(key, 16), u64::from_str_radix(sum, 16))
-                else {
-                    continue;
-                };
-                if sum == checksum(key, entry) {
-                    out.insert(key, entry.to_string());
+                let mut parts = text[pos..header_end].split(' ');
+                if let (Some(key), Some(sum), None) = (parts.next(), parts.next(), parts.next())
+                    && let (Ok(key), Ok(sum)) =
+                        (u128::from_str_radix(key, 16), u64::from_str_radix(sum, 16))
+                {
+                    at.insert(key, (sum, header_end + 1..entry_end));
+                } else {
+                    whole = false;
                 }
+                pos = entry_end + 1;
             }
-            out
+            Entries { text, at, whole }
         })
     }
 
-    /// The cached text for `key`, unless the entry is missing or does not check out; a text
-    /// taken is kept when the file is written again.
+    /// The cached text for `key`, unless the entry is missing or its checksum differs (it is
+    /// then recomputed by the caller); a text taken is kept when the file is compacted.
     pub(crate) fn get(&self, key: u128) -> Option<&str> {
-        let text = self.entries().get(&key)?;
+        let entries = self.entries();
+        let (sum, range) = entries.at.get(&key)?;
+        let text = entries.text.get(range.clone())?;
+        if checksum(key, text) != *sum {
+            self.failed
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+            return None;
+        }
         if let Ok(mut used) = self.used.lock() {
             used.push(key);
         }
         Some(text)
     }
 
-    /// Writes the cache file anew: the entries this run used and `fresh` (each text one line),
-    /// by key (best effort: a cache that cannot be written only costs the next run time).
+    /// Adds `fresh` (each text one line) to the cache file: appended to a file that parsed
+    /// whole and whose entries this run looked at checked out, unless the entries this run did
+    /// not use take more room than those it did; else the file is written anew with the used
+    /// entries and `fresh` (best effort: a cache that cannot be written only costs the next run
+    /// time). An append cut short leaves a file that does not parse whole, so the next run
+    /// that stores rewrites it.
     pub(crate) fn store(&self, fresh: Vec<(u128, String)>) {
-        let mut all = fresh;
-        let used = self.used.lock().map(|u| u.clone()).unwrap_or_default();
         let entries = self.entries();
-        all.extend(
-            used.iter()
-                .filter_map(|k| entries.get(k).map(|s| (*k, s.clone()))),
-        );
+        let mut used = self.used.lock().map(|u| u.clone()).unwrap_or_default();
+        used.sort_unstable();
+        used.dedup();
+        let kept: usize = used
+            .iter()
+            .filter_map(|k| entries.at.get(k).map(|(_, r)| r.len() + 50))
+            .sum();
+        let path = self.dir.join(self.file);
+        let sound = entries.whole && !self.failed.load(std::sync::atomic::Ordering::Relaxed);
+        if sound && !entries.text.is_empty() && entries.text.len() <= 2 * kept {
+            let mut text = String::new();
+            for (key, entry) in &fresh {
+                text.push_str(&entry_text(*key, entry));
+            }
+            let appended = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
+            if appended.is_ok() {
+                return;
+            }
+        }
+        let mut all: Vec<(u128, &str)> = fresh.iter().map(|(k, t)| (*k, t.as_str())).collect();
+        all.extend(used.iter().filter_map(|k| {
+            let (_, range) = entries.at.get(k)?;
+            Some((*k, entries.text.get(range.clone())?))
+        }));
         all.sort_by_key(|(k, _)| *k);
         all.dedup_by_key(|(k, _)| *k);
-        let mut text = String::new();
+        let mut text =
+            String::with_capacity(kept + fresh.iter().map(|(_, t)| t.len() + 50).sum::<usize>());
         for (key, entry) in &all {
-            text.push_str(&format!(
-                "{key:032x} {:016x}\n{entry}\n",
-                checksum(*key, entry)
-            ));
+            text.push_str(&entry_text(*key, entry));
         }
-        let written = std::fs::create_dir_all(&self.dir).and_then(|()| {
-            let mut tmp = tempfile::Builder::new()
-                .prefix(&format!(".{}-", self.file))
-                .tempfile_in(&self.dir)?;
-            std::io::Write::write_all(&mut tmp, text.as_bytes())?;
-            tmp.persist(self.dir.join(self.file)).map_err(|e| e.error)?;
-            Ok(())
-        });
         // a cache that cannot be written only costs the next run time
-        let _ = written;
+        let _ = write_atomically(&self.dir, self.file, text.as_bytes());
     }
 
     /// The cached summary for `key`, unless the entry is missing or does not check out.
     fn summary(&self, key: u128) -> Option<ModSummary> {
         serde_json::from_str(self.get(key)?).ok()
     }
+}
+
+/// How long before a run a file must have last changed for its stamp to be kept: a change in
+/// the same tick of the file system's clock as the stamp, to the same size, would not show in
+/// it (git's "racily clean" entries); two seconds also covers file systems that count in them.
+const SETTLED: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A file's stat where the platform gives what a change always moves: size, modification and
+/// change times (the change time cannot be set back by a user), device and inode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stat([i64; 7]);
+
+#[cfg(unix)]
+fn stat_of(meta: &std::fs::Metadata) -> Option<Stat> {
+    use std::os::unix::fs::MetadataExt;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    let at = |secs: i64, nanos: i64| {
+        std::time::Duration::new(u64::try_from(secs).ok()?, u32::try_from(nanos).ok()?)
+            .checked_add(SETTLED)
+    };
+    // a file changed within SETTLED of now, or dated in the future, gets no stamp
+    if at(meta.mtime(), meta.mtime_nsec())? > now || at(meta.ctime(), meta.ctime_nsec())? > now {
+        return None;
+    }
+    Some(Stat([
+        meta.size() as i64,
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.ctime(),
+        meta.ctime_nsec(),
+        meta.dev() as i64,
+        meta.ino() as i64,
+    ]))
+}
+
+#[cfg(not(unix))]
+fn stat_of(_meta: &std::fs::Metadata) -> Option<Stat> {
+    None
+}
+
+/// The stamps file in the scan cache's directory, and the format of its lines.
+const STAMPS: (&str, &str) = ("stamps", "operator-gen stamps v1");
+
+/// What files were by their stat: for each file the scan read or `manifests` wrote, its
+/// [`Stat`] and the cache key of its bytes, so a later run that finds the same stat takes the
+/// key without reading the file (a source's summary then comes from the cache; an output equal
+/// to what is on disk is not read back). A line whose checksum fails, a stat that differs or a
+/// key the cache does not hold means the file is read, as without stamps; a file that changed
+/// within [`SETTLED`] of the run gets no stamp. Unix only: elsewhere every file is read.
+pub struct Stamps {
+    dir: PathBuf,
+    seed: u64,
+    /// The stamps file's lines that check out, read on first use.
+    known: std::sync::OnceLock<HashMap<PathBuf, (Stat, u128)>>,
+    /// The stamps of this run's files, written by [`Stamps::store`].
+    seen: std::sync::Mutex<std::collections::BTreeMap<PathBuf, (Stat, u128)>>,
+}
+
+impl Stamps {
+    fn new(dir: PathBuf, seed: u64) -> Stamps {
+        Stamps {
+            dir,
+            seed,
+            known: std::sync::OnceLock::new(),
+            seen: std::sync::Mutex::new(std::collections::BTreeMap::new()),
+        }
+    }
+
+    /// The key of `bytes`, as the summary cache computes it.
+    pub fn key(&self, bytes: &[u8]) -> u128 {
+        xxhash_rust::xxh3::xxh3_128_with_seed(bytes, self.seed)
+    }
+
+    fn line_sum(&self, line: &str) -> u64 {
+        xxhash_rust::xxh3::xxh3_64_with_seed(format!("{}\0{line}", STAMPS.1).as_bytes(), self.seed)
+    }
+
+    fn known(&self) -> &HashMap<PathBuf, (Stat, u128)> {
+        self.known.get_or_init(|| {
+            let text = std::fs::read_to_string(self.dir.join(STAMPS.0)).unwrap_or_default();
+            text.lines()
+                .filter_map(|line| {
+                    let (sum, rest) = line.split_once(' ')?;
+                    if u64::from_str_radix(sum, 16).ok()? != self.line_sum(rest) {
+                        return None;
+                    }
+                    let mut parts = rest.splitn(9, ' ');
+                    let key = u128::from_str_radix(parts.next()?, 16).ok()?;
+                    let mut stat = [0i64; 7];
+                    for v in &mut stat {
+                        *v = parts.next()?.parse().ok()?;
+                    }
+                    let path = PathBuf::from(parts.next()?);
+                    Some((path, (Stat(stat), key)))
+                })
+                .collect()
+        })
+    }
+
+    /// The key of the file at `path` with metadata `meta`, when an earlier run stamped it
+    /// with the same stat.
+    fn key_of(&self, path: &Path, meta: &std::fs::Metadata) -> Option<u128> {
+        let stat = stat_of(meta)?;
+        let (was, key) = self.known().get(path)?;
+        (*was == stat).then_some(*key)
+    }
+
+    /// Records that the file at `path`, with metadata `meta` taken before its bytes were
+    /// read, holds the bytes whose key is `key`.
+    fn note(&self, path: &Path, meta: &std::fs::Metadata, key: u128) {
+        let Some(stat) = stat_of(meta) else { return };
+        if let Ok(mut seen) = self.seen.lock() {
+            seen.insert(path.to_path_buf(), (stat, key));
+        }
+    }
+
+    /// Whether the file at `path` holds the bytes whose key is `key`, by its stamp (false
+    /// when it has none that matches: the caller reads it).
+    pub fn unchanged(&self, path: &Path, key: u128) -> bool {
+        let Ok(meta) = std::fs::metadata(path) else {
+            return false;
+        };
+        if self.key_of(path, &meta) == Some(key) {
+            self.note(path, &meta, key);
+            return true;
+        }
+        false
+    }
+
+    /// Records that `path` now holds the bytes whose key is `key` (just written or checked).
+    pub fn holds(&self, path: &Path, key: u128) {
+        if let Ok(meta) = std::fs::metadata(path) {
+            self.note(path, &meta, key);
+        }
+    }
+
+    /// Writes the stamps of this run's files, when they differ from the last run's (best
+    /// effort: stamps that cannot be written only cost the next run reads).
+    pub fn store(&self) {
+        let Ok(seen) = self.seen.lock() else { return };
+        let known = self.known();
+        if seen.len() == known.len() && seen.iter().all(|(p, s)| known.get(p) == Some(s)) {
+            return;
+        }
+        let mut text = String::new();
+        for (path, (Stat(stat), key)) in seen.iter() {
+            let Some(path) = path.to_str().filter(|p| !p.contains('\n')) else {
+                continue;
+            };
+            let mut rest = format!("{key:032x}");
+            for v in stat {
+                rest.push_str(&format!(" {v}"));
+            }
+            rest.push(' ');
+            rest.push_str(path);
+            text.push_str(&format!("{:016x} {rest}\n", self.line_sum(&rest)));
+        }
+        let _ = write_atomically(&self.dir, STAMPS.0, text.as_bytes());
+    }
+}
+
+/// Writes `dir/file` by renaming a finished temporary file over it, so a reader sees the old
+/// file or the new one.
+fn write_atomically(dir: &Path, file: &str, bytes: &[u8]) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{file}-"))
+        .tempfile_in(dir)?;
+    std::io::Write::write_all(&mut tmp, bytes)?;
+    tmp.persist(dir.join(file)).map_err(|e| e.error)?;
+    Ok(())
 }

@@ -1,5 +1,6 @@
 //! How `operator-gen manifests` reads files: its summary cache and its CRD cache give byte-identical output
-//! with and without it, and a corrupt, foreign or stale entry is recomputed, never used;
+//! with and without it, and a corrupt, foreign or stale entry is recomputed, never used; the
+//! stat stamps skip reading settled files without ever hiding a change;
 //! module files that include themselves (`#[path]` or symlink cycles) and files that are not
 //! UTF-8 are located errors.
 
@@ -199,9 +200,17 @@ fn an_edited_file_is_parsed_again() {
     let doc = "foo is an example field of FirstMate.";
     assert!(text.contains(doc), "v2/firstmate.rs documents foo");
     std::fs::write(&file, text.replacen(doc, "Edited description.", 1)).expect("edit");
+    let filled = entries(cache.path());
     let cached = generate(dir.path(), at);
     let plain = generate(dir.path(), Cache::Off);
     assert_eq!(cached, plain);
+    // the edited file's new summary is appended: the file is not written anew
+    let after = entries(cache.path());
+    assert!(
+        after.len() > filled.len() && after[..filled.len()] == filled[..],
+        "the new entry was not appended to the {} entries there",
+        filled.len()
+    );
     assert_ne!(cached, before, "the edit changes the output");
     assert!(
         cached.values().any(|y| y.contains("Edited description.")),
@@ -408,4 +417,125 @@ fn a_cached_crd_follows_every_module_it_was_resolved_through() {
         assert_eq!(generate(dir.path(), at.clone()), plain, "{what} CRD cache");
     }
     println!("{} edits followed through the CRD cache", steps.len());
+}
+
+/// The outputs `manifests` wrote into `root`, as on disk.
+fn written(root: &Path, outputs: &Outputs) -> Outputs {
+    outputs
+        .keys()
+        .map(|rel| {
+            let text = std::fs::read_to_string(root.join(rel)).unwrap_or_default();
+            (rel.clone(), text)
+        })
+        .collect()
+}
+
+/// `operator-gen manifests` in `root` with its cache in `cache`.
+fn manifests_run(root: &Path, cache: &Path) {
+    let opts = ManifestsOptions {
+        root: Some(root.to_path_buf()),
+        cache: Cache::At(cache.to_path_buf()),
+        allow_dangerous_types: true,
+        ..Default::default()
+    };
+    let printer = operator_gen::Printer::new(operator_gen::printer::Verbosity::Quiet);
+    manifests::run(&opts, &printer).unwrap_or_else(|e| panic!("manifests: {e}"));
+}
+
+/// Replaces `from` by `to` (of the same length) in the file at `path`.
+fn same_size_edit(path: &Path, from: &str, to: &str) {
+    assert_eq!(from.len(), to.len(), "an edit that keeps the size");
+    let text = std::fs::read_to_string(path).expect("read");
+    assert!(text.contains(from), "{} holds {from:?}", path.display());
+    std::fs::write(path, text.replacen(from, to, 1)).expect("edit");
+}
+
+/// Longer than the time a file must be left unchanged before it gets a stamp.
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(2200);
+
+#[cfg(unix)]
+#[test]
+fn stamps_skip_settled_files_and_never_hide_a_change() {
+    let dir = project();
+    let root = dir.path();
+    std::fs::write(root.join("PROJECT"), "layout:\n- go.kubebuilder.io/v4\n").expect("PROJECT");
+    let cache = tempfile::tempdir().expect("cache dir");
+    let stamps = cache.path().join("stamps");
+    manifests_run(root, cache.path());
+    // nothing has settled yet: no stamps
+    let none = std::fs::read_to_string(&stamps).unwrap_or_default();
+    assert!(
+        !none.contains("firstmate.rs"),
+        "a fresh file got a stamp: {none}"
+    );
+    std::thread::sleep(SETTLE);
+    manifests_run(root, cache.path());
+    let text = std::fs::read_to_string(&stamps).expect("stamps written once files settled");
+    let firstmate = root.join("src/v2/firstmate.rs");
+    let crd_rel = "config/crd/bases/crew.testproject.org_firstmates.yaml";
+    for file in [firstmate.clone(), root.join(crd_rel)] {
+        assert!(
+            text.contains(&format!(" {}\n", file.display())),
+            "no stamp for {}",
+            file.display()
+        );
+    }
+    let check = |what: &str| {
+        let plain = generate(root, Cache::Off);
+        assert_eq!(written(root, &plain), plain, "{what}");
+    };
+    check("settled run");
+
+    // a source edited without changing its size, at once: its stamp no longer matches
+    same_size_edit(
+        &firstmate,
+        "foo is an example field",
+        "bar is an example field",
+    );
+    manifests_run(root, cache.path());
+    check("a same-size source edit");
+    assert!(
+        std::fs::read_to_string(root.join(crd_rel))
+            .expect("crd")
+            .contains("bar is an example field"),
+        "the edit reached the CRD"
+    );
+
+    // an output edited by hand, same size, after its stamp settled: written back
+    std::thread::sleep(SETTLE);
+    manifests_run(root, cache.path());
+    same_size_edit(
+        &root.join(crd_rel),
+        "bar is an example field",
+        "baz is an example field",
+    );
+    manifests_run(root, cache.path());
+    check("a same-size output edit");
+
+    // a stamp given another file's key (its checksum kept) is not believed
+    std::thread::sleep(SETTLE);
+    manifests_run(root, cache.path());
+    let text = std::fs::read_to_string(&stamps).expect("stamps");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let line_of = |file: &str| {
+        lines
+            .iter()
+            .position(|l| l.ends_with(file))
+            .unwrap_or_else(|| panic!("no stamp for {file}: {text}"))
+    };
+    // FirstMate's v1 types taking Admiral's summary would drop FirstMate's v1
+    let (a, b) = (line_of("src/v1/firstmate.rs"), line_of("src/v1/admiral.rs"));
+    let key = |l: &str| l.split(' ').nth(1).unwrap_or_default().to_string();
+    let (ka, kb) = (key(&lines[a]), key(&lines[b]));
+    lines[a] = lines[a].replacen(&ka, &kb, 1);
+    std::fs::write(&stamps, lines.join("\n") + "\n").expect("damage the stamps");
+    std::fs::remove_dir_all(root.join("config")).expect("outputs removed");
+    manifests_run(root, cache.path());
+    check("a stamp with another file's key");
+    // and cut anywhere
+    for cut in [1, text.len() / 2, text.len() - 1] {
+        std::fs::write(&stamps, &text[..cut]).expect("cut the stamps");
+        manifests_run(root, cache.path());
+        check(&format!("stamps cut at {cut}"));
+    }
 }
