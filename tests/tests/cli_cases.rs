@@ -1,6 +1,11 @@
 //! CLI directory cases: for each `tests/cases/<name>/`, copy `in/` (when present) to a temporary
 //! project directory `demo/`, run every line of `cmd` as `operator-gen <line>`, and compare each
-//! file that is new or changed against `out/`.
+//! file of `demo/` that is new or changed against `out/`.
+//!
+//! Lines starting with `@` stand for what a user does between commands: `@cd DIR` runs the
+//! following commands in `DIR` (relative to the current one, created when missing), `@replace
+//! FILE "OLD" "NEW"` replaces the one occurrence of `OLD` in `FILE` (which must hold it exactly
+//! once) and `@write FILE "TEXT"` writes `FILE`; `\n` in the quoted texts is a newline.
 //!
 //! Refresh the goldens with `UPDATE_GOLDENS=1 cargo test -p operator-gen-tests --test cli_cases`.
 //! In goldens (the local cargo config `.cargo/config.toml`), this checkout's path reads
@@ -26,12 +31,17 @@ fn run_case(case: &Path) -> BTreeMap<String, String> {
     }
     let before = cli::snapshot(&project);
     let cmd = std::fs::read_to_string(case.join("cmd")).expect("read cmd");
+    let mut dir = project.clone();
     for line in cmd
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
     {
-        let out = cli::run(&project, &cli::split_args(line));
+        if let Some(directive) = line.strip_prefix('@') {
+            act(case, &mut dir, directive);
+            continue;
+        }
+        let out = cli::run(&dir, &cli::split_args(line));
         assert_eq!(
             out.code,
             0,
@@ -46,6 +56,42 @@ fn run_case(case: &Path) -> BTreeMap<String, String> {
         .filter(|(path, bytes)| before.get(path) != Some(bytes))
         .map(|(path, bytes)| (path, cli::normalize(&String::from_utf8_lossy(&bytes))))
         .collect()
+}
+
+/// Carry out the directive `line` (after its `@`) in `dir`.
+fn act(case: &Path, dir: &mut PathBuf, line: &str) {
+    let args: Vec<String> = cli::split_args(line)
+        .into_iter()
+        .map(|a| a.replace("\\n", "\n"))
+        .collect();
+    let what = format!("case {}: `@{line}`", case.display());
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["cd", to] => {
+            *dir = dir.join(to);
+            std::fs::create_dir_all(&*dir).expect("create the directory of `@cd`");
+        }
+        ["replace", file, old, new] => {
+            let path = dir.join(file);
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(
+                text.matches(old).count(),
+                1,
+                "{what}: {file} must hold the text exactly once"
+            );
+            std::fs::write(&path, text.replacen(old, new, 1)).expect("write");
+        }
+        ["write", file, text] => {
+            let path = dir.join(file);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&path, text).expect("write");
+        }
+        _ => panic!("{what}: unknown directive (known: @cd, @replace, @write)"),
+    }
 }
 
 #[test]
@@ -69,6 +115,8 @@ fn cli_cases_match_goldens() {
     assert_eq!(
         names,
         [
+            "alpha-generate",
+            "alpha-generate-in-place",
             "create-api-cluster-scoped",
             "create-api-core",
             "create-api-force",
