@@ -74,7 +74,10 @@ impl Branches {
 pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer) -> Result<()> {
     Project::load(root)?;
     let git = Git::at(root)?;
-    if !git.output(&["status", "--porcelain"])?.is_empty() {
+    if !git
+        .output(&["--no-optional-locks", "status", "--porcelain"])?
+        .is_empty()
+    {
         return Err(Error::msg(
             "the git work tree has uncommitted changes; commit or stash them before alpha update",
         ));

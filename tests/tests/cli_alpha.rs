@@ -1,0 +1,383 @@
+//! `alpha update` against an older operator-gen, and `alpha generate`'s backup in place.
+//!
+//! There is no released older operator-gen, so the tests build one: this checkout's sources
+//! copied to `target/older-operator-gen/src` with `tests/fixtures/alpha-update/older-scaffold.patch`
+//! applied (version 0.0.1, a different `IMG` line in the Makefile and first line in the
+//! Dockerfile), built with `cargo build -p operator-gen` into its own target directory beside it
+//! (kept between runs, rebuilt when the sources or the patch change). A project made by that
+//! binary is committed in a fresh git repository, the user edits and commits, and `alpha update
+//! --from-binary` merges this version's scaffold in.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use operator_gen_tests::cli;
+
+const OLDER: &str = "0.0.1";
+const CURRENT: &str = env!("CARGO_PKG_VERSION");
+
+/// The files of this checkout the CLI's build needs (workspace members and what they embed).
+const SOURCES: &[&str] = &[
+    "Cargo.toml",
+    "Cargo.lock",
+    "cli",
+    "codegen",
+    "codegen-macros",
+    "runtime",
+    "envtest",
+    "templates",
+    "hack/envtest",
+    "tests/Cargo.toml",
+    "tests/src",
+    "tests/benches",
+];
+
+/// The patched operator-gen 0.0.1, built once per test process; `None` after reporting a skip
+/// when git is missing.
+fn older_binary() -> Option<&'static Path> {
+    static BIN: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BIN.get_or_init(|| {
+        if !cli::require_tool("git", &["--version"], "apt-get install git") {
+            return None;
+        }
+        let root = cli::workspace_root();
+        let base = root.join("target/older-operator-gen");
+        let src = base.join("src");
+        let patch = root.join("tests/fixtures/alpha-update/older-scaffold.patch");
+        let mut hash = std::collections::hash_map::DefaultHasher::new();
+        {
+            use std::hash::{Hash, Hasher};
+            for rel in SOURCES {
+                let path = root.join(rel);
+                if path.is_dir() {
+                    cli::tree_hash(&path).hash(&mut hash);
+                } else {
+                    std::fs::read(&path).unwrap_or_default().hash(&mut hash);
+                }
+            }
+            std::fs::read(&patch).expect("read the patch").hash(&mut hash);
+            let stamp = format!("{:x}\n", hash.finish());
+            let stamp_file = base.join("sources.stamp");
+            if std::fs::read_to_string(&stamp_file).ok().as_deref() != Some(stamp.as_str()) {
+                let _ = std::fs::remove_dir_all(&src);
+                for rel in SOURCES {
+                    let from = root.join(rel);
+                    let to = src.join(rel);
+                    if from.is_dir() {
+                        cli::copy_dir(&from, &to);
+                    } else if from.is_file() {
+                        std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+                        std::fs::copy(&from, &to).expect("copy");
+                    }
+                }
+                let out = Command::new("git")
+                    .arg("apply")
+                    .arg(&patch)
+                    .current_dir(&src)
+                    .output()
+                    .expect("run git apply");
+                assert!(
+                    out.status.success(),
+                    "older-scaffold.patch no longer applies to this checkout (refresh it against the templates it changes): {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                std::fs::write(&stamp_file, &stamp).expect("write the stamp");
+            }
+        }
+        // the lock names the workspace's crates at their own version: not --locked
+        let status = Command::new(cli::cargo())
+            .args(["build", "--offline", "-p", "operator-gen", "--bin", "operator-gen"])
+            .arg("--target-dir")
+            .arg(base.join("target"))
+            .current_dir(&src)
+            .stdin(Stdio::null())
+            .status()
+            .expect("run cargo build for the older operator-gen");
+        assert!(status.success(), "building the older operator-gen failed");
+        Some(base.join("target/debug/operator-gen"))
+    })
+    .as_deref()
+}
+
+fn run_with(bin: &Path, dir: &Path, args: &str) -> cli::Output {
+    let out = Command::new(bin)
+        .args(cli::split_args(args))
+        .current_dir(dir)
+        .env("OPERATOR_GEN_YEAR", cli::YEAR)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run operator-gen");
+    cli::Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run git");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn read(dir: &Path, rel: &str) -> String {
+    std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
+}
+
+fn replace(dir: &Path, rel: &str, from: &str, to: &str) {
+    let text = read(dir, rel);
+    assert!(text.contains(from), "{rel} lacks {from:?}");
+    std::fs::write(dir.join(rel), text.replacen(from, to, 1)).expect("write");
+}
+
+const OLD_IMG: &str = "IMG ?= controller:0.0.1";
+const NEW_IMG: &str = "IMG ?= controller:latest";
+const USER_IMG: &str = "IMG ?= registry.example.com/crew/captain:1.0";
+const OLD_DOCKERFILE: &str = "# Build the manager binary, statically linked with musl.\n";
+const NEW_DOCKERFILE: &str = "# Build the manager binary as a static musl executable.";
+const USER_CODE: &str = "    let _ships = 3; // the crew's own reconcile\n";
+const TODO: &str = "    // TODO(user): make the cluster match `obj.spec` here.\n";
+
+/// A project scaffolded by the older operator-gen (init, Captain), committed on `main` of a
+/// fresh repository, then the user's edits committed; returns the user's commit.
+fn older_project(older: &Path, dir: &Path, edit_makefile: bool) -> String {
+    std::fs::create_dir_all(dir).expect("mkdir");
+    for args in [
+        "init --domain example.com --project-name demo",
+        "create api --group crew --version v1 --kind Captain",
+    ] {
+        let out = run_with(older, dir, args);
+        assert_eq!(out.code, 0, "older `{args}` failed: {}", out.stderr);
+    }
+    assert!(read(dir, "PROJECT").contains(&format!("cliVersion: {OLDER}")));
+    assert!(read(dir, "Makefile").contains(OLD_IMG));
+    assert!(read(dir, "Dockerfile").starts_with(OLD_DOCKERFILE));
+    git(dir, &["init", "--quiet", "--initial-branch", "main"]);
+    git(dir, &["config", "user.name", "Crew"]);
+    git(dir, &["config", "user.email", "crew@example.com"]);
+    git(dir, &["config", "commit.gpgsign", "false"]);
+    git(dir, &["add", "--all"]);
+    git(dir, &["commit", "--quiet", "-m", "scaffold"]);
+    replace(dir, "src/controller/captain.rs", TODO, USER_CODE);
+    if edit_makefile {
+        replace(dir, "Makefile", OLD_IMG, USER_IMG);
+    }
+    git(
+        dir,
+        &["commit", "--quiet", "--all", "-m", "the crew's changes"],
+    );
+    git(dir, &["rev-parse", "HEAD"]).trim().to_owned()
+}
+
+fn branches(dir: &Path) -> Vec<String> {
+    git(dir, &["branch", "--format=%(refname:short)"])
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn merge_branch() -> String {
+    format!("operator-gen-update-from-{OLDER}-to-{CURRENT}")
+}
+
+#[test]
+fn update_merges_the_new_scaffold_and_commits_conflicts_with_markers() {
+    let Some(older) = older_binary() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("demo");
+    let user = older_project(older, &dir, true);
+
+    let out = cli::run(
+        &dir,
+        &cli::split_args("alpha update --from-binary")
+            .into_iter()
+            .chain([older.display().to_string()])
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(out.code, 0, "alpha update failed: {}", out.stderr);
+    let mut names = branches(&dir);
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "main".to_owned(),
+            "operator-gen-update-ancestor-0.0.1".to_owned(),
+            merge_branch(),
+            "operator-gen-update-original-0.0.1".to_owned(),
+            "operator-gen-update-upgrade-0.0.1".to_owned(),
+        ]
+    );
+    // left on the merge branch, one commit on top of the user's, committed; main untouched
+    assert_eq!(
+        git(&dir, &["symbolic-ref", "--short", "HEAD"]).trim(),
+        merge_branch()
+    );
+    assert_eq!(git(&dir, &["rev-parse", "main"]).trim(), user);
+    assert_eq!(git(&dir, &["rev-parse", "HEAD^"]).trim(), user);
+    assert_eq!(git(&dir, &["status", "--porcelain"]), "");
+    // the branches hold the old scaffold, the user's tree and the new scaffold
+    let ancestor = git(
+        &dir,
+        &["show", "operator-gen-update-ancestor-0.0.1:Makefile"],
+    );
+    assert!(ancestor.contains(OLD_IMG), "{ancestor}");
+    let original = git(
+        &dir,
+        &["show", "operator-gen-update-original-0.0.1:Makefile"],
+    );
+    assert!(original.contains(USER_IMG), "{original}");
+    let upgrade = git(
+        &dir,
+        &["show", "operator-gen-update-upgrade-0.0.1:Makefile"],
+    );
+    assert!(upgrade.contains(NEW_IMG), "{upgrade}");
+    // where only the scaffold changed: the new scaffold's line
+    let dockerfile = read(&dir, "Dockerfile");
+    assert!(dockerfile.starts_with(NEW_DOCKERFILE), "{dockerfile}");
+    assert!(!dockerfile.contains(OLD_DOCKERFILE));
+    // where only the user changed: the user's code
+    let controller = read(&dir, "src/controller/captain.rs");
+    assert!(controller.contains(USER_CODE) && !controller.contains(TODO));
+    assert!(read(&dir, "PROJECT").contains(&format!("cliVersion: {CURRENT}")));
+    // where both changed: both sides between conflict markers, and the file listed
+    let makefile = read(&dir, "Makefile");
+    for expected in ["<<<<<<< ", USER_IMG, "=======", NEW_IMG, ">>>>>>> "] {
+        assert!(
+            makefile.contains(expected),
+            "Makefile lacks {expected:?}:\n{makefile}"
+        );
+    }
+    assert!(!makefile.contains(OLD_IMG));
+    let listed: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        listed,
+        ["Makefile"],
+        "stdout: {}\nstderr: {}",
+        out.stdout,
+        out.stderr
+    );
+    assert!(out.stderr.contains("conflicts"), "{}", out.stderr);
+
+    // a second run is refused while the branches exist, and --force replaces them
+    git(&dir, &["checkout", "--quiet", "main"]);
+    let again = cli::run(
+        &dir,
+        &[
+            "alpha".into(),
+            "update".into(),
+            "--from-binary".into(),
+            older.display().to_string(),
+        ],
+    );
+    assert_eq!(again.code, 1);
+    assert!(
+        again.stderr.contains("exists from an earlier alpha update"),
+        "{}",
+        again.stderr
+    );
+    let forced = cli::run(
+        &dir,
+        &[
+            "alpha".into(),
+            "update".into(),
+            "--force".into(),
+            "--from-binary".into(),
+            older.display().to_string(),
+        ],
+    );
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    assert_eq!(git(&dir, &["rev-parse", "HEAD^"]).trim(), user);
+}
+
+#[test]
+fn update_without_overlapping_edits_merges_cleanly() {
+    let Some(older) = older_binary() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("demo");
+    let user = older_project(older, &dir, false);
+
+    let out = cli::run(
+        &dir,
+        &[
+            "alpha".into(),
+            "update".into(),
+            "--from-binary".into(),
+            older.display().to_string(),
+        ],
+    );
+    assert_eq!(out.code, 0, "alpha update failed: {}", out.stderr);
+    assert_eq!(out.stdout, "", "no conflicts to list");
+    assert!(out.stderr.contains("with no conflicts"), "{}", out.stderr);
+    assert_eq!(
+        git(&dir, &["symbolic-ref", "--short", "HEAD"]).trim(),
+        merge_branch()
+    );
+    assert_eq!(git(&dir, &["rev-parse", "HEAD^"]).trim(), user);
+    assert_eq!(git(&dir, &["rev-parse", "main"]).trim(), user);
+    assert!(read(&dir, "Makefile").contains(NEW_IMG));
+    assert!(read(&dir, "Dockerfile").starts_with(NEW_DOCKERFILE));
+    assert!(read(&dir, "src/controller/captain.rs").contains(USER_CODE));
+    let markers = Command::new("git")
+        .args(["grep", "-l", "-e", "^<<<<<<< "])
+        .current_dir(&dir)
+        .output()
+        .expect("run git grep");
+    assert_eq!(
+        String::from_utf8_lossy(&markers.stdout),
+        "",
+        "no conflict markers"
+    );
+}
+
+#[test]
+fn generate_in_place_keeps_the_old_tree_in_a_backup() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    for args in [
+        "init --domain example.com",
+        "create api --group crew --version v1 --kind Captain",
+    ] {
+        let out = cli::run(&dir, &cli::split_args(args));
+        assert_eq!(out.code, 0, "`{args}` failed: {}", out.stderr);
+    }
+    replace(&dir, "Makefile", NEW_IMG, USER_IMG);
+    replace(&dir, "src/controller/captain.rs", TODO, USER_CODE);
+    std::fs::create_dir_all(dir.join("target/debug")).expect("mkdir target");
+    std::fs::write(dir.join("target/debug/marker"), "build output").expect("write");
+    let before = cli::snapshot(&dir);
+
+    let out = cli::run(&dir, &cli::split_args("alpha generate"));
+    assert_eq!(out.code, 0, "alpha generate failed: {}", out.stderr);
+    let backup = tmp.path().join("demo-backup");
+    // the backup is the tree as it was, build output aside, which stays in place
+    assert_eq!(cli::snapshot(&backup), before);
+    assert!(!backup.join("target").exists());
+    assert_eq!(read(&dir, "target/debug/marker"), "build output");
+    assert!(read(&dir, "Makefile").contains(NEW_IMG));
+    assert!(read(&dir, "src/controller/captain.rs").contains(USER_CODE));
+    assert!(!tmp.path().join(".demo.operator-gen-generate").exists());
+
+    // a second run would overwrite the backup: refused, nothing changed
+    let now = cli::snapshot(&dir);
+    let again = cli::run(&dir, &cli::split_args("alpha generate"));
+    assert_eq!(again.code, 1);
+    assert!(
+        again
+            .stderr
+            .contains("demo-backup exists from an earlier alpha generate"),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(cli::snapshot(&dir), now);
+}
