@@ -381,3 +381,233 @@ fn generate_in_place_keeps_the_old_tree_in_a_backup() {
     );
     assert_eq!(cli::snapshot(&dir), now);
 }
+
+/// `alpha generate` SIGKILLed inside its replay (at every ninth file operation of the commit it
+/// is in, through `OPERATOR_GEN_TEST_PAUSE_AFTER`) leaves the project as it was, no output
+/// directory and no backup; the next run gives the tree an uninterrupted run gives. (The swap in
+/// place after the replay is covered by the CLI's unit test `a_swap_stopped_anywhere_is_completed`.)
+#[test]
+fn generate_killed_during_the_replay_leaves_no_partial_output() {
+    use std::io::{BufRead, BufReader};
+    for args in ["alpha generate --output-dir ../out", "alpha generate"] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let base = tmp.path().join("base/demo");
+        std::fs::create_dir_all(&base).expect("mkdir");
+        for setup in [
+            "init --domain example.com",
+            "create api --group crew --version v1 --kind Captain",
+        ] {
+            let out = cli::run(&base, &cli::split_args(setup));
+            assert_eq!(out.code, 0, "`{setup}` failed: {}", out.stderr);
+        }
+        replace(&base, "src/controller/captain.rs", TODO, USER_CODE);
+        let before = cli::tree_with_dirs(&base);
+        let done = tmp.path().join("done/demo");
+        cli::copy_dir(&base, &done);
+        let out = cli::run(&done, &cli::split_args(args));
+        assert_eq!(out.code, 0, "`{args}` failed: {}", out.stderr);
+        let result = |demo: &Path| {
+            if args.contains("--output-dir") {
+                demo.with_file_name("out")
+            } else {
+                demo.to_path_buf()
+            }
+        };
+        let after = cli::tree_with_dirs(&result(&done));
+        let mut kills = 0;
+        for n in (1..).step_by(9) {
+            let dir = tmp.path().join(format!("kill-{n}/demo"));
+            cli::copy_dir(&base, &dir);
+            let mut child = Command::new(cli::operator_gen_bin())
+                .args(cli::split_args(args))
+                .current_dir(&dir)
+                .env("OPERATOR_GEN_YEAR", cli::YEAR)
+                .env("OPERATOR_GEN_TEST_PAUSE_AFTER", n.to_string())
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn operator-gen");
+            let err = BufReader::new(child.stderr.take().expect("stderr"));
+            let paused = err
+                .lines()
+                .map_while(Result::ok)
+                .any(|l| l.contains("paused after file operation"));
+            if !paused {
+                assert!(child.wait().expect("wait").success(), "`{args}` failed");
+                std::fs::remove_dir_all(dir.parent().expect("parent")).expect("clean up");
+                break;
+            }
+            child.kill().expect("SIGKILL");
+            child.wait().expect("wait");
+            kills += 1;
+            let what = format!("`{args}` killed after file operation {n}");
+            assert!(
+                cli::tree_with_dirs(&dir) == before,
+                "{what}: the project changed"
+            );
+            assert!(
+                !dir.with_file_name("out").exists(),
+                "{what}: an output directory"
+            );
+            assert!(
+                !dir.with_file_name("demo-backup").exists(),
+                "{what}: a backup"
+            );
+            let again = cli::run(&dir, &cli::split_args(args));
+            assert_eq!(again.code, 0, "{what}: the re-run failed: {}", again.stderr);
+            assert!(
+                cli::tree_with_dirs(&result(&dir)) == after,
+                "{what}: the re-run differs"
+            );
+            std::fs::remove_dir_all(dir.parent().expect("parent")).expect("clean up");
+        }
+        assert!(kills >= 3, "`{args}`: only {kills} kills");
+    }
+}
+
+/// What `manifests` writes, which `alpha generate` runs after the replay.
+fn written_by_manifests(rel: &str) -> bool {
+    rel.starts_with("config/crd/bases/")
+        || rel == "config/rbac/role.yaml"
+        || rel == "config/webhook/manifests.yaml"
+}
+
+/// Files a re-scaffold adds to a case's project, with why: `edit --multigroup` leaves the
+/// controller tests under their single-group names, which the re-scaffold keeps (they are not the
+/// scaffold's in a multigroup project) beside the multigroup-named ones it writes.
+const ADDED: &[(&str, &str)] = &[
+    ("edit-multigroup", "tests/crew_captain_controller.rs"),
+    ("edit-multigroup", "tests/crew_firstmate_controller.rs"),
+];
+
+/// The lines of `bytes`, sorted.
+fn sorted_lines(bytes: &[u8]) -> Vec<String> {
+    let mut lines: Vec<String> = String::from_utf8_lossy(bytes)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// The replay is faithful: every directory case's project made by commands alone (no `in/`, no
+/// `@` edits) and re-scaffolded by `alpha generate --output-dir` gives the same files, but for
+/// what `manifests` writes (built-in types, conversion webhooks and spokes, multigroup, a moved
+/// storage version, `--plural`, deleted APIs, the Helm chart), and the files of [`ADDED`];
+/// `src/main.rs` holds the same lines, in the order of the replay (every `create api`, then every
+/// `create webhook`, as kubebuilder replays), which may not be the order the case ran them in.
+#[test]
+fn generate_reproduces_every_case_project() {
+    let cases = cli::workspace_root().join("tests/cases");
+    let mut names: Vec<String> = std::fs::read_dir(&cases)
+        .expect("read tests/cases")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut checked = Vec::new();
+    let mut failures = Vec::new();
+    for name in names {
+        let case = cases.join(&name);
+        let Ok(cmd) = std::fs::read_to_string(case.join("cmd")) else {
+            continue;
+        };
+        let lines: Vec<&str> = cmd
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect();
+        if case.join("in").exists() || lines.iter().any(|l| l.starts_with('@')) {
+            continue;
+        }
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("demo");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        for line in &lines {
+            let out = cli::run(&dir, &cli::split_args(line));
+            assert_eq!(out.code, 0, "{name}: `{line}` failed: {}", out.stderr);
+        }
+        let out = cli::run(&dir, &cli::split_args("alpha generate --output-dir ../out"));
+        assert_eq!(out.code, 0, "{name}: alpha generate failed: {}", out.stderr);
+        let input = cli::snapshot(&dir);
+        let output = cli::snapshot(&tmp.path().join("out"));
+        for (rel, bytes) in &input {
+            match output.get(rel) {
+                _ if written_by_manifests(rel) => {}
+                Some(b) if rel == "src/main.rs" => {
+                    if sorted_lines(b) != sorted_lines(bytes) {
+                        failures.push(format!("{name}: src/main.rs has other lines"));
+                    }
+                }
+                None => failures.push(format!("{name}: {rel} missing")),
+                Some(b) if b != bytes => failures.push(format!(
+                    "{name}: {rel} differs, {}",
+                    cli::first_line_difference(
+                        &String::from_utf8_lossy(bytes),
+                        &String::from_utf8_lossy(b)
+                    )
+                )),
+                Some(_) => {}
+            }
+        }
+        for rel in output.keys() {
+            let known = ADDED.contains(&(name.as_str(), rel.as_str()));
+            if !input.contains_key(rel) && !written_by_manifests(rel) && !known {
+                failures.push(format!("{name}: {rel} added"));
+            }
+        }
+        checked.push(name);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for expected in [
+        "create-api-core",
+        "create-api-multigroup",
+        "create-api-storage-version",
+        "create-webhook-conversion",
+        "create-webhook-core",
+        "delete-api",
+        "edit-multigroup",
+    ] {
+        assert!(
+            checked.iter().any(|c| c == expected),
+            "{expected} was not replayed: {checked:?}"
+        );
+    }
+}
+
+/// With the Helm plugin, the replay copies the manifests PROJECT records and runs `edit
+/// --plugins helm`: the re-scaffold's chart and PROJECT are the project's.
+#[test]
+fn generate_replays_the_helm_plugin() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir_all(dir.join("dist")).expect("mkdir");
+    let out = cli::run(&dir, &cli::split_args("init --domain example.com"));
+    assert_eq!(out.code, 0, "init failed: {}", out.stderr);
+    std::fs::write(dir.join("dist/install.yaml"), cli::MINIMAL_INSTALL).expect("write");
+    let out = cli::run(&dir, &cli::split_args("edit --plugins helm"));
+    assert_eq!(out.code, 0, "edit failed: {}", out.stderr);
+    let out = cli::run(&dir, &cli::split_args("alpha generate --output-dir ../out"));
+    assert_eq!(out.code, 0, "alpha generate failed: {}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("replay operator-gen edit --plugins helm --manifests dist/install.yaml"),
+        "{}",
+        out.stderr
+    );
+    let input = cli::snapshot(&dir);
+    let output = cli::snapshot(&tmp.path().join("out"));
+    let chart: Vec<&String> = input
+        .keys()
+        .filter(|k| k.starts_with("dist/chart/"))
+        .collect();
+    assert!(
+        chart.iter().any(|k| k.as_str() == "dist/chart/values.yaml"),
+        "{chart:?}"
+    );
+    for rel in chart {
+        assert_eq!(output.get(rel), input.get(rel), "{rel}");
+    }
+    assert_eq!(output.get("PROJECT"), input.get("PROJECT"));
+}

@@ -51,9 +51,9 @@ const USER_FILES: &[&str] = &[".cargo/config.toml", super::init::BOILERPLATE];
 /// Run `alpha generate` from `cwd`.
 pub fn run(args: &GenerateArgs, cwd: &Path, printer: &Printer) -> Result<()> {
     let input = absolute(&cwd.join(args.input_dir.as_deref().unwrap_or(Path::new("."))))?;
-    let project = Project::load(&input)?;
     match &args.output_dir {
         Some(out) => {
+            let project = Project::load(&input)?;
             let out = absolute(&cwd.join(out))?;
             if out.starts_with(&input) {
                 return Err(Error::msg(format!(
@@ -87,13 +87,27 @@ pub fn run(args: &GenerateArgs, cwd: &Path, printer: &Printer) -> Result<()> {
         }
         None => {
             let backup = backup_dir(&input)?;
+            let (ready, swap) = swap_dirs(&input)?;
+            if !input.join(project::FILE_NAME).exists() && !ready.exists() && !swap.exists() {
+                // no project and no interrupted swap: say so before taking a lock
+                Project::load(&input)?;
+            }
+            let _lock = crate::transaction::lock(&input, printer)?;
+            if finish_swap(&input, &backup, &mut Renames::unlimited())? {
+                printer.warn(&format!(
+                    "finished an interrupted alpha generate: {} holds the re-scaffolded project, {} its previous files",
+                    input.display(),
+                    backup.display()
+                ));
+                return Ok(());
+            }
+            let project = Project::load(&input)?;
             if backup.exists() {
                 return Err(Error::msg(format!(
                     "backup directory {} exists from an earlier alpha generate; move or delete it, or pass --output-dir",
                     backup.display()
                 )));
             }
-            let _lock = crate::transaction::lock(&input, printer)?;
             let staging = stage(&project, &input, &input, printer)?;
             swap_in(&input, &staging, &backup)?;
             printer.hint(&format!(
@@ -266,29 +280,162 @@ fn files(root: &Path) -> Result<BTreeMap<String, PathBuf>> {
     Ok(out)
 }
 
-/// In place: move the input's entries (but `.git/` and `target/`) into `backup`, then the
-/// staging directory's into the input, and remove the staging directory. Each move is a rename.
+/// The in-place swap's two directories beside the input: `ready` (the staging directory once
+/// complete: the input's entries are being moved to the backup) and `swap` (its entries are being
+/// moved into the input). Renaming the staging directory to `ready` is the point of no return:
+/// from there on [`finish_swap`], which an interrupted run's next run calls first, completes the
+/// swap; before it the input is untouched and the next run starts again.
+fn swap_dirs(input: &Path) -> Result<(PathBuf, PathBuf)> {
+    let staging = staging_dir(input)?.to_string_lossy().into_owned();
+    Ok((
+        PathBuf::from(format!("{staging}-ready")),
+        PathBuf::from(format!("{staging}-swap")),
+    ))
+}
+
+/// In place: the complete staging directory takes the input's place, the input's entries (but
+/// `.git/` and `target/`) going to `backup`.
 fn swap_in(input: &Path, staging: &Path, backup: &Path) -> Result<()> {
-    std::fs::create_dir(backup).map_err(|e| Error::io("create", backup, e))?;
-    let entries = |dir: &Path| -> Result<Vec<std::ffi::OsString>> {
-        let mut names: Vec<_> = std::fs::read_dir(dir)
-            .map_err(|e| Error::io("read", dir, e))?
-            .flatten()
-            .map(|e| e.file_name())
-            .collect();
-        names.sort();
-        Ok(names)
-    };
-    for name in entries(input)? {
-        if KEPT_IN_PLACE.iter().any(|k| name == *k) {
-            continue;
+    let (ready, _) = swap_dirs(input)?;
+    std::fs::rename(staging, &ready).map_err(|e| Error::io("move", staging, e))?;
+    finish_swap(input, backup, &mut Renames::unlimited())?;
+    Ok(())
+}
+
+/// Counts the swap's renames; a test stops it after a number of them, as a kill would.
+struct Renames {
+    left: Option<usize>,
+}
+
+impl Renames {
+    fn unlimited() -> Renames {
+        Renames { left: None }
+    }
+
+    fn rename(&mut self, from: &Path, to: &Path) -> Result<()> {
+        if let Some(left) = &mut self.left {
+            if *left == 0 {
+                return Err(Error::msg("stopped"));
+            }
+            *left -= 1;
         }
-        let from = input.join(&name);
-        std::fs::rename(&from, backup.join(&name)).map_err(|e| Error::io("move", &from, e))?;
+        if to.exists() {
+            return Err(Error::msg(format!(
+                "{} exists, so {} cannot move there; move one of them out of the way and run alpha generate again",
+                to.display(),
+                from.display()
+            )));
+        }
+        std::fs::rename(from, to).map_err(|e| Error::io("move", from, e))
     }
-    for name in entries(staging)? {
-        let from = staging.join(&name);
-        std::fs::rename(&from, input.join(&name)).map_err(|e| Error::io("move", &from, e))?;
+}
+
+fn entries(dir: &Path) -> Result<Vec<std::ffi::OsString>> {
+    let mut names: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| Error::io("read", dir, e))?
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// Complete a swap from wherever it stopped; whether there was one to complete.
+fn finish_swap(input: &Path, backup: &Path, renames: &mut Renames) -> Result<bool> {
+    let (ready, swap) = swap_dirs(input)?;
+    let mut any = false;
+    if ready.is_dir() {
+        any = true;
+        if !backup.is_dir() {
+            std::fs::create_dir(backup).map_err(|e| Error::io("create", backup, e))?;
+        }
+        for name in entries(input)? {
+            if KEPT_IN_PLACE.iter().any(|k| name == *k) {
+                continue;
+            }
+            renames.rename(&input.join(&name), &backup.join(&name))?;
+        }
+        renames.rename(&ready, &swap)?;
     }
-    std::fs::remove_dir(staging).map_err(|e| Error::io("remove", staging, e))
+    if swap.is_dir() {
+        any = true;
+        for name in entries(&swap)? {
+            renames.rename(&swap.join(&name), &input.join(&name))?;
+        }
+        std::fs::remove_dir(&swap).map_err(|e| Error::io("remove", &swap, e))?;
+    }
+    Ok(any)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+
+    fn tree(dir: &Path) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = files(dir)
+            .expect("walk")
+            .into_iter()
+            .map(|(rel, path)| (rel, std::fs::read_to_string(path).expect("read")))
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// A swap stopped after any number of renames, as a kill would stop it, is completed by the
+    /// next run: the input holds the new tree (and its `.git/`), the backup the old one.
+    #[test]
+    fn a_swap_stopped_anywhere_is_completed() {
+        let mut stops = 0;
+        for stop in 0.. {
+            let tmp = tempfile::tempdir().expect("tempdir");
+            let input = tmp.path().join("demo");
+            let backup = tmp.path().join("demo-backup");
+            write(&input, "Makefile", "old\n");
+            write(&input, "src/main.rs", "// old\n");
+            write(&input, ".git/HEAD", "ref: refs/heads/main\n");
+            let staging = staging_dir(&input).expect("staging");
+            write(&staging, "Makefile", "new\n");
+            write(&staging, "src/main.rs", "// new\n");
+            write(&staging, "src/fleet.rs", "// new\n");
+            let (ready, swap) = swap_dirs(&input).expect("dirs");
+            std::fs::rename(&staging, &ready).expect("ready");
+            let stopped = finish_swap(&input, &backup, &mut Renames { left: Some(stop) }).is_err();
+            if stopped {
+                stops += 1;
+                assert!(
+                    finish_swap(&input, &backup, &mut Renames::unlimited()).expect("finish"),
+                    "after {stop} renames there is a swap to finish"
+                );
+            }
+            assert!(!ready.exists() && !swap.exists());
+            let new: Vec<(String, String)> = [
+                ("Makefile", "new\n"),
+                ("src/fleet.rs", "// new\n"),
+                ("src/main.rs", "// new\n"),
+            ]
+            .iter()
+            .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+            .collect();
+            assert_eq!(tree(&input), new, "stopped after {stop} renames");
+            assert!(input.join(".git/HEAD").is_file());
+            let old: Vec<(String, String)> = [("Makefile", "old\n"), ("src/main.rs", "// old\n")]
+                .iter()
+                .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+                .collect();
+            assert_eq!(tree(&backup), old, "stopped after {stop} renames");
+            if !stopped {
+                break;
+            }
+        }
+        assert_eq!(
+            stops, 5,
+            "two moves to the backup, the rename to swap, two moves in"
+        );
+    }
 }

@@ -21,52 +21,21 @@ pub enum Step {
 /// over before any `create`; every resource's `create api` in `PROJECT` order (group, version,
 /// kind, plural, namespaced or not, type or not, controller or not, `--storage` on a later
 /// version whose types file carries the storage marker); every resource's `create webhook`
-/// with its webhook types and spokes; then, with the Helm plugin, the manifests it was derived
+/// with all its webhook types and spokes; then, with the Helm plugin, the manifests it was derived
 /// from copied over and `edit --plugins helm`. `read` gives a file of the project being replayed
 /// (relative path → contents), for the license header and the storage markers.
 pub fn steps(project: &Project, read: &dyn Fn(&str) -> Option<String>) -> Vec<Step> {
     let mut out = vec![Step::Run(init_args(project, read))];
     out.push(Step::Copy(BOILERPLATE.to_owned()));
+    // as kubebuilder's replay: every `create api`, then every `create webhook` (PROJECT keeps
+    // resources in creation order, not when their webhooks came)
     for (i, r) in project.resources.iter().enumerate() {
-        if r.api.is_none() && !r.controller {
-            continue; // a built-in type with webhooks only: `create webhook` alone scaffolds it
-        }
-        let mut args = words(&["create", "api", "--group", &r.group]);
-        args.extend(words(&["--version", &r.version, "--kind", &r.kind]));
-        if let Some(plural) = &r.plural {
-            args.extend(words(&["--plural", plural]));
-        }
-        args.push(format!("--resource={}", r.api.is_some()));
-        if let Some(a) = &r.api {
-            args.push(format!("--namespaced={}", a.namespaced));
-        }
-        args.push(format!("--controller={}", r.controller));
-        if r.api.is_some() && is_later_stored_version(project, i, read) {
-            args.push("--storage".to_owned());
-        }
-        args.push("--yes".to_owned());
-        out.push(Step::Run(args));
+        if r.api.is_some() || r.controller {
+            out.push(Step::Run(api_args(project, i, read)));
+        } // else a built-in type with webhooks only: `create webhook` alone scaffolds it
     }
-    for r in &project.resources {
-        let Some(w) = &r.webhooks else { continue };
-        let mut args = words(&["create", "webhook", "--group", &r.group]);
-        args.extend(words(&["--version", &r.version, "--kind", &r.kind]));
-        if let Some(plural) = &r.plural {
-            args.extend(words(&["--plural", plural]));
-        }
-        if w.defaulting {
-            args.push("--defaulting".to_owned());
-        }
-        if w.validation {
-            args.push("--programmatic-validation".to_owned());
-        }
-        if w.conversion {
-            args.push("--conversion".to_owned());
-            if !w.spoke.is_empty() {
-                args.extend(words(&["--spoke", &w.spoke.join(",")]));
-            }
-        }
-        out.push(Step::Run(args));
+    for r in project.resources.iter().filter(|r| r.webhooks.is_some()) {
+        out.push(Step::Run(webhook_args(r)));
     }
     if let Some(helm) = project.plugins.get(crate::chart::PLUGIN_KEY) {
         let manifests = helm["manifests"]
@@ -83,6 +52,49 @@ pub fn steps(project: &Project, read: &dyn Fn(&str) -> Option<String>) -> Vec<St
         ])));
     }
     out
+}
+
+/// `create api` for resource `i` with the flags it was created with.
+fn api_args(project: &Project, i: usize, read: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    let r = &project.resources[i];
+    let mut args = words(&["create", "api", "--group", &r.group]);
+    args.extend(words(&["--version", &r.version, "--kind", &r.kind]));
+    if let Some(plural) = &r.plural {
+        args.extend(words(&["--plural", plural]));
+    }
+    args.push(format!("--resource={}", r.api.is_some()));
+    if let Some(a) = &r.api {
+        args.push(format!("--namespaced={}", a.namespaced));
+    }
+    args.push(format!("--controller={}", r.controller));
+    if r.api.is_some() && is_later_stored_version(project, i, read) {
+        args.push("--storage".to_owned());
+    }
+    args.push("--yes".to_owned());
+    args
+}
+
+/// `create webhook` for resource `r` with every webhook type PROJECT records for it.
+fn webhook_args(r: &crate::project::ResourceEntry) -> Vec<String> {
+    let mut args = words(&["create", "webhook", "--group", &r.group]);
+    args.extend(words(&["--version", &r.version, "--kind", &r.kind]));
+    if let Some(plural) = &r.plural {
+        args.extend(words(&["--plural", plural]));
+    }
+    let Some(w) = &r.webhooks else { return args };
+    if w.defaulting {
+        args.push("--defaulting".to_owned());
+    }
+    if w.validation {
+        args.push("--programmatic-validation".to_owned());
+    }
+    if w.conversion {
+        args.push("--conversion".to_owned());
+        if !w.spoke.is_empty() {
+            args.extend(words(&["--spoke", &w.spoke.join(",")]));
+        }
+    }
+    args
 }
 
 /// A step as the command line a user would type.
