@@ -5,7 +5,11 @@
 //! The project is replayed ([`super::replay`]) through the commands themselves, in this process,
 //! into a staging directory beside the output; the user's files are written over that fresh
 //! scaffold through one [`Scaffold`]; `manifests` runs; and only then does the staging directory
-//! become the output (a rename), so an interrupted run leaves no partial output behind.
+//! become the output (a rename), so an interrupted run leaves no partial output behind. In place,
+//! the complete staging directory is renamed `.<dir>.operator-gen-generate-ready` (the point of
+//! no return), the input's entries but `.git/` and `target/` move to `<dir>-backup` and the
+//! staging directory's into the input, each a rename; a run interrupted there is finished by the
+//! next `alpha generate` in place.
 //!
 //! Carried over from the input, whatever the fresh scaffold holds there: every file under
 //! `src/api/` (types, conversions, `mod.rs`), `src/controller/` (controller bodies) and
