@@ -1,4 +1,5 @@
-//! `alpha update` against an older operator-gen, and `alpha generate`'s backup in place.
+//! `alpha update` against an older operator-gen, and `alpha generate`: its backup in place, an
+//! interrupted replay, the replay of every command-only directory case and of the Helm plugin.
 //!
 //! There is no released older operator-gen, so the tests build one: this checkout's sources
 //! copied to `target/older-operator-gen/src` with `tests/fixtures/alpha-update/older-scaffold.patch`
@@ -353,6 +354,8 @@ fn generate_in_place_keeps_the_old_tree_in_a_backup() {
     }
     replace(&dir, "Makefile", NEW_IMG, USER_IMG);
     replace(&dir, "src/controller/captain.rs", TODO, USER_CODE);
+    std::fs::create_dir_all(dir.join("docs")).expect("mkdir docs");
+    std::os::unix::fs::symlink("../README.md", dir.join("docs/readme.md")).expect("symlink");
     std::fs::create_dir_all(dir.join("target/debug")).expect("mkdir target");
     std::fs::write(dir.join("target/debug/marker"), "build output").expect("write");
     let before = cli::snapshot(&dir);
@@ -367,6 +370,9 @@ fn generate_in_place_keeps_the_old_tree_in_a_backup() {
     assert!(read(&dir, "Makefile").contains(NEW_IMG));
     assert!(read(&dir, "src/controller/captain.rs").contains(USER_CODE));
     assert!(!tmp.path().join(".demo.operator-gen-generate").exists());
+    // the user's symbolic link is carried over as a link
+    let link = std::fs::read_link(dir.join("docs/readme.md")).expect("a symbolic link");
+    assert_eq!(link, Path::new("../README.md"));
 
     // a second run would overwrite the backup: refused, nothing changed
     let now = cli::snapshot(&dir);

@@ -78,6 +78,8 @@ pub fn run(args: &GenerateArgs, cwd: &Path, printer: &Printer) -> Result<()> {
                     out.display()
                 )));
             }
+            // the input read whole, not half way through another command's commit
+            let _lock = crate::transaction::lock(&input, printer)?;
             let staging = stage(&project, &input, &out, printer)?;
             if out.exists() {
                 std::fs::remove_dir(&out).map_err(|e| Error::io("replace", &out, e))?;
@@ -217,6 +219,7 @@ fn carry_over(input: &Path, dir: &Path, printer: &Printer) -> Result<()> {
     let fresh = files(dir)?;
     let mut s = Scaffold::new(dir);
     let mut binary = Vec::new();
+    let mut links = Vec::new();
     for (rel, path) in files(input)? {
         if rel == project::FILE_NAME {
             continue;
@@ -225,6 +228,10 @@ fn carry_over(input: &Path, dir: &Path, printer: &Printer) -> Result<()> {
             || USER_FILES.contains(&rel.as_str())
             || USER_CODE.iter().any(|p| rel.starts_with(p));
         if !users {
+            continue;
+        }
+        if path.is_symlink() {
+            links.push((rel, path));
             continue;
         }
         let bytes = std::fs::read(&path).map_err(|e| Error::io("read", &path, e))?;
@@ -252,11 +259,35 @@ fn carry_over(input: &Path, dir: &Path, printer: &Printer) -> Result<()> {
         std::fs::copy(&path, &target).map_err(|e| Error::io("copy", &path, e))?;
         printer.status("carried over", &rel);
     }
+    for (rel, path) in links {
+        let target = dir.join(&rel);
+        let to = std::fs::read_link(&path).map_err(|e| Error::io("read", &path, e))?;
+        if target.symlink_metadata().is_ok() {
+            std::fs::remove_file(&target).map_err(|e| Error::io("replace", &target, e))?;
+        }
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+        }
+        link(&to, &target)?;
+        printer.status("carried over", &rel);
+    }
     Ok(())
 }
 
-/// Every file under `root` (relative path with `/` → path), outside `.git/` and `target/`;
-/// symbolic links are not followed.
+#[cfg(unix)]
+fn link(to: &Path, at: &Path) -> Result<()> {
+    std::os::unix::fs::symlink(to, at).map_err(|e| Error::io("link", at, e))
+}
+
+#[cfg(not(unix))]
+fn link(to: &Path, at: &Path) -> Result<()> {
+    std::fs::copy(to, at)
+        .map(|_| ())
+        .map_err(|e| Error::io("copy", to, e))
+}
+
+/// Every file and symbolic link (not followed) under `root` (relative path with `/` → path),
+/// outside `.git/` and `target/`.
 fn files(root: &Path) -> Result<BTreeMap<String, PathBuf>> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, PathBuf>) -> Result<()> {
         let entries = std::fs::read_dir(dir).map_err(|e| Error::io("read", dir, e))?;
@@ -273,7 +304,7 @@ fn files(root: &Path) -> Result<BTreeMap<String, PathBuf>> {
             let kind = entry.file_type().map_err(|e| Error::io("read", &path, e))?;
             if kind.is_dir() {
                 walk(root, &path, out)?;
-            } else if kind.is_file() {
+            } else if kind.is_file() || kind.is_symlink() {
                 out.insert(rel, path);
             }
         }
