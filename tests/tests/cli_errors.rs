@@ -958,6 +958,12 @@ fn rows() -> Vec<Row> {
         ),
         row(
             Git(&[]),
+            "alpha update --from-version 9.0.0",
+            "operator-gen 9.0.0 is newer than this operator-gen",
+            1,
+        ),
+        row(
+            Git(&[]),
             "alpha update --from-version 0.0.1/x --from-binary missing/operator-gen",
             "--from-version \"0.0.1/x\" is not a version; pass one like 0.1.0",
             1,

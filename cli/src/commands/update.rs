@@ -132,6 +132,11 @@ pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer) -> Result<()> {
             "--from-version {from:?} is not a version; pass one like 0.1.0"
         )));
     }
+    if newer(&from, to) {
+        return Err(Error::msg(format!(
+            "operator-gen {from} is newer than this operator-gen {to}, and alpha update only moves forward; run the alpha update of operator-gen {from} or later"
+        )));
+    }
     let branches = Branches::new(&from, to);
     for b in branches.all() {
         if b == from_branch {
@@ -257,6 +262,20 @@ pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Whether version `a` is newer than `b`, comparing their numeric dot-separated parts (a
+/// pre-release or build suffix aside).
+fn newer(a: &str, b: &str) -> bool {
+    let parts = |v: &str| -> Vec<u64> {
+        v.split(['-', '+'])
+            .next()
+            .unwrap_or_default()
+            .split('.')
+            .map(|p| p.parse().unwrap_or(0))
+            .collect()
+    };
+    parts(a) > parts(b)
 }
 
 /// The older operator-gen: `--from-binary`, else the release cache, installed by cargo.
@@ -486,5 +505,19 @@ impl Git {
     /// A commit of `tree` with the one `parent`.
     fn commit(&self, tree: &str, parent: &str, message: &str) -> Result<String> {
         self.output(&["commit-tree", tree, "-p", parent, "-m", message])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_compare_by_their_numbers() {
+        assert!(newer("0.10.0", "0.9.3"));
+        assert!(newer("1.0.0", "0.99.0"));
+        assert!(!newer("0.0.1", "0.1.0"));
+        assert!(!newer("0.1.0-rc.1", "0.1.0"));
+        assert!(!newer("0.1.0", "0.1.0"));
     }
 }
