@@ -254,7 +254,7 @@ pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer) -> Result<()> {
             branches.merge
         ));
         for c in &conflicts {
-            printer.out(c);
+            printer.out(&format!("{c}\n"));
         }
         printer.hint(&format!(
             "Resolve the <<<<<<< markers in those files, commit, run `make manifests` and the tests, then merge {} into {from_branch}.",
