@@ -42,6 +42,10 @@ pub fn operator_gen() -> Option<&'static Path> {
         let root = cli::workspace_root();
         let base = root.join("target/older-operator-gen");
         let src = base.join("src");
+        // one copy and build at a time, whichever test process gets here first
+        std::fs::create_dir_all(&base).expect("create target/older-operator-gen");
+        let lock = std::fs::File::create(base.join(".lock")).expect("create the build lock");
+        lock.lock().expect("take the build lock");
         let patch = root.join("tests/fixtures/alpha-update/older-scaffold.patch");
         let mut hash = std::collections::hash_map::DefaultHasher::new();
         {
