@@ -965,7 +965,7 @@ fn rows() -> Vec<Row> {
         row(
             Git(&[]),
             "alpha update --from-version 0.0.1/x --from-binary missing/operator-gen",
-            "--from-version \"0.0.1/x\" is not a version; pass one like 0.1.0",
+            "\"0.0.1/x\" (--from-version, else PROJECT's cliVersion) is not a version; pass --from-version with one like 0.1.0",
             1,
         ),
         // other commands

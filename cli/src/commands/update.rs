@@ -129,7 +129,7 @@ pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer) -> Result<()> {
             .all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c))
     {
         return Err(Error::msg(format!(
-            "--from-version {from:?} is not a version; pass one like 0.1.0"
+            "{from:?} (--from-version, else PROJECT's cliVersion) is not a version; pass --from-version with one like 0.1.0"
         )));
     }
     if newer(&from, to) {
