@@ -1,7 +1,7 @@
 //! The command-line surface: clap definitions for every subcommand and the dispatcher that maps
 //! them onto the command modules.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
@@ -12,7 +12,7 @@ pub use crate::commands::delete::DeleteApiArgs;
 pub use crate::commands::edit::EditArgs;
 pub use crate::commands::init::InitArgs;
 pub use crate::commands::webhook::WebhookArgs;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::printer::{Printer, Verbosity};
 
 /// kubebuilder for Rust: scaffold a kube-rs operator project and generate its manifests.
@@ -92,6 +92,12 @@ pub enum AlphaCommand {
         /// The template directory, e.g. `cargo-generate/` of an operator-gen checkout.
         dir: PathBuf,
     },
+    /// Re-scaffold a project from its PROJECT file with this operator-gen's templates, carrying
+    /// over the API types, controllers, webhooks and files the scaffold does not write.
+    Generate(commands::generate::GenerateArgs),
+    /// Move a git-tracked project to this operator-gen's scaffold by a three-way merge of the
+    /// scaffold of the version PROJECT records, this version's and the project, on a new branch.
+    Update(commands::update::UpdateArgs),
 }
 
 /// Flags of `manifests`.
@@ -149,30 +155,8 @@ where
 
 fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
     match cmd {
-        Command::Init(args) => {
-            let root = current_dir()?;
-            let _lock = crate::transaction::lock(&root, printer)?;
-            commands::init::run(&args, &root, printer)
-        }
-        Command::Create(CreateCommand::Api(args)) => {
-            let root = current_dir()?;
-            let _lock = crate::transaction::lock(&root, printer)?;
-            commands::api::run(&args, &root, printer)
-        }
-        Command::Create(CreateCommand::Webhook(args)) => {
-            let root = current_dir()?;
-            let _lock = crate::transaction::lock(&root, printer)?;
-            commands::webhook::run(&args, &root, printer)
-        }
-        Command::Delete(DeleteCommand::Api(args)) => {
-            let root = current_dir()?;
-            let _lock = crate::transaction::lock(&root, printer)?;
-            commands::delete::run(&args, &root, printer)
-        }
-        Command::Edit(args) => {
-            let root = current_dir()?;
-            let _lock = crate::transaction::lock(&root, printer)?;
-            commands::edit::run(&args, &root, printer)
+        cmd @ (Command::Init(_) | Command::Create(_) | Command::Delete(_) | Command::Edit(_)) => {
+            in_project(cmd, &current_dir()?, printer)
         }
         Command::Manifests(args) => {
             let opts = crate::manifests::ManifestsOptions {
@@ -193,6 +177,12 @@ fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
         Command::Alpha(AlphaCommand::ExportTemplate { dir }) => {
             commands::export_template::run(&dir, printer)
         }
+        Command::Alpha(AlphaCommand::Generate(args)) => {
+            commands::generate::run(&args, &current_dir()?, printer)
+        }
+        Command::Alpha(AlphaCommand::Update(args)) => {
+            commands::update::run(&args, &current_dir()?, printer)
+        }
         Command::Version => {
             printer.out(&commands::version::text());
             Ok(())
@@ -204,6 +194,37 @@ fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// Run a command that changes the project in `root` under the project's lock.
+fn in_project(cmd: Command, root: &Path, printer: &Printer) -> Result<()> {
+    let _lock = crate::transaction::lock(root, printer)?;
+    match cmd {
+        Command::Init(args) => commands::init::run(&args, root, printer),
+        Command::Create(CreateCommand::Api(args)) => commands::api::run(&args, root, printer),
+        Command::Create(CreateCommand::Webhook(args)) => {
+            commands::webhook::run(&args, root, printer)
+        }
+        Command::Delete(DeleteCommand::Api(args)) => commands::delete::run(&args, root, printer),
+        Command::Edit(args) => commands::edit::run(&args, root, printer),
+        other => Err(Error::msg(format!(
+            "internal error: {other:?} does not change a project; this is a bug in operator-gen, please report it"
+        ))),
+    }
+}
+
+/// Run `operator-gen <args>` (a command that changes a project: init, create, delete, edit) in
+/// `root`, in this process: how `alpha generate` replays a project.
+pub fn run_in(args: &[String], root: &Path, printer: &Printer) -> Result<()> {
+    let line = std::iter::once("operator-gen".to_owned()).chain(args.iter().cloned());
+    let cli = Cli::try_parse_from(line).map_err(|e| {
+        Error::msg(format!(
+            "cannot replay `operator-gen {}`: {}; this is a bug in operator-gen, please report it",
+            args.join(" "),
+            e.to_string().lines().next().unwrap_or_default()
+        ))
+    })?;
+    in_project(cli.command, root, printer)
 }
 
 fn current_dir() -> Result<PathBuf> {

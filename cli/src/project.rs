@@ -133,7 +133,12 @@ impl Project {
             }
             Err(e) => return Err(Error::io("read", &path, e)),
         };
-        let project: Project = serde_saphyr::from_str(&text).map_err(|e| {
+        Project::parse(&text)
+    }
+
+    /// Parse the text of a `PROJECT` file, with the checks [`Project::load`] makes.
+    pub fn parse(text: &str) -> Result<Project> {
+        let project: Project = serde_saphyr::from_str(text).map_err(|e| {
             Error::msg(format!(
                 "PROJECT is not a valid project file: {e}; fix or restore it"
             ))

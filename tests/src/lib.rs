@@ -103,6 +103,7 @@ pub mod audit;
 pub mod cli;
 pub mod fuzz;
 pub mod integrity;
+pub mod older;
 pub mod operator;
 pub mod takeover;
 pub mod tools;

@@ -1,6 +1,14 @@
 //! CLI directory cases: for each `tests/cases/<name>/`, copy `in/` (when present) to a temporary
 //! project directory `demo/`, run every line of `cmd` as `operator-gen <line>`, and compare each
-//! file that is new or changed against `out/`.
+//! file of `demo/` that is new or changed against `out/`.
+//!
+//! Lines starting with `@` stand for what a user does between commands: `@cd DIR` runs the
+//! following commands in `DIR` (relative to the current one, created when missing), `@replace
+//! FILE "OLD" "NEW"` replaces the one occurrence of `OLD` in `FILE` (which must hold it exactly
+//! once) and `@write FILE "TEXT"` writes `FILE`; `\n` in the quoted texts is a newline. `@git
+//! ARGS` runs git and `@older ARGS` the older operator-gen the `alpha update` tests build
+//! ([`operator_gen_tests::older`]), whose path `@OLDER@` stands for in a command; a case using
+//! either is skipped, by the one skip rule, without git. `.git/` is not compared.
 //!
 //! Refresh the goldens with `UPDATE_GOLDENS=1 cargo test -p operator-gen-tests --test cli_cases`.
 //! In goldens (the local cargo config `.cargo/config.toml`), this checkout's path reads
@@ -10,13 +18,15 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use operator_gen_tests::cli::{self, UPDATE_GOLDENS};
+use operator_gen_tests::older;
 
 fn cases_dir() -> PathBuf {
     cli::workspace_root().join("tests/cases")
 }
 
-/// Files the commands created or changed, normalised for goldens.
-fn run_case(case: &Path) -> BTreeMap<String, String> {
+/// Files the commands created or changed, normalised for goldens; `None` when the case needs
+/// git and the older operator-gen and git is missing (the skip is reported).
+fn run_case(case: &Path) -> Option<BTreeMap<String, String>> {
     let tmp = tempfile::tempdir().expect("tempdir");
     let project = tmp.path().join("demo");
     std::fs::create_dir_all(&project).expect("create project dir");
@@ -26,12 +36,32 @@ fn run_case(case: &Path) -> BTreeMap<String, String> {
     }
     let before = cli::snapshot(&project);
     let cmd = std::fs::read_to_string(case.join("cmd")).expect("read cmd");
+    let older = if cmd
+        .lines()
+        .any(|l| l.starts_with("@git") || l.starts_with("@older"))
+    {
+        Some(older::operator_gen()?)
+    } else {
+        None
+    };
+    let mut dir = project.clone();
     for line in cmd
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
     {
-        let out = cli::run(&project, &cli::split_args(line));
+        if let Some(directive) = line.strip_prefix('@') {
+            act(case, &mut dir, directive, older);
+            continue;
+        }
+        let args: Vec<String> = cli::split_args(line)
+            .into_iter()
+            .map(|a| match older {
+                Some(bin) => a.replace("@OLDER@", &bin.to_string_lossy()),
+                None => a,
+            })
+            .collect();
+        let out = cli::run(&dir, &args);
         assert_eq!(
             out.code,
             0,
@@ -41,11 +71,76 @@ fn run_case(case: &Path) -> BTreeMap<String, String> {
         );
         assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
     }
-    cli::snapshot(&project)
+    let changed = cli::snapshot(&project)
         .into_iter()
-        .filter(|(path, bytes)| before.get(path) != Some(bytes))
+        .filter(|(path, bytes)| before.get(path) != Some(bytes) && !path.starts_with(".git/"))
         .map(|(path, bytes)| (path, cli::normalize(&String::from_utf8_lossy(&bytes))))
-        .collect()
+        .collect();
+    Some(changed)
+}
+
+/// Carry out the directive `line` (after its `@`) in `dir`; `older` is the older operator-gen
+/// when the case uses it.
+fn act(case: &Path, dir: &mut PathBuf, line: &str, older: Option<&Path>) {
+    let args: Vec<String> = cli::split_args(line)
+        .into_iter()
+        .map(|a| a.replace("\\n", "\n"))
+        .collect();
+    let what = format!("case {}: `@{line}`", case.display());
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["cd", to] => {
+            *dir = dir.join(to);
+            std::fs::create_dir_all(&*dir).expect("create the directory of `@cd`");
+        }
+        ["replace", file, old, new] => {
+            let path = dir.join(file);
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(
+                text.matches(old).count(),
+                1,
+                "{what}: {file} must hold the text exactly once"
+            );
+            std::fs::write(&path, text.replacen(old, new, 1)).expect("write");
+        }
+        ["write", file, text] => {
+            let path = dir.join(file);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&path, text).expect("write");
+        }
+        ["git", rest @ ..] => {
+            let out = std::process::Command::new("git")
+                .args(rest)
+                .current_dir(&*dir)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .expect("run git");
+            assert!(
+                out.status.success(),
+                "{what} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        ["older", rest @ ..] => {
+            let out = std::process::Command::new(older.expect("the older operator-gen"))
+                .args(rest)
+                .current_dir(&*dir)
+                .env("OPERATOR_GEN_YEAR", cli::YEAR)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .expect("run the older operator-gen");
+            assert!(
+                out.status.success(),
+                "{what} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        _ => panic!("{what}: unknown directive (known: @cd, @replace, @write, @git, @older)"),
+    }
 }
 
 #[test]
@@ -69,6 +164,10 @@ fn cli_cases_match_goldens() {
     assert_eq!(
         names,
         [
+            "alpha-generate",
+            "alpha-generate-in-place",
+            "alpha-update",
+            "alpha-update-conflict",
             "create-api-cluster-scoped",
             "create-api-core",
             "create-api-force",
@@ -93,7 +192,9 @@ fn cli_cases_match_goldens() {
     let update = std::env::var(UPDATE_GOLDENS).is_ok_and(|v| v == "1");
     let mut failures = Vec::new();
     for case in &cases {
-        let actual = run_case(case);
+        let Some(actual) = run_case(case) else {
+            continue;
+        };
         let out_dir = case.join("out");
         if update {
             let _ = std::fs::remove_dir_all(&out_dir);

@@ -35,6 +35,8 @@ enum Setup {
     Commands(&'static [&'static str]),
     /// `init`, the commands, then the edits.
     CommandsThen(&'static [&'static str], &'static [Edit]),
+    /// `init` committed in a new git repository on branch `main`, then the edits (uncommitted).
+    Git(&'static [Edit]),
 }
 
 /// A change to a scaffolded project.
@@ -898,6 +900,74 @@ fn rows() -> Vec<Row> {
             "src/controller/crew/captain.rs already exists, so the multigroup layout cannot take its place; move it out of the way, then run the command again",
             1,
         ),
+        // alpha generate
+        row(Empty, "alpha generate", "no PROJECT file in", 1),
+        row(
+            Init,
+            "alpha generate --output-dir sub",
+            "demo/sub is inside the input directory",
+            1,
+        ),
+        row(
+            Init,
+            "alpha generate --output-dir ..",
+            "is not empty; pass a new or empty directory to --output-dir",
+            1,
+        ),
+        row(
+            InitThen(&[Edit::Replace(
+                "PROJECT",
+                "domain: my.domain",
+                "domain: My_Domain",
+            )]),
+            "alpha generate --output-dir ../out",
+            "fix domain in PROJECT",
+            1,
+        ),
+        // alpha update
+        row(Empty, "alpha update", "no PROJECT file in", 1),
+        row(
+            Init,
+            "alpha update",
+            "is not in a git work tree; alpha update merges on git branches: run `git init` and commit the project first",
+            1,
+        ),
+        row(
+            Git(&[]),
+            "alpha update",
+            "this operator-gen's own version, so there is nothing to update; pass --from-version to merge from another version's scaffold",
+            1,
+        ),
+        row(
+            Git(&[Edit::Append("Makefile", "# mine\n")]),
+            "alpha update --from-version 0.0.1",
+            "the git work tree has uncommitted changes; commit or stash them before alpha update",
+            1,
+        ),
+        row(
+            Git(&[]),
+            "alpha update --from-version 0.0.1 --from-branch release",
+            "branch \"release\" does not exist; pass --from-branch with the project's branch",
+            1,
+        ),
+        row(
+            Git(&[]),
+            "alpha update --from-version 0.0.1 --from-binary missing/operator-gen",
+            "--from-binary missing/operator-gen is not a file; pass the path of operator-gen 0.0.1",
+            1,
+        ),
+        row(
+            Git(&[]),
+            "alpha update --from-version 9.0.0",
+            "operator-gen 9.0.0 is newer than this operator-gen",
+            1,
+        ),
+        row(
+            Git(&[]),
+            "alpha update --from-version 0.0.1/x --from-binary missing/operator-gen",
+            "\"0.0.1/x\" (--from-version, else PROJECT's cliVersion) is not a version; pass --from-version with one like 0.1.0",
+            1,
+        ),
         // other commands
         row(Empty, "completion nosh", "invalid value 'nosh'", 2),
         row(Empty, "frobnicate", "unrecognized subcommand", 2),
@@ -956,6 +1026,25 @@ fn set_up(dir: &Path, setup: Setup) {
             ok("init");
             for c in commands {
                 ok(c);
+            }
+            apply(dir, edits);
+        }
+        Setup::Git(edits) => {
+            ok("init");
+            for args in [
+                &["init", "--quiet", "--initial-branch", "main"][..],
+                &["config", "user.name", "Crew"],
+                &["config", "user.email", "crew@example.com"],
+                &["config", "commit.gpgsign", "false"],
+                &["add", "--all"],
+                &["commit", "--quiet", "-m", "scaffold"],
+            ] {
+                let status = std::process::Command::new("git")
+                    .args(args)
+                    .current_dir(dir)
+                    .status()
+                    .expect("run git");
+                assert!(status.success(), "setup `git {args:?}` failed");
             }
             apply(dir, edits);
         }
@@ -1083,6 +1172,11 @@ fn bad_input_fails_cleanly_and_changes_nothing() {
         let tmp = tempfile::tempdir().expect("tempdir");
         let dir = tmp.path().join("demo");
         std::fs::create_dir_all(&dir).expect("mkdir");
+        if matches!(row.setup, Setup::Git(_))
+            && !cli::require_tool("git", &["--version"], "apt-get install git")
+        {
+            continue;
+        }
         set_up(&dir, row.setup);
         let root = matches!(row.setup, Setup::ReadOnly) && running_as_root(tmp.path());
         let before = cli::tree_hash(&dir);

@@ -8,8 +8,11 @@ pub mod delete;
 pub mod edit;
 pub mod envtest;
 pub mod export_template;
+pub mod generate;
 pub mod init;
 pub mod multigroup;
+pub mod replay;
+pub mod update;
 pub mod version;
 pub mod webhook;
 

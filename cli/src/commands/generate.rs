@@ -1,0 +1,476 @@
+//! `operator-gen alpha generate`: re-scaffold a project from its `PROJECT` file with this
+//! operator-gen's templates, into a new directory or in place (the old tree moved to a backup
+//! directory first), carrying over the user's own code.
+//!
+//! The project is replayed ([`super::replay`]) through the commands themselves, in this process,
+//! into a staging directory beside the output; the user's files are written over that fresh
+//! scaffold through one [`Scaffold`]; `manifests` runs; and only then does the staging directory
+//! become the output (a rename), so an interrupted run leaves no partial output behind. In place,
+//! the complete staging directory is renamed `.<dir>.operator-gen-generate-ready` (the point of
+//! no return), the input's entries but `.git/` and `target/` move to `<dir>-backup` and the
+//! staging directory's into the input, each a rename; a run interrupted there is finished by the
+//! next `alpha generate` in place.
+//!
+//! Carried over from the input, whatever the fresh scaffold holds there: every file under
+//! `src/api/` (types, conversions, `mod.rs`), `src/controller/` (controller bodies) and
+//! `src/webhook/` (webhook bodies), the local cargo config `.cargo/config.toml` and the license
+//! header `hack/boilerplate.rs.txt`; and every file the fresh scaffold does not write (the
+//! user's own modules, `Cargo.lock`, generated manifests, …). Not carried over: `PROJECT`
+//! (written again by the replay), `.git/` and `target/`, and the user's changes to other files
+//! the scaffold writes (`Cargo.toml`, `src/main.rs`, the Makefile, config/, tests/…), which come
+//! fresh: they are in the input (or its backup) to merge by hand; `alpha update` merges them.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::replay::{self, Step};
+use crate::error::{Error, Result};
+use crate::printer::{Printer, Verbosity};
+use crate::project::{self, Project};
+use crate::scaffold::{IfExists, Scaffold};
+
+/// Flags of `alpha generate`.
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// The project to re-scaffold, the directory holding `PROJECT` (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    pub input_dir: Option<PathBuf>,
+    /// Where the re-scaffolded project goes: a new or empty directory outside the input (default:
+    /// the input itself, after its files are moved to `<input>-backup`).
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+}
+
+/// Directories of the input never carried over nor moved to the backup.
+const KEPT_IN_PLACE: &[&str] = &[".git", "target"];
+
+/// The prefixes of the user's code: carried over even where the scaffold writes the file.
+const USER_CODE: &[&str] = &["src/api/", "src/controller/", "src/webhook/"];
+
+/// Files carried over even where the scaffold writes them.
+const USER_FILES: &[&str] = &[".cargo/config.toml", super::init::BOILERPLATE];
+
+/// Run `alpha generate` from `cwd`.
+pub fn run(args: &GenerateArgs, cwd: &Path, printer: &Printer) -> Result<()> {
+    let input = absolute(&cwd.join(args.input_dir.as_deref().unwrap_or(Path::new("."))))?;
+    match &args.output_dir {
+        Some(out) => {
+            let project = Project::load(&input)?;
+            let out = absolute(&cwd.join(out))?;
+            if out.starts_with(&input) {
+                return Err(Error::msg(format!(
+                    "--output-dir {} is inside the input directory {}; pass a directory outside the project, or no --output-dir to re-scaffold in place",
+                    out.display(),
+                    input.display()
+                )));
+            }
+            if std::fs::read_dir(&out).is_ok_and(|mut entries| entries.next().is_some()) {
+                return Err(Error::msg(format!(
+                    "output directory {} is not empty; pass a new or empty directory to --output-dir",
+                    out.display()
+                )));
+            }
+            if out.exists() && !out.is_dir() {
+                return Err(Error::msg(format!(
+                    "output directory {} is a file; pass a new or empty directory to --output-dir",
+                    out.display()
+                )));
+            }
+            // the input read whole, not half way through another command's commit
+            let _lock = crate::transaction::lock(&input, printer)?;
+            let staging = stage(&project, &input, &out, printer)?;
+            if out.exists() {
+                std::fs::remove_dir(&out).map_err(|e| Error::io("replace", &out, e))?;
+            }
+            std::fs::rename(&staging, &out).map_err(|e| Error::io("move into place", &out, e))?;
+            printer.hint(&format!(
+                "Re-scaffolded {} into {}.",
+                input.display(),
+                out.display()
+            ));
+        }
+        None => {
+            let backup = backup_dir(&input)?;
+            let (ready, swap) = swap_dirs(&input)?;
+            if !input.join(project::FILE_NAME).exists() && !ready.exists() && !swap.exists() {
+                // no project and no interrupted swap: say so before taking a lock
+                Project::load(&input)?;
+            }
+            let _lock = crate::transaction::lock(&input, printer)?;
+            if finish_swap(&input, &backup, &mut Renames::unlimited())? {
+                printer.warn(&format!(
+                    "finished an interrupted alpha generate: {} holds the re-scaffolded project, {} its previous files",
+                    input.display(),
+                    backup.display()
+                ));
+                return Ok(());
+            }
+            let project = Project::load(&input)?;
+            if backup.exists() {
+                return Err(Error::msg(format!(
+                    "backup directory {} exists from an earlier alpha generate; move or delete it, or pass --output-dir",
+                    backup.display()
+                )));
+            }
+            let staging = stage(&project, &input, &input, printer)?;
+            swap_in(&input, &staging, &backup)?;
+            printer.hint(&format!(
+                "Re-scaffolded {} in place; its previous files are in {}.",
+                input.display(),
+                backup.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn absolute(path: &Path) -> Result<PathBuf> {
+    let abs = std::path::absolute(path).map_err(|e| Error::io("resolve", path, e))?;
+    // `a/./b/..` as the user means it, without resolving symbolic links
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
+/// `<input>-backup`, beside the input.
+fn backup_dir(input: &Path) -> Result<PathBuf> {
+    let name = input.file_name().ok_or_else(|| {
+        Error::msg(format!(
+            "{} has no directory name for a backup beside it; pass --output-dir",
+            input.display()
+        ))
+    })?;
+    Ok(input.with_file_name(format!("{}-backup", name.to_string_lossy())))
+}
+
+/// The staging directory beside `out`: `.<name>.operator-gen-generate`.
+fn staging_dir(out: &Path) -> Result<PathBuf> {
+    let name = out.file_name().ok_or_else(|| {
+        Error::msg(format!(
+            "{} has no directory name; pass --output-dir with a directory name",
+            out.display()
+        ))
+    })?;
+    Ok(out.with_file_name(format!(".{}.operator-gen-generate", name.to_string_lossy())))
+}
+
+/// Replay `project` into a fresh staging directory beside `out`, carry the input's files over
+/// and run `manifests`; returns the staging directory.
+fn stage(project: &Project, input: &Path, out: &Path, printer: &Printer) -> Result<PathBuf> {
+    let staging = staging_dir(out)?;
+    if staging.exists() {
+        // what an interrupted run left
+        std::fs::remove_dir_all(&staging).map_err(|e| Error::io("remove", &staging, e))?;
+    }
+    std::fs::create_dir_all(&staging).map_err(|e| Error::io("create", &staging, e))?;
+    let result = fill(project, input, &staging, printer);
+    if let Err(e) = result {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(e);
+    }
+    Ok(staging)
+}
+
+fn fill(project: &Project, input: &Path, dir: &Path, printer: &Printer) -> Result<()> {
+    let read = |rel: &str| std::fs::read_to_string(input.join(rel)).ok();
+    let quiet = Printer::new(Verbosity::Quiet);
+    for step in replay::steps(project, &read) {
+        printer.status("replay", &replay::display(&step));
+        match &step {
+            Step::Run(args) => crate::cli::run_in(args, dir, &quiet)?,
+            Step::Copy(rel) => {
+                if let Some(text) = read(rel) {
+                    let mut s = Scaffold::new(dir);
+                    s.file(rel, text, IfExists::Overwrite)?;
+                    s.commit(&quiet)?;
+                }
+            }
+        }
+    }
+    carry_over(input, dir, printer)?;
+    let opts = crate::manifests::ManifestsOptions {
+        root: Some(dir.to_path_buf()),
+        max_desc_len: None,
+        allow_dangerous_types: false,
+        role_name: "manager-role".to_owned(),
+        cache: crate::manifests::Cache::Off,
+        allow_oversized_crds: false,
+    };
+    if let Err(e) = crate::manifests::run(&opts, &quiet) {
+        printer.warn(&format!(
+            "manifests failed on the carried-over code: {e}; fix it and run `make manifests`"
+        ));
+    }
+    Ok(())
+}
+
+/// Write the input's files that are the user's over the fresh scaffold in `dir`.
+fn carry_over(input: &Path, dir: &Path, printer: &Printer) -> Result<()> {
+    let fresh = files(dir)?;
+    let mut s = Scaffold::new(dir);
+    let mut binary = Vec::new();
+    let mut links = Vec::new();
+    for (rel, path) in files(input)? {
+        if rel == project::FILE_NAME {
+            continue;
+        }
+        let users = !fresh.contains_key(&rel)
+            || USER_FILES.contains(&rel.as_str())
+            || USER_CODE.iter().any(|p| rel.starts_with(p));
+        if !users {
+            continue;
+        }
+        if path.is_symlink() {
+            links.push((rel, path));
+            continue;
+        }
+        let bytes = std::fs::read(&path).map_err(|e| Error::io("read", &path, e))?;
+        if let Some(fresh) = fresh.get(&rel)
+            && std::fs::read(fresh).is_ok_and(|f| f == bytes)
+        {
+            continue;
+        }
+        match String::from_utf8(bytes) {
+            Ok(text) => s.file(&rel, text, IfExists::Overwrite)?,
+            Err(_) => binary.push((rel, path)),
+        }
+    }
+    let quiet = Printer::new(Verbosity::Quiet);
+    for (path, _, _) in s.pending() {
+        printer.status("carried over", &path.to_string_lossy());
+    }
+    s.commit(&quiet)?;
+    // files that are not text: the staging directory is not the output yet, so a plain copy
+    for (rel, path) in binary {
+        let target = dir.join(&rel);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+        }
+        std::fs::copy(&path, &target).map_err(|e| Error::io("copy", &path, e))?;
+        printer.status("carried over", &rel);
+    }
+    for (rel, path) in links {
+        let target = dir.join(&rel);
+        let to = std::fs::read_link(&path).map_err(|e| Error::io("read", &path, e))?;
+        if target.symlink_metadata().is_ok() {
+            std::fs::remove_file(&target).map_err(|e| Error::io("replace", &target, e))?;
+        }
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+        }
+        link(&to, &target)?;
+        printer.status("carried over", &rel);
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn link(to: &Path, at: &Path) -> Result<()> {
+    std::os::unix::fs::symlink(to, at).map_err(|e| Error::io("link", at, e))
+}
+
+#[cfg(not(unix))]
+fn link(to: &Path, at: &Path) -> Result<()> {
+    std::fs::copy(to, at)
+        .map(|_| ())
+        .map_err(|e| Error::io("copy", to, e))
+}
+
+/// Every file and symbolic link (not followed) under `root` (relative path with `/` → path),
+/// outside `.git/` and `target/`.
+fn files(root: &Path) -> Result<BTreeMap<String, PathBuf>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, PathBuf>) -> Result<()> {
+        let entries = std::fs::read_dir(dir).map_err(|e| Error::io("read", dir, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io("read", dir, e))?;
+            let path = entry.path();
+            let Ok(rel) = path.strip_prefix(root) else {
+                continue;
+            };
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            if dir == root && KEPT_IN_PLACE.contains(&rel.as_str()) {
+                continue;
+            }
+            let kind = entry.file_type().map_err(|e| Error::io("read", &path, e))?;
+            if kind.is_dir() {
+                walk(root, &path, out)?;
+            } else if kind.is_file() || kind.is_symlink() {
+                out.insert(rel, path);
+            }
+        }
+        Ok(())
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out)?;
+    Ok(out)
+}
+
+/// The in-place swap's two directories beside the input: `ready` (the staging directory once
+/// complete: the input's entries are being moved to the backup) and `swap` (its entries are being
+/// moved into the input). Renaming the staging directory to `ready` is the point of no return:
+/// from there on [`finish_swap`], which an interrupted run's next run calls first, completes the
+/// swap; before it the input is untouched and the next run starts again.
+fn swap_dirs(input: &Path) -> Result<(PathBuf, PathBuf)> {
+    let staging = staging_dir(input)?.to_string_lossy().into_owned();
+    Ok((
+        PathBuf::from(format!("{staging}-ready")),
+        PathBuf::from(format!("{staging}-swap")),
+    ))
+}
+
+/// In place: the complete staging directory takes the input's place, the input's entries (but
+/// `.git/` and `target/`) going to `backup`.
+fn swap_in(input: &Path, staging: &Path, backup: &Path) -> Result<()> {
+    let (ready, _) = swap_dirs(input)?;
+    std::fs::rename(staging, &ready).map_err(|e| Error::io("move", staging, e))?;
+    finish_swap(input, backup, &mut Renames::unlimited())?;
+    Ok(())
+}
+
+/// Counts the swap's renames; a test stops it after a number of them, as a kill would.
+struct Renames {
+    left: Option<usize>,
+}
+
+impl Renames {
+    fn unlimited() -> Renames {
+        Renames { left: None }
+    }
+
+    fn rename(&mut self, from: &Path, to: &Path) -> Result<()> {
+        if let Some(left) = &mut self.left {
+            if *left == 0 {
+                return Err(Error::msg("stopped"));
+            }
+            *left -= 1;
+        }
+        if to.exists() {
+            return Err(Error::msg(format!(
+                "{} exists, so {} cannot move there; move one of them out of the way and run alpha generate again",
+                to.display(),
+                from.display()
+            )));
+        }
+        std::fs::rename(from, to).map_err(|e| Error::io("move", from, e))
+    }
+}
+
+fn entries(dir: &Path) -> Result<Vec<std::ffi::OsString>> {
+    let mut names: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| Error::io("read", dir, e))?
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// Complete a swap from wherever it stopped; whether there was one to complete.
+fn finish_swap(input: &Path, backup: &Path, renames: &mut Renames) -> Result<bool> {
+    let (ready, swap) = swap_dirs(input)?;
+    let mut any = false;
+    if ready.is_dir() {
+        any = true;
+        if !backup.is_dir() {
+            std::fs::create_dir(backup).map_err(|e| Error::io("create", backup, e))?;
+        }
+        for name in entries(input)? {
+            if KEPT_IN_PLACE.iter().any(|k| name == *k) {
+                continue;
+            }
+            renames.rename(&input.join(&name), &backup.join(&name))?;
+        }
+        renames.rename(&ready, &swap)?;
+    }
+    if swap.is_dir() {
+        any = true;
+        for name in entries(&swap)? {
+            renames.rename(&swap.join(&name), &input.join(&name))?;
+        }
+        std::fs::remove_dir(&swap).map_err(|e| Error::io("remove", &swap, e))?;
+    }
+    Ok(any)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+
+    fn tree(dir: &Path) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = files(dir)
+            .expect("walk")
+            .into_iter()
+            .map(|(rel, path)| (rel, std::fs::read_to_string(path).expect("read")))
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// A swap stopped after any number of renames, as a kill would stop it, is completed by the
+    /// next run: the input holds the new tree (and its `.git/`), the backup the old one.
+    #[test]
+    fn a_swap_stopped_anywhere_is_completed() {
+        let mut stops = 0;
+        for stop in 0.. {
+            let tmp = tempfile::tempdir().expect("tempdir");
+            let input = tmp.path().join("demo");
+            let backup = tmp.path().join("demo-backup");
+            write(&input, "Makefile", "old\n");
+            write(&input, "src/main.rs", "// old\n");
+            write(&input, ".git/HEAD", "ref: refs/heads/main\n");
+            let staging = staging_dir(&input).expect("staging");
+            write(&staging, "Makefile", "new\n");
+            write(&staging, "src/main.rs", "// new\n");
+            write(&staging, "src/fleet.rs", "// new\n");
+            let (ready, swap) = swap_dirs(&input).expect("dirs");
+            std::fs::rename(&staging, &ready).expect("ready");
+            let stopped = finish_swap(&input, &backup, &mut Renames { left: Some(stop) }).is_err();
+            if stopped {
+                stops += 1;
+                assert!(
+                    finish_swap(&input, &backup, &mut Renames::unlimited()).expect("finish"),
+                    "after {stop} renames there is a swap to finish"
+                );
+            }
+            assert!(!ready.exists() && !swap.exists());
+            let new: Vec<(String, String)> = [
+                ("Makefile", "new\n"),
+                ("src/fleet.rs", "// new\n"),
+                ("src/main.rs", "// new\n"),
+            ]
+            .iter()
+            .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+            .collect();
+            assert_eq!(tree(&input), new, "stopped after {stop} renames");
+            assert!(input.join(".git/HEAD").is_file());
+            let old: Vec<(String, String)> = [("Makefile", "old\n"), ("src/main.rs", "// old\n")]
+                .iter()
+                .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+                .collect();
+            assert_eq!(tree(&backup), old, "stopped after {stop} renames");
+            if !stopped {
+                break;
+            }
+        }
+        assert_eq!(
+            stops, 5,
+            "two moves to the backup, the rename to swap, two moves in"
+        );
+    }
+}

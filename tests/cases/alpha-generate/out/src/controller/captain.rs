@@ -1,0 +1,146 @@
+// Copyright 2026.
+//
+// Licensed under the Apache License, Version 2.0 (the "License");
+// you may not use this file except in compliance with the License.
+// You may obtain a copy of the License at
+//
+//     http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing, software
+// distributed under the License is distributed on an "AS IS" BASIS,
+// WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+// See the License for the specific language governing permissions and
+// limitations under the License.
+
+//! Reconciles Captain objects: keeps the `crew.example.com/finalizer` finalizer on them, reports a
+//! `Ready` condition in their status and records an event.
+//!
+//! +kubebuilder:rbac:groups=crew.example.com,resources=captains,verbs=get;list;watch;create;update;patch;delete
+//! +kubebuilder:rbac:groups=crew.example.com,resources=captains/status,verbs=get;update;patch
+//! +kubebuilder:rbac:groups=crew.example.com,resources=captains/finalizers,verbs=update
+//! +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::Client;
+use kube::api::Api;
+use kube::runtime::controller::Action;
+use kube::runtime::events::Recorder;
+use kube::runtime::watcher;
+use operator_gen_runtime::controller::{self as shared, Retries};
+use operator_gen_runtime::manager::{Manager, Metrics};
+use operator_gen_runtime::prelude::*;
+use operator_gen_runtime::shard::Shard;
+
+use crate::api::v1::Captain;
+
+/// The finalizer this controller keeps on every Captain.
+pub const FINALIZER: &str = "crew.example.com/finalizer";
+
+/// The controller's name in logs, metrics and events.
+pub const CONTROLLER_NAME: &str = "captain";
+
+/// Why a reconcile failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A Kubernetes API call failed.
+    #[error("kubernetes api call failed: {0}")]
+    Kube(#[from] kube::Error),
+}
+
+/// What every reconcile of this controller shares.
+pub struct Context {
+    /// The Kubernetes client.
+    pub client: Client,
+    /// Publishes events about reconciled objects.
+    pub recorder: Recorder,
+    /// Reconcile counters and durations, served on `/metrics`.
+    pub metrics: Metrics,
+    /// Consecutive failures per object, for the error policy's backoff.
+    pub retries: Retries,
+    /// The share of the objects this replica set reconciles (`--shard-count`, `--shard-index`).
+    pub shard: Shard,
+}
+
+/// Registers the Captain controller with the manager; it starts once the manager leads.
+pub fn register(mgr: &mut Manager) {
+    let api: Api<Captain> = mgr.watched_api();
+    let ctx = Arc::new(Context {
+        client: mgr.client(),
+        recorder: mgr.recorder(CONTROLLER_NAME),
+        metrics: mgr.metrics(),
+        retries: Retries::default(),
+        shard: mgr.shard(),
+    });
+    // woken when an object's generation changes (spec edits, deletion marking), not by this
+    // controller's own finalizer and status writes: one reconcile per change
+    // and only by the objects of this replica set's shard
+    let config = watcher::Config::default();
+    let controller = shared::generation_changed_in_shard(api, config, ctx.shard)
+        .graceful_shutdown_on(mgr.shutdown_signal())
+        .run(reconcile, error_policy, ctx);
+    mgr.add_controller_stream(CONTROLLER_NAME, controller);
+}
+
+/// Brings one Captain to its desired state; records its duration and result in the metrics.
+pub async fn reconcile(obj: Arc<Captain>, ctx: Arc<Context>) -> Result<Action, Error> {
+    // an object of another shard, named by a trigger added with `owns` or `watches`
+    if !ctx.shard.owns(obj.as_ref()) {
+        return Ok(Action::await_change());
+    }
+    let work = reconcile_with_finalizer(obj.clone(), &ctx);
+    let observed = ctx.metrics.observe(CONTROLLER_NAME, work);
+    ctx.retries.track(obj.as_ref(), observed).await
+}
+
+async fn reconcile_with_finalizer(obj: Arc<Captain>, ctx: &Context) -> Result<Action, Error> {
+    let namespace = obj.namespace().unwrap_or_default();
+    let api: Api<Captain> = Api::namespaced(ctx.client.clone(), &namespace);
+    if obj.metadata.deletion_timestamp.is_some() {
+        if shared::has_finalizer(obj.as_ref(), FINALIZER) {
+            cleanup(&obj, ctx).await?;
+            shared::remove_finalizer(&api, obj.as_ref(), FINALIZER).await?;
+        }
+        return Ok(Action::await_change());
+    }
+    // one patch when the finalizer is missing; the reconcile goes on without waiting to be
+    // woken by it
+    shared::add_finalizer(&api, obj.as_ref(), FINALIZER).await?;
+    apply(&obj, &api, ctx).await
+}
+
+/// The object exists and carries the finalizer: make the cluster match its spec.
+async fn apply(obj: &Captain, api: &Api<Captain>, ctx: &Context) -> Result<Action, Error> {
+    let name = obj.name_any();
+    let _ships = obj.spec.ships.unwrap_or(1); // the crew's own reconcile
+
+    let generation = obj.metadata.generation;
+    let status = obj.status.as_ref();
+    let conditions = status.map(|s| s.conditions.as_slice()).unwrap_or_default();
+    if !shared::is_ready(conditions, generation) {
+        let message = format!("Captain {name} is reconciled");
+        let ready = shared::ready("Reconciled", message, generation);
+        // server-side apply of the status subresource: one request
+        shared::apply_conditions(api, obj, CONTROLLER_NAME, &[ready]).await?;
+        let note = format!("Captain {name} is ready");
+        let event = shared::normal_event("Reconciled", note, "Reconcile");
+        ctx.recorder.publish(&event, &obj.object_ref(&())).await?;
+    }
+    Ok(Action::requeue(Duration::from_secs(300)))
+}
+
+/// The object is being deleted: release what it owns outside the cluster; the finalizer goes
+/// when this succeeds.
+async fn cleanup(obj: &Captain, ctx: &Context) -> Result<(), Error> {
+    // TODO(user): release external resources owned by `obj` here.
+    let note = format!("Captain {} is being deleted", obj.name_any());
+    let event = shared::normal_event("Deleting", note, "Cleanup");
+    ctx.recorder.publish(&event, &obj.object_ref(&())).await?;
+    Ok(())
+}
+
+/// A failed reconcile is retried with exponential backoff per object: 5s, 10s, 20s ... 5m.
+pub fn error_policy(obj: Arc<Captain>, error: &Error, ctx: Arc<Context>) -> Action {
+    ctx.retries.after_failure(obj.as_ref(), error)
+}
