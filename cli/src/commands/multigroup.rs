@@ -281,6 +281,20 @@ pub fn run(root: &Path, printer: &Printer) -> Result<()> {
             super::api::role_prefix(false, group, kind),
             super::api::role_prefix(true, group, kind),
         );
+        // the controller's test, named like the kind's config files
+        let (from, to) = (
+            format!("tests/{old_config}_controller.rs"),
+            format!("tests/{new_config}_controller.rs"),
+        );
+        if let Some(text) = s.read(&from)? {
+            if root.join(&to).exists() {
+                return Err(Error::msg(format!(
+                    "{to} already exists, so {from} cannot be moved there; move it out of the way, then run the command again"
+                )));
+            }
+            s.remove_pruning(&from);
+            s.file(&to, text, IfExists::Error)?;
+        }
         for role in ["admin", "editor", "viewer"] {
             let from = format!("config/rbac/{old_config}_{role}_role.yaml");
             let to = format!("config/rbac/{new_config}_{role}_role.yaml");
