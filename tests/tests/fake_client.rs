@@ -704,6 +704,41 @@ fn cases() -> Vec<Case> {
                         json!(kept.spec.size),
                         json!(5),
                     );
+                    let absent: json_patch::Patch = serde_json::from_value(json!([
+                        {"op": "test", "path": "/metadata/finalizers", "value": null},
+                        {"op": "add", "path": "/metadata/finalizers", "value": ["fake.operator-gen.io/f"]},
+                    ]))
+                    .expect("ops");
+                    let added = a
+                        .widgets
+                        .patch(&name, &PatchParams::default(), &Patch::Json::<()>(absent))
+                        .await;
+                    r.check(
+                        "test of an absent field against null",
+                        json!(added.map(|w| w.finalizers().to_vec()).ok()),
+                        json!(["fake.operator-gen.io/f"]),
+                    );
+                    let present: json_patch::Patch = serde_json::from_value(json!([
+                        {"op": "test", "path": "/metadata/finalizers", "value": null},
+                    ]))
+                    .expect("ops");
+                    let refused = a
+                        .widgets
+                        .patch(&name, &PatchParams::default(), &Patch::Json::<()>(present))
+                        .await;
+                    r.check(
+                        "test of a present field against null",
+                        outcome(&refused),
+                        json!({"code": 422, "reason": "Invalid"}),
+                    );
+                    let cleared: json_patch::Patch = serde_json::from_value(json!([
+                        {"op": "remove", "path": "/metadata/finalizers"},
+                    ]))
+                    .expect("ops");
+                    a.widgets
+                        .patch(&name, &PatchParams::default(), &Patch::Json::<()>(cleared))
+                        .await
+                        .expect("finalizer removed");
                     r
                 })
             },

@@ -32,7 +32,7 @@
 //!   name is 409 AlreadyExists; no name is 422 Invalid), update (a stale `resourceVersion` is
 //!   409 Conflict with the apiserver's message; custom resources need one, 422 Invalid without),
 //!   and patch: merge (RFC 7386; strategic merge is served as a merge), JSON (RFC 6902; a failing
-//!   `test` is 422 Invalid) and server-side apply. `dryRun` answers without storing.
+//!   `test` is 422 Invalid, a `test` of an absent field against `null` holds) and server-side apply. `dryRun` answers without storing.
 //!   Every write that changes the object takes the next value of one global revision as
 //!   `resourceVersion`; one that changes nothing keeps it and sends no event. The server sets
 //!   `uid`, `creationTimestamp`, and, on kinds that have it (custom resources, Deployments),
@@ -1279,9 +1279,19 @@ impl State {
                 let ops: json_patch::Patch = serde_json::from_value(patch).map_err(|e| {
                     Failure::bad_request(format!("the JSON patch is malformed: {e}"))
                 })?;
-                json_patch::patch(&mut patched, &ops.0).map_err(|e| {
-                    Failure::invalid(ty, &name, &format!("the JSON patch failed: {e}"))
-                })?;
+                for op in &ops.0 {
+                    // as the apiserver's JSON patch does: `test` of an absent field against
+                    // null holds
+                    if let json_patch::PatchOperation::Test(test) = op
+                        && test.value.is_null()
+                        && patched.pointer(test.path.as_str()).is_none()
+                    {
+                        continue;
+                    }
+                    json_patch::patch(&mut patched, std::slice::from_ref(op)).map_err(|e| {
+                        Failure::invalid(ty, &name, &format!("the JSON patch failed: {e}"))
+                    })?;
+                }
             }
             other => {
                 return Err(Failure::new(
