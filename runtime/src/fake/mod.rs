@@ -1583,3 +1583,6 @@ fn apply_conflict(
     }
     failure
 }
+
+#[cfg(test)]
+mod tests;
