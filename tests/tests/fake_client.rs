@@ -1196,6 +1196,102 @@ fn cases() -> Vec<Case> {
             },
         },
         Case {
+            name: "watch_by_label_sees_objects_enter_and_leave",
+            run: |a| {
+                Box::pin(async move {
+                    let mut r = Rec::default();
+                    let name = a.name("m");
+                    let cm = a
+                        .maps
+                        .create(&PostParams::default(), &a.map("m", &[]))
+                        .await
+                        .expect("map");
+                    let selector = format!("case={},phase=on", a.prefix);
+                    let params = WatchParams::default().labels(&selector);
+                    let events = a
+                        .maps
+                        .watch(&params, cm.resource_version().as_deref().unwrap_or("0"))
+                        .await
+                        .expect("watch");
+                    for phase in [json!("on"), json!("on"), json!(null)] {
+                        let patch = json!({"metadata": {"labels": {"phase": phase}},
+                                           "data": {"n": format!("{}", rv(&cm))}});
+                        a.maps
+                            .patch(&name, &PatchParams::default(), &Patch::Merge(patch))
+                            .await
+                            .expect("label change");
+                        a.maps
+                            .patch(
+                                &name,
+                                &PatchParams::default(),
+                                &Patch::Merge(
+                                    json!({"data": {"touch": phase.is_null().to_string()}}),
+                                ),
+                            )
+                            .await
+                            .expect("touch");
+                    }
+                    let seen: Vec<String> = tokio::time::timeout(
+                        Duration::from_secs(20),
+                        events
+                            .filter_map(|e| async move {
+                                match e {
+                                    Ok(WatchEvent::Added(_)) => Some("ADDED".to_owned()),
+                                    Ok(WatchEvent::Modified(_)) => Some("MODIFIED".to_owned()),
+                                    Ok(WatchEvent::Deleted(_)) => Some("DELETED".to_owned()),
+                                    _ => None,
+                                }
+                            })
+                            .take(3)
+                            .collect(),
+                    )
+                    .await
+                    .unwrap_or_default();
+                    r.check(
+                        "events as the labels enter and leave the selector",
+                        json!(seen),
+                        json!(["ADDED", "MODIFIED", "DELETED"]),
+                    );
+                    r
+                })
+            },
+        },
+        Case {
+            name: "server_side_apply_conflicts_on_several_fields",
+            run: |a| {
+                Box::pin(async move {
+                    let mut r = Rec::default();
+                    let name = a.name("a");
+                    let applied = |size: i32, color: &str| {
+                        Patch::Apply(json!({
+                            "apiVersion": "fake.operator-gen.io/v1", "kind": "Widget",
+                            "metadata": {"name": name},
+                            "spec": {"size": size, "color": color},
+                        }))
+                    };
+                    a.widgets
+                        .patch(&name, &PatchParams::apply("owner-a"), &applied(1, "red"))
+                        .await
+                        .expect("apply");
+                    let clash = a
+                        .widgets
+                        .patch(&name, &PatchParams::apply("owner-b"), &applied(2, "blue"))
+                        .await;
+                    r.check(
+                        "conflict",
+                        outcome(&clash),
+                        json!({"code": 409, "reason": "Conflict"}),
+                    );
+                    r.check(
+                        "conflict message",
+                        message(&clash),
+                        json!("Apply failed with 2 conflicts: conflicts with \"owner-a\":\n- .spec.color\n- .spec.size"),
+                    );
+                    r
+                })
+            },
+        },
+        Case {
             name: "events_of_both_groups",
             run: |a| {
                 Box::pin(async move {

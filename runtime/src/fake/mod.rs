@@ -59,8 +59,8 @@
 //!   filtered by namespace and selectors; from a `resourceVersion` the events after it are
 //!   replayed, without one (or from `0`) every current object comes first as ADDED; with
 //!   `sendInitialEvents=true` those are followed by the BOOKMARK that ends them. The stream ends
-//!   after `timeoutSeconds`. No periodic bookmarks; an object whose labels leave a selector is
-//!   not sent as DELETED to that watch.
+//!   after `timeoutSeconds`. A change that takes an object out of a watch's selector is DELETED
+//!   to it, one that brings it in is ADDED. No periodic bookmarks.
 //! - **Errors** are `metav1.Status` bodies with the apiserver's code, reason and message, which
 //!   kube turns into `kube::Error::Api`.
 //!
@@ -180,6 +180,8 @@ struct Change {
     plural: String,
     kind: &'static str,
     object: Value,
+    /// The version a MODIFIED change replaced.
+    before: Option<Value>,
 }
 
 /// An open watch.
@@ -191,14 +193,31 @@ struct Watch {
 }
 
 impl Watch {
-    fn wants(&self, change: &Change) -> bool {
-        change.group == self.ty.group
+    /// How this watch sees `change`, if at all: a modification that takes an object into its
+    /// selector is ADDED, one that takes it out is DELETED, as the apiserver's watch sends them.
+    fn sees(&self, change: &Change) -> Option<&'static str> {
+        let ours = change.group == self.ty.group
             && change.plural == self.ty.plural
             && self
                 .namespace
                 .as_deref()
-                .is_none_or(|ns| change.object["metadata"]["namespace"].as_str() == Some(ns))
-            && self.selector.matches(&change.object)
+                .is_none_or(|ns| change.object["metadata"]["namespace"].as_str() == Some(ns));
+        if !ours {
+            return None;
+        }
+        let now = self.selector.matches(&change.object);
+        let was = change
+            .before
+            .as_ref()
+            .is_some_and(|b| self.selector.matches(b));
+        match (change.kind, was, now) {
+            ("MODIFIED", true, true) => Some("MODIFIED"),
+            ("MODIFIED", false, true) => Some("ADDED"),
+            ("MODIFIED", true, false) => Some("DELETED"),
+            ("MODIFIED", false, false) => None,
+            (kind, _, true) => Some(kind),
+            _ => None,
+        }
     }
 }
 
@@ -948,12 +967,10 @@ impl State {
         let mut first = Vec::new();
         match from {
             Some(revision) if !initial => {
-                for change in self
-                    .history
-                    .iter()
-                    .filter(|c| c.revision > revision && watch.wants(c))
-                {
-                    first.push(line(change.kind, &Self::served(&target.ty, &change.object)));
+                for change in self.history.iter().filter(|c| c.revision > revision) {
+                    if let Some(kind) = watch.sees(change) {
+                        first.push(line(kind, &Self::served(&target.ty, &change.object)));
+                    }
                 }
             }
             _ => {
@@ -1000,22 +1017,23 @@ impl State {
         obj["metadata"]["resourceVersion"] = json!(self.revision.to_string());
         obj["apiVersion"] = json!(ty.api_version());
         obj["kind"] = json!(ty.kind);
-        if kind == "DELETED" {
-            self.objects.remove(&key);
+        let before = if kind == "DELETED" {
+            self.objects.remove(&key)
         } else {
-            self.objects.insert(key, obj.clone());
-        }
+            self.objects.insert(key, obj.clone())
+        };
         let change = Change {
             revision: self.revision,
             group: ty.group.clone(),
             plural: ty.plural.clone(),
             kind,
             object: obj.clone(),
+            before: before.filter(|_| kind == "MODIFIED"),
         };
         self.watches.retain(|w| {
-            if !w.wants(&change) {
+            let Some(kind) = w.sees(&change) else {
                 return !w.lines.is_closed();
-            }
+            };
             let mut object = change.object.clone();
             object["apiVersion"] = json!(w.ty.api_version());
             let mut text =
