@@ -432,6 +432,75 @@ fn cases() -> Vec<Case> {
             },
         },
         Case {
+            name: "list_in_pages",
+            run: |a| {
+                Box::pin(async move {
+                    let mut r = Rec::default();
+                    for suffix in ["a", "b", "c"] {
+                        a.maps
+                            .create(&PostParams::default(), &a.map(suffix, &[]))
+                            .await
+                            .expect("map");
+                    }
+                    let case = format!("case={}", a.prefix);
+                    let first = a
+                        .maps
+                        .list(&ListParams::default().labels(&case).limit(2))
+                        .await
+                        .expect("first page");
+                    let token = first.metadata.continue_.clone();
+                    r.check(
+                        "first page",
+                        sorted_names(first.items),
+                        json!([a.name("a"), a.name("b")]),
+                    );
+                    r.holds(
+                        "a continue token",
+                        token.as_deref().is_some_and(|t| !t.is_empty()),
+                    );
+                    r.check(
+                        "no remaining count with a selector",
+                        json!(first.metadata.remaining_item_count),
+                        Value::Null,
+                    );
+                    let rest = a
+                        .maps
+                        .list(
+                            &ListParams::default()
+                                .labels(&case)
+                                .limit(2)
+                                .continue_token(token.as_deref().unwrap_or_default()),
+                        )
+                        .await
+                        .expect("second page");
+                    r.check(
+                        "the last page's continue",
+                        json!(rest.metadata.continue_.as_deref().unwrap_or_default()),
+                        json!(""),
+                    );
+                    r.check(
+                        "second page",
+                        sorted_names(rest.items),
+                        json!([a.name("c")]),
+                    );
+                    let bad = a
+                        .maps
+                        .list(
+                            &ListParams::default()
+                                .labels(&case)
+                                .continue_token("nonsense"),
+                        )
+                        .await;
+                    r.check(
+                        "a token the server did not issue",
+                        outcome(&bad),
+                        json!({"code": 400, "reason": "BadRequest"}),
+                    );
+                    r
+                })
+            },
+        },
+        Case {
             name: "update_bumps_generation_and_refuses_a_stale_resource_version",
             run: |a| {
                 Box::pin(async move {

@@ -27,7 +27,9 @@
 //!   under any of its versions without conversion (the CRD's `None` strategy).
 //! - **Reads**: get; list with `labelSelector` (`=`, `==`, `!=`, `in`, `notin`, exists, `!`) and
 //!   `fieldSelector` (`metadata.name`, `metadata.namespace`; another field is 400 BadRequest), in
-//!   namespace-then-name order, with the list's `resourceVersion`.
+//!   namespace-then-name order, with the list's `resourceVersion`; `limit` pages with `continue`
+//!   (and `remainingItemCount` without selectors), a later page reading the objects as they are
+//!   then, not as they were at the first page.
 //! - **Writes**: create (`generateName` gets five characters as the apiserver's do; an existing
 //!   name is 409 AlreadyExists; no name is 422 Invalid), update (a stale `resourceVersion` is
 //!   409 Conflict with the apiserver's message; custom resources need one, 422 Invalid without),
@@ -66,7 +68,7 @@
 //!
 //! Core v1 Events and `events.k8s.io` Events are stored apart (the apiserver serves one store under
 //! both). Not modelled: admission, validation against the CRD schema, defaulting, pruning, namespaces
-//! having to exist, RBAC, `deleteCollection`, pagination (`limit` is ignored: one page), and
+//! having to exist, RBAC, `deleteCollection`, and
 //! garbage collection by owner references.
 
 mod fields;
@@ -566,6 +568,31 @@ fn decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// An opaque `continue` token: the list's revision and the last key served, hex-encoded.
+fn write_continue(revision: u64, namespace: &str, name: &str) -> String {
+    format!("{revision}\0{namespace}\0{name}")
+        .bytes()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn read_continue(token: &str) -> Option<(u64, String, String)> {
+    let bytes: Option<Vec<u8>> = (0..token.len())
+        .step_by(2)
+        .map(|i| {
+            token
+                .get(i..i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        })
+        .collect();
+    let text = String::from_utf8(bytes?).ok()?;
+    let mut parts = text.split('\0');
+    let revision = parts.next()?.parse().ok()?;
+    let namespace = parts.next()?.to_owned();
+    let name = parts.next()?.to_owned();
+    Some((revision, namespace, name))
+}
+
 /// What a request's path names.
 struct Target {
     ty: ResourceType,
@@ -927,14 +954,59 @@ impl State {
     fn list(&self, target: &Target, query: &Query) -> Result<Value> {
         let selector = Selector::parse(query.get("labelSelector"), query.get("fieldSelector"))
             .map_err(Failure::bad_request)?;
-        let items: Vec<Value> = self
+        let (revision, after) = match query.get("continue").filter(|c| !c.is_empty()) {
+            Some(token) => {
+                let (revision, ns, name) = read_continue(token).ok_or_else(|| {
+                    Failure::bad_request(format!(
+                        "continue key is not valid: {token:?} was not issued by this server"
+                    ))
+                })?;
+                (revision, Some((ns, name)))
+            }
+            None => (self.revision, None),
+        };
+        let mut items: Vec<&Value> = self
             .selected(target, &selector)
+            .filter(|o| {
+                after.as_ref().is_none_or(|(ns, name)| {
+                    let at = (
+                        o["metadata"]["namespace"].as_str().unwrap_or_default(),
+                        o["metadata"]["name"].as_str().unwrap_or_default(),
+                    );
+                    at > (ns.as_str(), name.as_str())
+                })
+            })
+            .collect();
+        let mut metadata = json!({ "resourceVersion": revision.to_string() });
+        let limit = query
+            .get("limit")
+            .and_then(|l| l.parse::<usize>().ok())
+            .filter(|l| *l > 0);
+        if let Some(limit) = limit
+            && items.len() > limit
+        {
+            let rest = items.len() - limit;
+            items.truncate(limit);
+            let last = items[limit - 1];
+            metadata["continue"] = json!(write_continue(
+                revision,
+                last["metadata"]["namespace"].as_str().unwrap_or_default(),
+                last["metadata"]["name"].as_str().unwrap_or_default(),
+            ));
+            if query.get("labelSelector").is_none_or(str::is_empty)
+                && query.get("fieldSelector").is_none_or(str::is_empty)
+            {
+                metadata["remainingItemCount"] = json!(rest);
+            }
+        }
+        let items: Vec<Value> = items
+            .into_iter()
             .map(|o| Self::served(&target.ty, o))
             .collect();
         Ok(json!({
             "apiVersion": target.ty.api_version(),
             "kind": format!("{}List", target.ty.kind),
-            "metadata": { "resourceVersion": self.revision.to_string() },
+            "metadata": metadata,
             "items": items,
         }))
     }
