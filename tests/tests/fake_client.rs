@@ -9,7 +9,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
-use k8s_openapi::api::core::v1::{ConfigMap, Event as CoreEvent, ObjectReference};
+use k8s_openapi::api::core::v1::{ConfigMap, Event as CoreEvent, Namespace, ObjectReference};
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{
     Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, Preconditions, WatchEvent,
@@ -496,6 +496,63 @@ fn cases() -> Vec<Case> {
                         outcome(&bad),
                         json!({"code": 400, "reason": "BadRequest"}),
                     );
+                    r
+                })
+            },
+        },
+        Case {
+            name: "namespaces_must_exist",
+            run: |a| {
+                Box::pin(async move {
+                    let mut r = Rec::default();
+                    let missing = a.name("missing");
+                    let elsewhere: Api<ConfigMap> = Api::namespaced(a.client.clone(), &missing);
+                    let refused = elsewhere
+                        .create(&PostParams::default(), &a.map("m", &[]))
+                        .await;
+                    r.check(
+                        "create in a missing namespace",
+                        outcome(&refused),
+                        json!({"code": 404, "reason": "NotFound"}),
+                    );
+                    r.check(
+                        "message",
+                        message(&refused),
+                        json!(format!("namespaces \"{missing}\" not found")),
+                    );
+                    let namespaces: Api<Namespace> = Api::all(a.client.clone());
+                    let mut ns = Namespace::default();
+                    ns.metadata.name = Some(a.name("ns"));
+                    let made = namespaces
+                        .create(&PostParams::default(), &ns)
+                        .await
+                        .expect("namespace");
+                    r.check(
+                        "phase",
+                        json!(made.status.as_ref().and_then(|s| s.phase.clone())),
+                        json!("Active"),
+                    );
+                    r.check(
+                        "spec finalizers",
+                        json!(made.spec.as_ref().and_then(|s| s.finalizers.clone())),
+                        json!(["kubernetes"]),
+                    );
+                    r.check(
+                        "name label",
+                        json!(made.labels().get("kubernetes.io/metadata.name")),
+                        json!(a.name("ns")),
+                    );
+                    let inside: Api<ConfigMap> = Api::namespaced(a.client.clone(), &a.name("ns"));
+                    let created = inside
+                        .create(&PostParams::default(), &a.map("m", &[]))
+                        .await;
+                    r.check(
+                        "create in the new namespace",
+                        outcome(&created),
+                        json!("ok"),
+                    );
+                    let system = namespaces.get("kube-system").await;
+                    r.check("kube-system exists", outcome(&system), json!("ok"));
                     r
                 })
             },

@@ -66,10 +66,15 @@
 //! - **Errors** are `metav1.Status` bodies with the apiserver's code, reason and message, which
 //!   kube turns into `kube::Error::Api`.
 //!
-//! Core v1 Events and `events.k8s.io` Events are stored apart (the apiserver serves one store under
-//! both). Not modelled: admission, validation against the CRD schema, defaulting, pruning, namespaces
-//! having to exist, RBAC, `deleteCollection`, and
-//! garbage collection by owner references.
+//! - **Namespaces**: `default`, `kube-system`, `kube-public` and `kube-node-lease` exist; creating
+//!   in another namespace needs its Namespace (else 404 NotFound `namespaces "x" not found`),
+//!   which gets phase Active, the `kubernetes` spec finalizer and the
+//!   `kubernetes.io/metadata.name` label; seeding an object creates its namespace. Deleting a
+//!   Namespace removes it at once and leaves its objects (no namespace controller).
+//!
+//! Core v1 Events and `events.k8s.io` Events are stored apart (the apiserver serves one store
+//! under both). Not modelled: admission, validation against the CRD schema, defaulting, pruning,
+//! RBAC, `deleteCollection`, and garbage collection by owner references.
 
 mod fields;
 mod select;
@@ -260,11 +265,15 @@ impl std::fmt::Debug for FakeApi {
 impl FakeApi {
     /// A fake serving the built-in resources, with no objects.
     pub fn new() -> Self {
+        let mut state = State {
+            types: builtins(),
+            ..State::default()
+        };
+        for namespace in SYSTEM_NAMESPACES {
+            state.ensure_namespace(namespace);
+        }
         FakeApi {
-            state: Arc::new(Mutex::new(State {
-                types: builtins(),
-                ..State::default()
-            })),
+            state: Arc::new(Mutex::new(state)),
         }
     }
 
@@ -355,6 +364,7 @@ impl FakeApi {
                 .unwrap_or("default")
                 .to_owned();
             value["metadata"]["namespace"] = json!(ns);
+            state.ensure_namespace(&ns);
             ns
         } else {
             String::new()
@@ -853,6 +863,19 @@ fn has_finalizers(obj: &Value) -> bool {
         .is_some_and(|f| !f.is_empty())
 }
 
+/// The namespaces a fresh apiserver has.
+const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-node-lease", "kube-public", "kube-system"];
+
+/// What the apiserver gives a new Namespace: the `kubernetes` finalizer in its spec, phase
+/// Active, and the label naming it.
+fn namespace_defaults(obj: &mut Value, name: &str) {
+    if obj["spec"]["finalizers"].is_null() {
+        obj["spec"]["finalizers"] = json!(["kubernetes"]);
+    }
+    obj["status"] = json!({ "phase": "Active" });
+    obj["metadata"]["labels"]["kubernetes.io/metadata.name"] = json!(name);
+}
+
 /// Characters of generated name suffixes, as the apiserver picks them (no vowels, no look-alikes).
 const SUFFIX_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
@@ -1068,6 +1091,26 @@ impl State {
         Ok(rx)
     }
 
+    /// Stores the Namespace `name` unless it exists.
+    fn ensure_namespace(&mut self, name: &str) {
+        let key = (
+            String::new(),
+            "namespaces".to_owned(),
+            String::new(),
+            name.to_owned(),
+        );
+        if self.objects.contains_key(&key) {
+            return;
+        }
+        let Some(ty) = self.find("", "v1", "namespaces") else {
+            return;
+        };
+        let mut obj = json!({ "metadata": { "name": name } });
+        namespace_defaults(&mut obj, name);
+        self.stamp_new(&ty, &mut obj);
+        self.commit(&ty, key, obj, "ADDED");
+    }
+
     /// Sets what the server sets on a new object.
     fn stamp_new(&mut self, ty: &ResourceType, obj: &mut Value) {
         self.uids += 1;
@@ -1200,6 +1243,23 @@ impl State {
             && let Value::Object(map) = &mut obj
         {
             map.remove("status");
+        }
+        if ty.namespaced {
+            let home = (
+                String::new(),
+                "namespaces".to_owned(),
+                String::new(),
+                namespace.clone(),
+            );
+            if !self.objects.contains_key(&home) {
+                let namespaces = self
+                    .find("", "v1", "namespaces")
+                    .unwrap_or_else(|| ty.clone());
+                return Err(Failure::not_found(&namespaces, &namespace));
+            }
+        }
+        if ty.group.is_empty() && ty.plural == "namespaces" {
+            namespace_defaults(&mut obj, &name);
         }
         obj["apiVersion"] = json!(ty.api_version());
         obj["kind"] = json!(ty.kind);
