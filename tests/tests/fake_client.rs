@@ -1144,6 +1144,73 @@ fn cases() -> Vec<Case> {
             },
         },
         Case {
+            name: "delete_collection_by_selector",
+            run: |a| {
+                Box::pin(async move {
+                    let mut r = Rec::default();
+                    let mut held = a.widget("held", 1);
+                    held.metadata.finalizers = Some(vec!["fake.operator-gen.io/hold".into()]);
+                    a.create(&held).await;
+                    a.create(&a.widget("free", 1)).await;
+                    let mut kept = a.widget("kept", 1);
+                    kept.metadata.labels =
+                        Some([("case".to_owned(), "elsewhere".to_owned())].into());
+                    a.create(&kept).await;
+                    let case = format!("case={}", a.prefix);
+                    let answer = a
+                        .widgets
+                        .delete_collection(
+                            &DeleteParams::default(),
+                            &ListParams::default().labels(&case),
+                        )
+                        .await;
+                    r.check(
+                        "answer lists the deleted objects",
+                        json!(
+                            answer
+                                .ok()
+                                .and_then(|e| e.left())
+                                .map(|l| sorted_names(l.items))
+                        ),
+                        json!([a.name("free"), a.name("held")]),
+                    );
+                    let left = a
+                        .widgets
+                        .list(&ListParams::default().labels(&case))
+                        .await
+                        .expect("list");
+                    r.check(
+                        "what the finalizer holds stays, marked",
+                        json!(
+                            left.items
+                                .iter()
+                                .map(|w| (w.name_any(), w.metadata.deletion_timestamp.is_some()))
+                                .collect::<Vec<_>>()
+                        ),
+                        json!([[a.name("held"), true]]),
+                    );
+                    r.check(
+                        "an object the selector leaves out stays",
+                        outcome(&a.widgets.get(&a.name("kept")).await),
+                        json!("ok"),
+                    );
+                    let cleared: json_patch::Patch = serde_json::from_value(json!([
+                        {"op": "remove", "path": "/metadata/finalizers"},
+                    ]))
+                    .expect("ops");
+                    a.widgets
+                        .patch(
+                            &a.name("held"),
+                            &PatchParams::default(),
+                            &Patch::Json::<()>(cleared),
+                        )
+                        .await
+                        .expect("released");
+                    r
+                })
+            },
+        },
+        Case {
             name: "watch_sees_added_modified_deleted",
             run: |a| {
                 Box::pin(async move {

@@ -56,7 +56,8 @@
 //!   success Status naming it); one with
 //!   finalizers gets `deletionTimestamp` and `deletionGracePeriodSeconds: 0` and stays (MODIFIED)
 //!   until a write removes its last finalizer, when it goes (DELETED). A `resourceVersion`
-//!   precondition that does not hold is 409 Conflict.
+//!   precondition that does not hold is 409 Conflict. `deleteCollection` deletes each selected
+//!   object so and answers the list of them.
 //! - **Watch**: newline-delimited `{"type", "object"}` events, ADDED, MODIFIED and DELETED,
 //!   filtered by namespace and selectors; from a `resourceVersion` the events after it are
 //!   replayed, without one (or from `0`) every current object comes first as ADDED; with
@@ -74,7 +75,7 @@
 //!
 //! Core v1 Events and `events.k8s.io` Events are stored apart (the apiserver serves one store
 //! under both). Not modelled: admission, validation against the CRD schema, defaulting, pruning,
-//! RBAC, `deleteCollection`, and garbage collection by owner references.
+//! RBAC, and garbage collection by owner references.
 
 mod fields;
 mod select;
@@ -462,6 +463,10 @@ impl FakeApi {
                 };
                 let obj = state.delete(&target, &options, &write)?;
                 Ok(answer(StatusCode::OK, &obj))
+            }
+            (&Method::DELETE, false) if !target.status => {
+                let list = state.delete_collection(&target, &query, &write)?;
+                Ok(answer(StatusCode::OK, &list))
             }
             (method, _) => Err(Failure::new(
                 405,
@@ -1597,6 +1602,57 @@ impl State {
         write_managed(&mut obj, &entries);
         self.store(target, &live, obj, write)
             .map(|o| (StatusCode::OK, o))
+    }
+
+    /// Deletes every selected object as [`delete`](Self::delete) does one; answers the list of
+    /// them as they were when deleted (or marked).
+    fn delete_collection(
+        &mut self,
+        target: &Target,
+        query: &Query,
+        write: &Write,
+    ) -> Result<Value> {
+        let selector = Selector::parse(query.get("labelSelector"), query.get("fieldSelector"))
+            .map_err(Failure::bad_request)?;
+        let keys: Vec<Key> = self
+            .selected(target, &selector)
+            .map(|o| {
+                (
+                    target.ty.group.clone(),
+                    target.ty.plural.clone(),
+                    o["metadata"]["namespace"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned(),
+                    o["metadata"]["name"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned(),
+                )
+            })
+            .collect();
+        let mut items = Vec::new();
+        for (_, _, namespace, name) in keys {
+            let one = Target {
+                ty: target.ty.clone(),
+                namespace: target.ty.namespaced.then_some(namespace),
+                name: Some(name),
+                status: false,
+            };
+            let before = self.live(&one)?;
+            let after = self.delete(&one, &Value::Null, write)?;
+            items.push(if after["kind"] == "Status" {
+                Self::served(&target.ty, &before)
+            } else {
+                after
+            });
+        }
+        Ok(json!({
+            "apiVersion": target.ty.api_version(),
+            "kind": format!("{}List", target.ty.kind),
+            "metadata": { "resourceVersion": self.revision.to_string() },
+            "items": items,
+        }))
     }
 
     fn delete(&mut self, target: &Target, options: &Value, write: &Write) -> Result<Value> {
