@@ -55,6 +55,8 @@ mod kinds {
         /// +optional
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub phase: Option<String>,
+        /// +listType=map
+        /// +listMapKey=type
         /// +optional
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         pub conditions: Vec<Condition>,
@@ -984,6 +986,99 @@ fn cases() -> Vec<Case> {
                         "conflict with an update's manager",
                         message(&clash),
                         json!("Apply failed with 1 conflict: conflict with \"editor\" using fake.operator-gen.io/v1: .spec.tags"),
+                    );
+                    r
+                })
+            },
+        },
+        Case {
+            name: "server_side_apply_merges_conditions_by_type",
+            run: |a| {
+                Box::pin(async move {
+                    let mut r = Rec::default();
+                    a.create(&a.widget("a", 1)).await;
+                    let name = a.name("a");
+                    let condition = |type_: &str, status: &str| {
+                        json!({"type": type_, "status": status, "reason": "Test",
+                               "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"})
+                    };
+                    let apply = |manager: &'static str, status: Value, force: bool| {
+                        let widgets = a.widgets.clone();
+                        let name = name.clone();
+                        async move {
+                            let mut params = PatchParams::apply(manager);
+                            params.force = force;
+                            widgets
+                                .patch_status(
+                                    &name,
+                                    &params,
+                                    &Patch::Apply(json!({
+                                        "apiVersion": "fake.operator-gen.io/v1", "kind": "Widget",
+                                        "status": status,
+                                    })),
+                                )
+                                .await
+                        }
+                    };
+                    let seen = |w: &kube::Result<Widget>| {
+                        json!(w.as_ref().ok().map(|w| {
+                            w.status
+                                .iter()
+                                .flat_map(|s| s.conditions.iter())
+                                .map(|c| (c.type_.clone(), c.status.clone()))
+                                .collect::<Vec<_>>()
+                        }))
+                    };
+                    let one = apply(
+                        "ctrl-a",
+                        json!({"conditions": [condition("Ready", "True")]}),
+                        false,
+                    )
+                    .await;
+                    r.check(
+                        "first manager's condition",
+                        seen(&one),
+                        json!([["Ready", "True"]]),
+                    );
+                    let two = apply(
+                        "ctrl-b",
+                        json!({"conditions": [condition("Synced", "False")]}),
+                        false,
+                    )
+                    .await;
+                    r.check(
+                        "a second manager's condition beside it",
+                        seen(&two),
+                        json!([["Ready", "True"], ["Synced", "False"]]),
+                    );
+                    let three = apply(
+                        "ctrl-a",
+                        json!({"conditions": [condition("Ready", "False")]}),
+                        false,
+                    )
+                    .await;
+                    r.check(
+                        "the first manager changes its own",
+                        seen(&three),
+                        json!([["Ready", "False"], ["Synced", "False"]]),
+                    );
+                    let clash = apply(
+                        "ctrl-b",
+                        json!({"conditions": [condition("Synced", "False"), condition("Ready", "True")]}),
+                        false,
+                    )
+                    .await;
+                    r.check(
+                        "the other's condition conflicts",
+                        outcome(&clash),
+                        json!({"code": 409, "reason": "Conflict"}),
+                    );
+                    r.check("conflict message", message(&clash), json!("Apply failed with 1 conflict: conflict with \"ctrl-a\" with subresource \"status\": .status.conditions[type=\"Ready\"].status"));
+                    let dropped = apply("ctrl-a", json!({"phase": "Up"}), false).await;
+                    r.check(
+                        "a condition its manager stops applying goes, the other's stays",
+                        seen(&dropped),
+                        json!([["Synced", "False"]]),
                     );
                     r
                 })

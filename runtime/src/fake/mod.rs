@@ -43,7 +43,9 @@
 //! - **Status subresource**: writes to `/status` change only `status`; writes to the object
 //!   leave `status` as it was (and create drops it).
 //! - **Server-side apply**, simplified: each manager owns the leaf paths of the objects it
-//!   applied (lists and empty objects are leaves: lists are atomic, never merged by key), and
+//!   applied (a list the CRD marks `x-kubernetes-list-type: map` merges item by item on its keys,
+//!   as `status.conditions` keyed by `type` does; other lists and empty objects are leaves:
+//!   atomic, owned and replaced whole), and
 //!   each update, merge or JSON patch gives the fields it changed to its `fieldManager`
 //!   (operation `Update`), taking them from the others. An apply sets the fields it names,
 //!   removes those its manager owned before and no longer names (unless another manager owns
@@ -119,6 +121,8 @@ struct ResourceType {
     generation: bool,
     /// An update without `resourceVersion` is accepted (built-in kinds), not refused (custom).
     unconditional_update: bool,
+    /// Its lists that merge by key under server-side apply.
+    shape: Arc<fields::Shape>,
 }
 
 impl ResourceType {
@@ -132,6 +136,7 @@ impl ResourceType {
             status,
             generation: group == "apps",
             unconditional_update: true,
+            shape: Arc::default(),
         }
     }
 
@@ -298,6 +303,12 @@ impl FakeApi {
                     .is_some_and(|s| s.status.is_some()),
                 generation: true,
                 unconditional_update: false,
+                shape: Arc::new(fields::Shape::of(
+                    version
+                        .schema
+                        .as_ref()
+                        .and_then(|s| s.open_api_v3_schema.as_ref()),
+                )),
             };
             state.add_type(ty);
         }
@@ -500,6 +511,7 @@ where
         status: true,
         generation: true,
         unconditional_update: false,
+        shape: Arc::default(),
     }
 }
 
@@ -1271,7 +1283,12 @@ impl State {
         self.stamp_new(ty, &mut obj);
         let owner = self.owner(ty, &write.manager, "Update", None);
         let mut entries = Vec::new();
-        take_fields(&mut entries, &owner, &fields::leaves(&obj), false);
+        take_fields(
+            &mut entries,
+            &owner,
+            &fields::leaves(&obj, &ty.shape),
+            false,
+        );
         write_managed(&mut obj, &entries);
         if write.dry_run {
             return Ok(obj);
@@ -1377,7 +1394,12 @@ impl State {
         let subresource = target.status.then_some("status");
         let owner = self.owner(ty, &write.manager, "Update", subresource);
         let mut entries = managed_of(live);
-        take_fields(&mut entries, &owner, &fields::changed(live, &obj), false);
+        take_fields(
+            &mut entries,
+            &owner,
+            &fields::changed(live, &obj, &ty.shape),
+            false,
+        );
         write_managed(&mut obj, &entries);
         self.store(target, live, obj, write)
     }
@@ -1483,7 +1505,7 @@ impl State {
                 "the applied configuration is not an object".into(),
             ));
         }
-        let wanted: Fields = fields::leaves(&applied)
+        let wanted: Fields = fields::leaves(&applied, &ty.shape)
             .into_iter()
             .filter(|p| {
                 let under_status = p.first().is_some_and(|k| k == "status");
@@ -1545,11 +1567,14 @@ impl State {
                     }
                 });
                 if clash {
-                    let label = if entry.operation == "Update" {
+                    let mut label = if entry.operation == "Update" {
                         format!("\"{}\" using {}", entry.manager, entry.api_version)
                     } else {
                         format!("\"{}\"", entry.manager)
                     };
+                    if let Some(sub) = &entry.subresource {
+                        label.push_str(&format!(" with subresource \"{sub}\""));
+                    }
                     conflicts.entry(label).or_default().push(owned.clone());
                 }
             }
