@@ -9,6 +9,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
+use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Event as CoreEvent, Namespace, ObjectReference};
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{
@@ -1574,6 +1575,65 @@ fn cases() -> Vec<Case> {
                         "conflict message",
                         message(&clash),
                         json!("Apply failed with 2 conflicts: conflicts with \"owner-a\":\n- .spec.color\n- .spec.size"),
+                    );
+                    r
+                })
+            },
+        },
+        Case {
+            name: "a_deployment_has_generation_and_status",
+            run: |a| {
+                Box::pin(async move {
+                    let mut r = Rec::default();
+                    let deployments: Api<Deployment> = Api::namespaced(a.client.clone(), NS);
+                    let name = a.name("d");
+                    let deployment: Deployment = serde_json::from_value(json!({
+                        "metadata": {"name": name},
+                        "spec": {
+                            "replicas": 1,
+                            "selector": {"matchLabels": {"app": name}},
+                            "template": {
+                                "metadata": {"labels": {"app": name}},
+                                "spec": {"containers": [{"name": "c", "image": "busybox"}]},
+                            },
+                        },
+                    }))
+                    .expect("deployment");
+                    let made = deployments
+                        .create(&PostParams::default(), &deployment)
+                        .await
+                        .expect("create");
+                    r.check("generation", json!(made.metadata.generation), json!(1));
+                    let scaled = deployments
+                        .patch(
+                            &name,
+                            &PatchParams::default(),
+                            &Patch::Merge(json!({"spec": {"replicas": 2}})),
+                        )
+                        .await
+                        .expect("scale");
+                    r.check(
+                        "generation after a spec patch",
+                        json!(scaled.metadata.generation),
+                        json!(2),
+                    );
+                    let status = deployments
+                        .patch_status(
+                            &name,
+                            &PatchParams::default(),
+                            &Patch::Merge(
+                                json!({"status": {"observedGeneration": 2, "replicas": 2}}),
+                            ),
+                        )
+                        .await
+                        .expect("status");
+                    r.check(
+                        "status written, generation kept",
+                        json!([
+                            status.metadata.generation,
+                            status.status.as_ref().and_then(|s| s.observed_generation)
+                        ]),
+                        json!([2, 2]),
                     );
                     r
                 })
