@@ -1679,6 +1679,28 @@ fn cases() -> Vec<Case> {
                         json!([["Reconciled", note, "Normal", "fake-table"]]),
                     );
                     let core: Api<CoreEvent> = Api::namespaced(a.client.clone(), NS);
+                    let as_core: Vec<Value> = core
+                        .list(&ListParams::default())
+                        .await
+                        .expect("list core events")
+                        .items
+                        .into_iter()
+                        .filter(|e| e.involved_object.name.as_deref() == Some(&widget.name_any()))
+                        .map(|e| {
+                            json!([
+                                e.reason,
+                                e.message,
+                                e.type_,
+                                e.reporting_component,
+                                e.involved_object.kind
+                            ])
+                        })
+                        .collect();
+                    r.check(
+                        "the published event read as a core Event",
+                        json!(as_core),
+                        json!([["Reconciled", note, "Normal", "fake-table", "Widget"]]),
+                    );
                     let mut old = CoreEvent {
                         involved_object: ObjectReference {
                             name: Some(widget.name_any()),
@@ -1699,6 +1721,16 @@ fn cases() -> Vec<Case> {
                     r.check(
                         "core event",
                         json!([got.reason, got.message, got.involved_object.name]),
+                        json!(["Legacy", "core v1", widget.name_any()]),
+                    );
+                    let as_new = events.get(&a.name("core")).await;
+                    r.check(
+                        "the core Event read through events.k8s.io",
+                        json!(as_new.ok().map(|e| json!([
+                            e.reason,
+                            e.note,
+                            e.regarding.and_then(|o| o.name)
+                        ]))),
                         json!(["Legacy", "core v1", widget.name_any()]),
                     );
                     r

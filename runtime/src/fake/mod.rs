@@ -75,8 +75,11 @@
 //!   `kubernetes.io/metadata.name` label; seeding an object creates its namespace. Deleting a
 //!   Namespace removes it at once and leaves its objects (no namespace controller).
 //!
-//! Core v1 Events and `events.k8s.io` Events are stored apart (the apiserver serves one store
-//! under both). Not modelled: admission, validation against the CRD schema, defaulting, pruning,
+//! Core v1 Events and `events.k8s.io` Events are one store, as on the apiserver: an Event written
+//! through one API reads through the other, its fields renamed (`involvedObject`/`regarding`,
+//! `message`/`note`, `reportingComponent`/`reportingController`, the `deprecated*` fields).
+//!
+//! Not modelled: admission, validation against the CRD schema, defaulting, pruning,
 //! RBAC, and garbage collection by owner references.
 
 mod fields;
@@ -123,6 +126,9 @@ struct ResourceType {
     unconditional_update: bool,
     /// Its lists that merge by key under server-side apply.
     shape: Arc<fields::Shape>,
+    /// The group its objects are stored under: its own, but the core group for
+    /// `events.k8s.io` Events, which the apiserver keeps as core Events.
+    store_group: String,
 }
 
 impl ResourceType {
@@ -137,6 +143,7 @@ impl ResourceType {
             generation: group == "apps",
             unconditional_update: true,
             shape: Arc::default(),
+            store_group: if group == EVENTS_GROUP { "" } else { group }.into(),
         }
     }
 
@@ -209,7 +216,7 @@ impl Watch {
     /// How this watch sees `change`, if at all: a modification that takes an object into its
     /// selector is ADDED, one that takes it out is DELETED, as the apiserver's watch sends them.
     fn sees(&self, change: &Change) -> Option<&'static str> {
-        let ours = change.group == self.ty.group
+        let ours = change.group == self.ty.store_group
             && change.plural == self.ty.plural
             && self
                 .namespace
@@ -309,6 +316,7 @@ impl FakeApi {
                         .as_ref()
                         .and_then(|s| s.open_api_v3_schema.as_ref()),
                 )),
+                store_group: crd.spec.group.clone(),
             };
             state.add_type(ty);
         }
@@ -382,7 +390,7 @@ impl FakeApi {
             String::new()
         };
         state.stamp_new(&ty, &mut value);
-        let key = (ty.group.clone(), ty.plural.clone(), namespace, name);
+        let key = (ty.store_group.clone(), ty.plural.clone(), namespace, name);
         state.commit(&ty, key, value, "ADDED");
     }
 
@@ -512,6 +520,7 @@ where
         generation: true,
         unconditional_update: false,
         shape: Arc::default(),
+        store_group: K::group(&()).into_owned(),
     }
 }
 
@@ -631,7 +640,7 @@ struct Target {
 impl Target {
     fn key(&self) -> Key {
         (
-            self.ty.group.clone(),
+            self.ty.store_group.clone(),
             self.ty.plural.clone(),
             self.namespace.clone().unwrap_or_default(),
             self.name.clone().unwrap_or_default(),
@@ -880,6 +889,42 @@ fn has_finalizers(obj: &Value) -> bool {
         .is_some_and(|f| !f.is_empty())
 }
 
+/// The group whose Events the apiserver stores as core Events.
+const EVENTS_GROUP: &str = "events.k8s.io";
+
+/// The fields a core Event and an `events.k8s.io` Event name differently, core's first.
+const CORE_TO_EVENTS: &[(&str, &str)] = &[
+    ("involvedObject", "regarding"),
+    ("message", "note"),
+    ("source", "deprecatedSource"),
+    ("firstTimestamp", "deprecatedFirstTimestamp"),
+    ("lastTimestamp", "deprecatedLastTimestamp"),
+    ("count", "deprecatedCount"),
+    ("reportingComponent", "reportingController"),
+];
+
+/// The same pairs the other way round.
+const EVENTS_TO_CORE: &[(&str, &str)] = &[
+    ("regarding", "involvedObject"),
+    ("note", "message"),
+    ("deprecatedSource", "source"),
+    ("deprecatedFirstTimestamp", "firstTimestamp"),
+    ("deprecatedLastTimestamp", "lastTimestamp"),
+    ("deprecatedCount", "count"),
+    ("reportingController", "reportingComponent"),
+];
+
+/// Renames top-level fields `from` → `to`, for each pair present.
+fn rename_fields(obj: &mut Value, pairs: &[(&str, &str)]) {
+    if let Value::Object(map) = obj {
+        for (from, to) in pairs {
+            if let Some(v) = map.remove(*from) {
+                map.insert((*to).to_owned(), v);
+            }
+        }
+    }
+}
+
 /// The namespaces a fresh apiserver has.
 const SYSTEM_NAMESPACES: &[&str] = &["default", "kube-node-lease", "kube-public", "kube-system"];
 
@@ -956,18 +1001,22 @@ impl State {
     /// The stored object as the request's version serves it.
     fn served(ty: &ResourceType, obj: &Value) -> Value {
         let mut obj = obj.clone();
+        if ty.group == EVENTS_GROUP {
+            rename_fields(&mut obj, CORE_TO_EVENTS);
+        }
         obj["apiVersion"] = json!(ty.api_version());
         obj["kind"] = json!(ty.kind);
         obj
     }
 
+    /// The object as `target`'s resource serves it: every write works on this view.
     fn live(&self, target: &Target) -> Result<Value> {
         if target.ty.namespaced && target.namespace.is_none() {
             return Err(Failure::no_resource());
         }
         self.objects
             .get(&target.key())
-            .cloned()
+            .map(|o| Self::served(&target.ty, o))
             .ok_or_else(|| Failure::not_found(&target.ty, target.name()))
     }
 
@@ -983,7 +1032,7 @@ impl State {
         self.objects
             .iter()
             .filter(move |((g, p, ns, _), _)| {
-                *g == target.ty.group
+                *g == target.ty.store_group
                     && *p == target.ty.plural
                     && target.namespace.as_ref().is_none_or(|want| want == ns)
             })
@@ -1144,10 +1193,17 @@ impl State {
     }
 
     /// Stores `obj` at the next revision and tells the watches.
+    /// Stores `obj` (as `ty` serves it) at the next revision, tells the watches, and returns it
+    /// as `ty` serves it.
     fn commit(&mut self, ty: &ResourceType, key: Key, mut obj: Value, kind: &'static str) -> Value {
         self.revision += 1;
         obj["metadata"]["resourceVersion"] = json!(self.revision.to_string());
-        obj["apiVersion"] = json!(ty.api_version());
+        if ty.group == EVENTS_GROUP {
+            rename_fields(&mut obj, EVENTS_TO_CORE);
+            obj["apiVersion"] = json!("v1");
+        } else {
+            obj["apiVersion"] = json!(ty.api_version());
+        }
         obj["kind"] = json!(ty.kind);
         let before = if kind == "DELETED" {
             self.objects.remove(&key)
@@ -1156,7 +1212,7 @@ impl State {
         };
         let change = Change {
             revision: self.revision,
-            group: ty.group.clone(),
+            group: ty.store_group.clone(),
             plural: ty.plural.clone(),
             kind,
             object: obj.clone(),
@@ -1166,15 +1222,14 @@ impl State {
             let Some(kind) = w.sees(&change) else {
                 return !w.lines.is_closed();
             };
-            let mut object = change.object.clone();
-            object["apiVersion"] = json!(w.ty.api_version());
+            let object = Self::served(&w.ty, &change.object);
             let mut text =
                 serde_json::to_vec(&json!({ "type": kind, "object": object })).unwrap_or_default();
             text.push(b'\n');
             w.lines.unbounded_send(Bytes::from(text)).is_ok()
         });
         self.history.push(change);
-        obj
+        Self::served(ty, &obj)
     }
 
     fn create(&mut self, target: &Target, mut obj: Value, write: &Write) -> Result<Value> {
@@ -1218,7 +1273,7 @@ impl State {
             name = loop {
                 let candidate = format!("{prefix}{}", self.suffix());
                 let key = (
-                    ty.group.clone(),
+                    ty.store_group.clone(),
                     ty.plural.clone(),
                     namespace.clone(),
                     candidate.clone(),
@@ -1230,7 +1285,7 @@ impl State {
             obj["metadata"]["name"] = json!(name);
         }
         let key = (
-            ty.group.clone(),
+            ty.store_group.clone(),
             ty.plural.clone(),
             namespace.clone(),
             name.clone(),
@@ -1643,7 +1698,7 @@ impl State {
             .selected(target, &selector)
             .map(|o| {
                 (
-                    target.ty.group.clone(),
+                    target.ty.store_group.clone(),
                     target.ty.plural.clone(),
                     o["metadata"]["namespace"]
                         .as_str()
