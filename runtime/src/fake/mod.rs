@@ -24,63 +24,61 @@
 //!   controller touches: core `configmaps`, `secrets`, `serviceaccounts`, `services`,
 //!   `namespaces`, `events`, `events.k8s.io` `events`, `coordination.k8s.io` `leases`, and apps
 //!   `deployments`. Other paths answer 404 NotFound. Objects of a kind are stored once and served
-//!   under any of its versions without conversion (the CRD's `None` strategy).
+//!   under any of its versions without conversion (the CRD's `None` strategy). Core and
+//!   `events.k8s.io` Events are one store, as on the apiserver: an Event written through one
+//!   API reads through the other, its fields renamed (`involvedObject`/`regarding`,
+//!   `message`/`note`, `reportingComponent`/`reportingController`, the `deprecated*` fields).
+//! - **Namespaces**: `default`, `kube-system`, `kube-public` and `kube-node-lease` exist;
+//!   creating in another namespace needs its Namespace (else 404 NotFound `namespaces "x" not
+//!   found`), which gets phase Active, the `kubernetes` spec finalizer and the
+//!   `kubernetes.io/metadata.name` label; seeding an object creates its namespace. Deleting a
+//!   Namespace removes it at once and leaves its objects (there is no namespace controller).
 //! - **Reads**: get; list with `labelSelector` (`=`, `==`, `!=`, `in`, `notin`, exists, `!`) and
 //!   `fieldSelector` (`metadata.name`, `metadata.namespace`; another field is 400 BadRequest), in
-//!   namespace-then-name order, with the list's `resourceVersion`; `limit` pages with `continue`
-//!   (and `remainingItemCount` without selectors), a later page reading the objects as they are
-//!   then, not as they were at the first page.
+//!   namespace-then-name order, with the list's `resourceVersion`; `limit` pages with an opaque
+//!   `continue` token (and `remainingItemCount` without selectors), a later page reading the
+//!   objects as they are then, not as they were at the first page.
 //! - **Writes**: create (`generateName` gets five characters as the apiserver's do; an existing
 //!   name is 409 AlreadyExists; no name is 422 Invalid), update (a stale `resourceVersion` is
 //!   409 Conflict with the apiserver's message; custom resources need one, 422 Invalid without),
-//!   and patch: merge (RFC 7386; strategic merge is served as a merge), JSON (RFC 6902; a failing
-//!   `test` is 422 Invalid, a `test` of an absent field against `null` holds) and server-side apply. `dryRun` answers without storing.
-//!   Every write that changes the object takes the next value of one global revision as
-//!   `resourceVersion`; one that changes nothing keeps it and sends no event. The server sets
-//!   `uid`, `creationTimestamp`, and, on kinds that have it (custom resources, Deployments),
-//!   `generation`: 1 on create, bumped when anything but `metadata` (and `status`, with a status
-//!   subresource) changes, and when an object with finalizers is marked for deletion.
+//!   and patch: merge (RFC 7386; strategic merge is served as a merge), JSON (RFC 6902; a
+//!   failing `test` is 422 Invalid, a `test` of an absent field against `null` holds) and
+//!   server-side apply. `dryRun` answers without storing. Every write that changes the object
+//!   takes the next value of one global revision as `resourceVersion`; one that changes nothing
+//!   keeps it and sends no event. The server sets `uid`, `creationTimestamp`, and, on kinds that
+//!   have it (custom resources, Deployments), `generation`: 1 on create, bumped when anything but
+//!   `metadata` (and `status`, with a status subresource) changes, and when an object with
+//!   finalizers is marked for deletion.
 //! - **Status subresource**: writes to `/status` change only `status`; writes to the object
 //!   leave `status` as it was (and create drops it).
 //! - **Server-side apply**, simplified: each manager owns the leaf paths of the objects it
-//!   applied (a list the CRD marks `x-kubernetes-list-type: map` merges item by item on its keys,
-//!   as `status.conditions` keyed by `type` does; other lists and empty objects are leaves:
-//!   atomic, owned and replaced whole), and
-//!   each update, merge or JSON patch gives the fields it changed to its `fieldManager`
-//!   (operation `Update`), taking them from the others. An apply sets the fields it names,
-//!   removes those its manager owned before and no longer names (unless another manager owns
-//!   them too), and creates the object when there is none. Naming a field another manager owns
-//!   with a different value is 409 Conflict (`Apply failed with 1 conflict: conflict with
-//!   "other": .spec.size`) unless `force=true`, which takes the field over.
-//!   `metadata.managedFields` is written in the FieldsV1 form, one path per leaf; ownership
-//!   sent by a client in the object is ignored.
+//!   applied (a list the CRD marks `x-kubernetes-list-type: map` merges item by item on its
+//!   keys, as `status.conditions` keyed by `type` does; other lists and empty objects are
+//!   leaves: atomic, owned and replaced whole), and each update, merge or JSON patch gives the
+//!   fields it changed to its `fieldManager` (operation `Update`), taking them from the others.
+//!   An apply sets the fields it names, removes those its manager owned before and no longer
+//!   names (unless another manager owns them too), and creates the object when there is none.
+//!   Naming a field another manager owns with a different value is 409 Conflict (`Apply failed
+//!   with 1 conflict: conflict with "other": .spec.size`, the apiserver's wording) unless
+//!   `force=true`, which takes the field over. `metadata.managedFields` is written in the
+//!   FieldsV1 form, one path per leaf; ownership sent by a client in the object is ignored.
 //! - **Delete**: an object without finalizers goes at once (a DELETED event; the answer is a
-//!   success Status naming it); one with
-//!   finalizers gets `deletionTimestamp` and `deletionGracePeriodSeconds: 0` and stays (MODIFIED)
-//!   until a write removes its last finalizer, when it goes (DELETED). A `resourceVersion`
-//!   precondition that does not hold is 409 Conflict. `deleteCollection` deletes each selected
-//!   object so and answers the list of them.
+//!   success Status naming it); one with finalizers gets `deletionTimestamp` and
+//!   `deletionGracePeriodSeconds: 0` and stays (MODIFIED) until a write removes its last
+//!   finalizer, when it goes (DELETED). A `resourceVersion` or `uid` precondition that does not
+//!   hold is 409 Conflict. `deleteCollection` deletes each selected object so and answers the
+//!   list of them.
 //! - **Watch**: newline-delimited `{"type", "object"}` events, ADDED, MODIFIED and DELETED,
 //!   filtered by namespace and selectors; from a `resourceVersion` the events after it are
 //!   replayed, without one (or from `0`) every current object comes first as ADDED; with
-//!   `sendInitialEvents=true` those are followed by the BOOKMARK that ends them. The stream ends
-//!   after `timeoutSeconds`. A change that takes an object out of a watch's selector is DELETED
-//!   to it, one that brings it in is ADDED. No periodic bookmarks.
+//!   `sendInitialEvents=true` those are followed by the BOOKMARK that ends them. A change that
+//!   takes an object out of a watch's selector is DELETED to it, one that brings it in is ADDED.
+//!   The stream ends after `timeoutSeconds`; no periodic bookmarks.
 //! - **Errors** are `metav1.Status` bodies with the apiserver's code, reason and message, which
 //!   kube turns into `kube::Error::Api`.
 //!
-//! - **Namespaces**: `default`, `kube-system`, `kube-public` and `kube-node-lease` exist; creating
-//!   in another namespace needs its Namespace (else 404 NotFound `namespaces "x" not found`),
-//!   which gets phase Active, the `kubernetes` spec finalizer and the
-//!   `kubernetes.io/metadata.name` label; seeding an object creates its namespace. Deleting a
-//!   Namespace removes it at once and leaves its objects (no namespace controller).
-//!
-//! Core v1 Events and `events.k8s.io` Events are one store, as on the apiserver: an Event written
-//! through one API reads through the other, its fields renamed (`involvedObject`/`regarding`,
-//! `message`/`note`, `reportingComponent`/`reportingController`, the `deprecated*` fields).
-//!
-//! Not modelled: admission, validation against the CRD schema, defaulting, pruning,
-//! RBAC, and garbage collection by owner references.
+//! Not modelled: admission, validation against the CRD schema, defaulting, pruning, RBAC, and
+//! garbage collection by owner references.
 
 mod fields;
 mod select;
