@@ -486,6 +486,28 @@ fn cases() -> Vec<Case> {
                         sorted_names(rest.items),
                         json!([a.name("c")]),
                     );
+                    let namespaces: Api<Namespace> = Api::all(a.client.clone());
+                    let mut ns = Namespace::default();
+                    ns.metadata.name = Some(a.name("ns"));
+                    namespaces
+                        .create(&PostParams::default(), &ns)
+                        .await
+                        .expect("namespace");
+                    let own: Api<ConfigMap> = Api::namespaced(a.client.clone(), &a.name("ns"));
+                    for suffix in ["x", "y", "z"] {
+                        own.create(&PostParams::default(), &a.map(suffix, &[]))
+                            .await
+                            .expect("map");
+                    }
+                    let unselected = own
+                        .list(&ListParams::default().limit(1))
+                        .await
+                        .expect("page without selectors");
+                    r.check(
+                        "remaining count without selectors",
+                        json!(unselected.metadata.remaining_item_count),
+                        json!(2),
+                    );
                     let bad = a
                         .maps
                         .list(
