@@ -81,11 +81,14 @@ fn init_create_manifests_build_test_kustomize() {
 
     let cargo = cli::cargo();
     shell(&dir, &cargo, &["build", "--all-targets"]);
-    // Includes the generated crd_matches_make_manifests tests: derive output == make manifests.
+    // Includes the generated crd_matches_make_manifests tests: derive output == make manifests,
+    // and each controller's unit test on operator-gen-runtime's fake API.
     let tests = shell(&dir, &cargo, &["test"]);
     for test in [
         "captain::tests::crd_matches_make_manifests",
         "first_mate::tests::crd_matches_make_manifests",
+        "controller::captain::tests::reconcile_adds_the_finalizer_reports_ready_and_cleans_up",
+        "controller::first_mate::tests::reconcile_adds_the_finalizer_reports_ready_and_cleans_up",
     ] {
         assert!(
             tests.contains(&format!("{test} ... ok")),
