@@ -559,6 +559,21 @@ pub mod api {
                 "`FrigateSpec` says version `v1` but its module says `+versionName=v2`: make them agree".to_string()
             ])
         );
+        // a `#[cfg(test)]` module is not the operator's: its kinds and RBAC markers are not read
+        let with_tests = format!(
+            "{SOURCE}\n#[cfg(test)]\nmod tests {{\n    //! +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get\n    #[derive(CustomResource)]\n    #[k8s(group = \"test.example.com\", version = \"v1\", kind = \"Probe\")]\n    pub struct ProbeSpec {{ pub a: i32 }}\n}}\n"
+        );
+        assert_eq!(run(&with_tests), run(SOURCE));
+        let roles = |source: &str| {
+            let universe = scan::scan_source(Path::new("src/lib.rs"), source).expect("scans");
+            let out = outputs(&universe, &Settings::default(), "manager-role").expect("emits");
+            out["config/rbac/role.yaml"].clone()
+        };
+        assert_eq!(roles(&with_tests), roles(SOURCE));
+        assert!(
+            roles(&with_tests.replace("#[cfg(test)]\n", "")).contains("deployments"),
+            "the same module outside cfg(test) is read"
+        );
         // on an item's outer docs they describe nothing
         let misplaced = SOURCE.replace(
             "pub mod v1 {",

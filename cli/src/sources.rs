@@ -321,7 +321,7 @@ struct Entries {
 }
 
 /// The summaries' cache file and the format of its entries.
-const SUMMARIES: (&str, &str) = ("summaries", "operator-gen scan summary v2");
+const SUMMARIES: (&str, &str) = ("summaries", "operator-gen scan summary v3");
 
 fn checksum(key: u128, text: &str) -> u64 {
     let mut h = xxhash_rust::xxh3::Xxh3::new();

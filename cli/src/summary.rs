@@ -245,16 +245,26 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
         })
 }
 
-/// `source` with the inside of every function body (`fn name ... { ... }`) replaced by spaces,
-/// line breaks kept, so every line and column outside the bodies stays where it was. Comments,
-/// string, raw string and char literals are skipped as Rust lexes them; a `fn` not followed by
-/// a name (a function pointer type) has no body. Text that does not lex as expected is left as
-/// it is, so syn reports it.
+/// `source` with the inside of every function body (`fn name ... { ... }`) and of every
+/// `#[cfg(test)]` module (`#[cfg(test)] mod name { ... }`: built for tests only, so none of its
+/// types or markers is the operator's, as controller-gen reads no `_test.go` file) replaced by
+/// spaces, line breaks kept, so every line and column outside the bodies stays where it was.
+/// Comments, string, raw string and char literals are skipped as Rust lexes them; a `fn` not
+/// followed by a name (a function pointer type) has no body. Text that does not lex as expected
+/// is left as it is, so syn reports it.
 pub fn blank_fn_bodies(source: &str) -> String {
     let bytes = source.as_bytes();
     let mut bodies: Vec<(usize, usize)> = Vec::new();
     let mut lexer = Lexer { bytes, at: 0 };
     while let Some(token) = lexer.next() {
+        if token == Token::Punct(b'#') {
+            let at = lexer.at;
+            match test_module_body(&mut lexer) {
+                Some(body) => bodies.push(body),
+                None => lexer.at = at,
+            }
+            continue;
+        }
         if token != Token::Ident(b"fn") {
             continue;
         }
@@ -308,6 +318,67 @@ pub fn blank_fn_bodies(source: &str) -> String {
     }
     out.push_str(&source[from..]);
     out
+}
+
+/// After a `#`: the body of the module when the attribute is `[cfg(test)]`, more attributes and
+/// a visibility may follow, and then `mod name {`; the lexer is left after the body's `}`.
+fn test_module_body(lexer: &mut Lexer) -> Option<(usize, usize)> {
+    let cfg_test = [
+        Token::Open(b'['),
+        Token::Ident(b"cfg"),
+        Token::Open(b'('),
+        Token::Ident(b"test"),
+        Token::Close(b')'),
+        Token::Close(b']'),
+    ];
+    for expected in cfg_test {
+        if lexer.next()? != expected {
+            return None;
+        }
+    }
+    let mut token = lexer.next()?;
+    loop {
+        match token {
+            // another attribute: `#[...]`
+            Token::Punct(b'#') => {
+                if lexer.next()? != Token::Open(b'[') {
+                    return None;
+                }
+                skip_to_close(lexer)?;
+            }
+            // `pub` or `pub(crate)`, `pub(in path)`
+            Token::Ident(b"pub") => {
+                let at = lexer.at;
+                if lexer.next()? == Token::Open(b'(') {
+                    skip_to_close(lexer)?;
+                } else {
+                    lexer.at = at;
+                }
+            }
+            Token::Ident(b"mod") => break,
+            _ => return None,
+        }
+        token = lexer.next()?;
+    }
+    if !matches!(lexer.next()?, Token::Ident(_)) || lexer.next()? != Token::Open(b'{') {
+        return None;
+    }
+    let open = lexer.at;
+    let close = skip_to_close(lexer)?;
+    Some((open, close))
+}
+
+/// After an opening bracket: moves past its matching closing one and returns where that is.
+fn skip_to_close(lexer: &mut Lexer) -> Option<usize> {
+    let mut depth = 0usize;
+    loop {
+        match lexer.next()? {
+            Token::Open(_) => depth += 1,
+            Token::Close(_) if depth == 0 => return Some(lexer.at - 1),
+            Token::Close(_) => depth -= 1,
+            _ => {}
+        }
+    }
 }
 
 #[derive(Debug, PartialEq, Eq, Clone, Copy)]
@@ -453,7 +524,7 @@ impl<'a> Lexer<'a> {
             return Some(match b {
                 b'(' | b'[' | b'{' => Token::Open(b),
                 b')' | b']' | b'}' => Token::Close(b),
-                b';' => Token::Punct(b),
+                b';' | b'#' => Token::Punct(b),
                 _ => Token::Other,
             });
         }
@@ -522,6 +593,36 @@ mod tests {
             out = out.replacen(body, &spaces, 1);
         }
         out
+    }
+
+    #[test]
+    fn test_modules_are_blanked_whole() {
+        let body = "\n    //! +kubebuilder:rbac:groups=x,resources=y,verbs=get\n    pub struct Fixture { a: u8 }\n    fn f() { g() }\n";
+        for head in [
+            "#[cfg(test)]\nmod tests {",
+            "#[cfg(test)]\n#[allow(clippy::unwrap_used)]\npub(crate) mod tests {",
+            "#[cfg(test)] pub mod tests {",
+        ] {
+            let src = format!("struct Kept;\n{head}{body}}}\nfn after() {{ x() }}\n");
+            assert_eq!(
+                blank_fn_bodies(&src),
+                blanked(&src, &[body, " x() "]),
+                "{head}"
+            );
+        }
+        // not a test module: only function bodies go
+        for src in [
+            "#[cfg(not(test))]\nmod live { struct S; fn f() { g() } }\n",
+            "#[cfg(test)]\nfn helper() { g() }\n",
+            "#![cfg(test)]\nmod m { struct S; }\n",
+        ] {
+            let kept = blank_fn_bodies(src);
+            assert!(
+                kept.contains("struct") || kept.contains("fn helper()"),
+                "{src}"
+            );
+            assert!(!kept.contains("g()"), "{src}: function bodies are blanked");
+        }
     }
 
     #[test]

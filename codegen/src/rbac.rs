@@ -14,7 +14,7 @@ pub enum RoleObject {
     Namespaced(Role),
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 struct Rule {
     groups: Vec<String>,
     resources: Vec<String>,
@@ -57,10 +57,10 @@ impl Rule {
 /// Merges rules equal on everything but the field `pick` selects, concatenating that field.
 fn merge_by(rules: Vec<Rule>, pick: fn(&mut Rule) -> &mut Vec<String>) -> Vec<Rule> {
     let mut merged: Vec<Rule> = Vec::new();
-    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    let mut index: BTreeMap<Rule, usize> = BTreeMap::new();
     for mut r in rules {
         let taken = std::mem::take(pick(&mut r));
-        let key = format!("{:?}", r);
+        let key = r.clone();
         match index.get(&key) {
             Some(&i) => pick(&mut merged[i]).extend(taken),
             None => {
@@ -75,8 +75,10 @@ fn merge_by(rules: Vec<Rule>, pick: fn(&mut Rule) -> &mut Vec<String>) -> Vec<Ru
 
 fn normalise_rules(markers: &[&Marker]) -> Vec<Rule> {
     // explode per resource, then merge verbs of rules equal on groups, resources, names, urls
-    let mut by_key: BTreeMap<String, Rule> = BTreeMap::new();
-    let mut order: Vec<String> = Vec::new();
+    // rules by their groups, resources, names and urls, in the order first seen
+    type Key = [Vec<String>; 4];
+    let mut by_key: BTreeMap<Key, Rule> = BTreeMap::new();
+    let mut order: Vec<Key> = Vec::new();
     for m in markers {
         let base = Rule {
             groups: m.arg_list("groups"),
@@ -99,10 +101,12 @@ fn normalise_rules(markers: &[&Marker]) -> Vec<Rule> {
         };
         for rule in exploded {
             let rule = rule.normalised();
-            let key = format!(
-                "{:?}|{:?}|{:?}|{:?}",
-                rule.groups, rule.resources, rule.names, rule.urls
-            );
+            let key = [
+                rule.groups.clone(),
+                rule.resources.clone(),
+                rule.names.clone(),
+                rule.urls.clone(),
+            ];
             match by_key.get_mut(&key) {
                 Some(existing) => {
                     existing.verbs.extend(rule.verbs);
@@ -163,8 +167,18 @@ pub fn check(m: &Marker) -> Result<(), String> {
 
 /// Roles from rbac markers, ClusterRole first, then Roles by namespace and name.
 pub fn roles(markers: &[Marker], default_role_name: &str) -> Vec<RoleObject> {
+    let markers: Vec<&Marker> = markers.iter().collect();
+    roles_of(&markers, default_role_name)
+}
+
+/// [`roles`] of markers held elsewhere.
+fn roles_of(markers: &[&Marker], default_role_name: &str) -> Vec<RoleObject> {
     let mut buckets: BTreeMap<(String, String), Vec<&Marker>> = BTreeMap::new();
-    for m in crate::ir::markers_named(markers, Kind::Rbac) {
+    for m in markers
+        .iter()
+        .copied()
+        .filter(|m| m.kind == Kind::Rbac && !m.items)
+    {
         let ns = m.arg_str("namespace").unwrap_or_default().to_string();
         let name = m
             .arg_str("roleName")
@@ -230,12 +244,12 @@ pub fn role_file(markers: &[&Marker], role_name: &str) -> Result<String, Vec<Rba
     if !errors.is_empty() {
         return Err(errors);
     }
-    let rbac: Vec<Marker> = markers
+    let rbac: Vec<&Marker> = markers
         .iter()
+        .copied()
         .filter(|m| is_rbac_marker(m))
-        .map(|m| (*m).clone())
         .collect();
-    let roles = roles(&rbac, role_name);
+    let roles = roles_of(&rbac, role_name);
     if roles.is_empty() {
         return Ok(to_yaml(&[RoleObject::Cluster(ClusterRole {
             metadata: ObjectMeta {
