@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 
 /// The environment variable naming the directory with `etcd`, `kube-apiserver` and `kubectl`,
-/// as setup-envtest and `hack/envtest/build.sh` lay it out.
+/// as setup-envtest and `operator-gen envtest use` lay it out.
 pub const ASSETS_ENV: &str = "KUBEBUILDER_ASSETS";
 
 pub(crate) const ETCD: &str = "etcd";

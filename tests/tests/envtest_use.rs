@@ -53,7 +53,7 @@ fn a_fresh_cache_is_printed_without_running_go() {
     if !cli::require_tool("go", &["version"], "install Go 1.26 or newer") {
         return;
     }
-    // the cache the tests use: <root>/envtest/<version>, built by hack/envtest/build.sh
+    // the cache the tests use: <root>/envtest/<version>, from hack/envtest/build.sh (this command)
     let assets = std::fs::canonicalize(&assets).expect("assets dir");
     assert_eq!(
         assets.file_name().and_then(|n| n.to_str()),

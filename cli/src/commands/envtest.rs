@@ -1,7 +1,8 @@
 //! `operator-gen envtest use`: the directory of etcd, kube-apiserver and kubectl for
 //! `KUBEBUILDER_ASSETS`, from the per-user cache, setup-envtest's directories, or a build from
-//! the Go module proxy through the wrapper modules of `hack/envtest/` (embedded here, so the
-//! script and this command build the same binaries into the same cache, under the same stamp).
+//! the Go module proxy through the wrapper modules of `hack/envtest/` (embedded here). The
+//! repository's `hack/envtest/build.sh` runs this command: one builder for its tests and for
+//! generated projects.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -146,7 +147,7 @@ impl Env {
     }
 
     /// The cache root: `OPERATOR_GEN_CACHE`, else `$XDG_CACHE_HOME/operator-gen`, else
-    /// `$HOME/.cache/operator-gen` (as `hack/envtest/build.sh` has it).
+    /// `$HOME/.cache/operator-gen`.
     pub fn cache_root(&self) -> Result<PathBuf> {
         if let Some(root) = &self.cache {
             return Ok(root.clone());
@@ -338,7 +339,8 @@ fn kubectl_choice(env: &Env, out: &Path) -> String {
 }
 
 /// The stamp: a SHA-256 over the versions, the kubectl choice, every wrapper file and the Go
-/// version, in `hack/envtest/build.sh`'s order.
+/// version, in that order (the order the stamps of caches built before this command were
+/// written in, so those caches stay fresh).
 pub fn stamp(buildable: &Buildable, kubectl: &str, go_version: &str) -> String {
     let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
     ctx.update(
@@ -451,8 +453,8 @@ fn go_arch() -> &'static str {
     }
 }
 
-/// Builds etcd and kube-apiserver (and kubectl, unless the machine has one) into `out`, as
-/// `hack/envtest/build.sh` does, and writes the stamp.
+/// Builds etcd and kube-apiserver (and kubectl, unless the machine has one) into `out`, and
+/// writes the stamp.
 fn build(buildable: &Buildable, go: &Path, out: &Path, env: &Env, printer: &Printer) -> Result<()> {
     let go_version = go_env_version(go)?;
     let kubectl = kubectl_choice(env, out);
