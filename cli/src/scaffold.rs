@@ -420,6 +420,40 @@ fn insert_sorted(content: &str, marker: &str, line: &str, prefix: &str) -> Optio
     Some(out)
 }
 
+/// The files and symbolic links (not followed) under `dir`, by their path relative to `root`
+/// with `/`, leaving out the entries of `root` itself named in `skip`.
+pub fn files_under(root: &Path, dir: &Path, skip: &[&str]) -> Result<BTreeMap<String, PathBuf>> {
+    fn walk(
+        root: &Path,
+        dir: &Path,
+        skip: &[&str],
+        out: &mut BTreeMap<String, PathBuf>,
+    ) -> Result<()> {
+        let entries = std::fs::read_dir(dir).map_err(|e| Error::io("read", dir, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io("read", dir, e))?;
+            let path = entry.path();
+            let Ok(rel) = path.strip_prefix(root) else {
+                continue;
+            };
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            if dir == root && skip.contains(&rel.as_str()) {
+                continue;
+            }
+            let kind = entry.file_type().map_err(|e| Error::io("read", &path, e))?;
+            if kind.is_dir() {
+                walk(root, &path, skip, out)?;
+            } else if kind.is_file() || kind.is_symlink() {
+                out.insert(rel, path);
+            }
+        }
+        Ok(())
+    }
+    let mut out = BTreeMap::new();
+    walk(root, dir, skip, &mut out)?;
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

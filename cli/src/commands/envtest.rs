@@ -408,10 +408,7 @@ fn setup_envtest_dir(wanted: &Wanted, env: &Env) -> Option<PathBuf> {
             (wanted.matches(&version)
                 && dir.join("kube-apiserver").is_file()
                 && dir.join("etcd").is_file())
-            .then(|| {
-                let key = version.split('.').map(|p| p.parse().unwrap_or(0)).collect();
-                (key, dir)
-            })
+            .then(|| (super::versions::numbers(&version), dir))
         })
         .collect();
     found.sort();

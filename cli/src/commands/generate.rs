@@ -289,30 +289,7 @@ fn link(to: &Path, at: &Path) -> Result<()> {
 /// Every file and symbolic link (not followed) under `root` (relative path with `/` → path),
 /// outside `.git/` and `target/`.
 fn files(root: &Path) -> Result<BTreeMap<String, PathBuf>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, PathBuf>) -> Result<()> {
-        let entries = std::fs::read_dir(dir).map_err(|e| Error::io("read", dir, e))?;
-        for entry in entries {
-            let entry = entry.map_err(|e| Error::io("read", dir, e))?;
-            let path = entry.path();
-            let Ok(rel) = path.strip_prefix(root) else {
-                continue;
-            };
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            if dir == root && KEPT_IN_PLACE.contains(&rel.as_str()) {
-                continue;
-            }
-            let kind = entry.file_type().map_err(|e| Error::io("read", &path, e))?;
-            if kind.is_dir() {
-                walk(root, &path, out)?;
-            } else if kind.is_file() || kind.is_symlink() {
-                out.insert(rel, path);
-            }
-        }
-        Ok(())
-    }
-    let mut out = BTreeMap::new();
-    walk(root, root, &mut out)?;
-    Ok(out)
+    crate::scaffold::files_under(root, root, KEPT_IN_PLACE)
 }
 
 /// The in-place swap's two directories beside the input: `ready` (the staging directory once

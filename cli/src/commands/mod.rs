@@ -41,6 +41,18 @@ pub mod versions {
     /// The Rust version a generated project declares (`rust-version`) and its image builds with:
     /// operator-gen's own, which its crates and their locked dependencies need.
     pub const RUST: &str = env!("CARGO_PKG_RUST_VERSION");
+
+    /// The numbers of a dot-separated version, a pre-release or build suffix aside
+    /// (`1.37.2-rc.1` → `[1, 37, 2]`), to order versions by.
+    pub fn numbers(version: &str) -> Vec<u64> {
+        version
+            .split(['-', '+'])
+            .next()
+            .unwrap_or_default()
+            .split('.')
+            .map(|p| p.parse().unwrap_or(0))
+            .collect()
+    }
 }
 
 /// The license header of a generated Rust file: `//` lines and a blank line, or nothing.

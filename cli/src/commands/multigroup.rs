@@ -379,32 +379,13 @@ fn read(root: &Path, rel: &str) -> Result<String> {
 /// The files under `rel` (recursively), as paths relative to `root`, sorted; none when it is
 /// not a directory.
 fn files_under(root: &Path, rel: &str) -> Result<Vec<String>> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
-        let entries = std::fs::read_dir(dir).map_err(|e| Error::io("read", dir, e))?;
-        for entry in entries {
-            let entry = entry.map_err(|e| Error::io("read", dir, e))?;
-            let path = entry.path();
-            let kind = entry.file_type().map_err(|e| Error::io("read", &path, e))?;
-            if kind.is_dir() {
-                walk(root, &path, out)?;
-            } else {
-                let rel = path
-                    .strip_prefix(root)
-                    .unwrap_or(&path)
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                out.push(rel);
-            }
-        }
-        Ok(())
-    }
     let dir = root.join(rel);
-    let mut out = Vec::new();
-    if dir.is_dir() {
-        walk(root, &dir, &mut out)?;
+    if !dir.is_dir() {
+        return Ok(Vec::new());
     }
-    out.sort();
-    Ok(out)
+    Ok(crate::scaffold::files_under(root, &dir, &[])?
+        .into_keys()
+        .collect())
 }
 
 /// The `.rs` files of the crate's source, test, bench and example directories.

@@ -267,15 +267,7 @@ pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer) -> Result<()> {
 /// Whether version `a` is newer than `b`, comparing their numeric dot-separated parts (a
 /// pre-release or build suffix aside).
 fn newer(a: &str, b: &str) -> bool {
-    let parts = |v: &str| -> Vec<u64> {
-        v.split(['-', '+'])
-            .next()
-            .unwrap_or_default()
-            .split('.')
-            .map(|p| p.parse().unwrap_or(0))
-            .collect()
-    };
-    parts(a) > parts(b)
+    super::versions::numbers(a) > super::versions::numbers(b)
 }
 
 /// The older operator-gen: `--from-binary`, else the release cache, installed by cargo.
