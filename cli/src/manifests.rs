@@ -109,7 +109,7 @@ pub fn generate(root: &Path, opts: &ManifestsOptions) -> Result<Outputs> {
 
 /// What a scan built: the modules and their summaries. [`run`] hands it to the process's exit
 /// instead of freeing it value by value, which took a third of a run with nothing to do.
-pub struct Scanned(
+struct Scanned(
     #[allow(dead_code)] Universe,
     #[allow(dead_code)] scan::PendingCache,
     #[allow(dead_code)] Option<TextCache>,

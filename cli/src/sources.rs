@@ -323,6 +323,11 @@ struct Entries {
 /// The summaries' cache file and the format of its entries.
 const SUMMARIES: (&str, &str) = ("summaries", "operator-gen scan summary v3");
 
+/// What `bytes` are by content, for a build whose caches are seeded with `seed`.
+fn content_key(seed: u64, bytes: &[u8]) -> u128 {
+    xxhash_rust::xxh3::xxh3_128_with_seed(bytes, seed)
+}
+
 fn checksum(key: u128, text: &str) -> u64 {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(&key.to_le_bytes());
@@ -364,7 +369,7 @@ impl Cache {
 
     /// The key of `bytes`.
     pub(crate) fn key(&self, bytes: &[u8]) -> u128 {
-        xxhash_rust::xxh3::xxh3_128_with_seed(bytes, self.seed)
+        content_key(self.seed, bytes)
     }
 
     /// The cache file's entries whose header parses (the last one of a key wins: an appended
@@ -537,7 +542,7 @@ impl Stamps {
 
     /// The key of `bytes`, as the summary cache computes it.
     pub fn key(&self, bytes: &[u8]) -> u128 {
-        xxhash_rust::xxh3::xxh3_128_with_seed(bytes, self.seed)
+        content_key(self.seed, bytes)
     }
 
     fn line_sum(&self, line: &str) -> u64 {

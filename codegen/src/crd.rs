@@ -59,11 +59,7 @@ fn root_schema(
             ),
         ));
     }
-    if spec_def
-        .markers
-        .iter()
-        .any(|m| m.kind == Kind::XIntOrString && !m.items)
-    {
+    if spec_def.markers.iter().any(|m| m.names(Kind::XIntOrString)) {
         spec.type_ = None;
     }
     let resource = spec_def.resource.clone().unwrap_or_default();

@@ -207,6 +207,11 @@ pub enum Prim {
 }
 
 impl Marker {
+    /// Whether this is a `kind` marker on the item itself (not an `items:` one on its elements).
+    pub fn names(&self, kind: Kind) -> bool {
+        self.kind == kind && !self.items
+    }
+
     pub fn new(kind: Kind, value: serde_json::Value) -> Marker {
         Marker {
             kind,
@@ -258,7 +263,7 @@ pub fn value_to_string(v: &serde_json::Value) -> String {
 
 /// Markers of a given kind, in source order.
 pub fn markers_named(markers: &[Marker], kind: Kind) -> impl Iterator<Item = &Marker> + '_ {
-    markers.iter().filter(move |m| m.kind == kind && !m.items)
+    markers.iter().filter(move |m| m.names(kind))
 }
 
 /// Whether a flag marker is given and not turned off with `=false`.

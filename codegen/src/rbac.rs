@@ -174,11 +174,7 @@ pub fn roles(markers: &[Marker], default_role_name: &str) -> Vec<RoleObject> {
 /// [`roles`] of markers held elsewhere.
 fn roles_of(markers: &[&Marker], default_role_name: &str) -> Vec<RoleObject> {
     let mut buckets: BTreeMap<(String, String), Vec<&Marker>> = BTreeMap::new();
-    for m in markers
-        .iter()
-        .copied()
-        .filter(|m| m.kind == Kind::Rbac && !m.items)
-    {
+    for m in markers.iter().copied().filter(|m| m.names(Kind::Rbac)) {
         let ns = m.arg_str("namespace").unwrap_or_default().to_string();
         let name = m
             .arg_str("roleName")
