@@ -323,6 +323,26 @@ struct Entries {
 /// The summaries' cache file and the format of its entries.
 const SUMMARIES: (&str, &str) = ("summaries", "operator-gen scan summary v3");
 
+/// The size and modification time of the running executable, read once per process: what tells
+/// this build's cache entries from another's.
+fn running_executable() -> &'static str {
+    static EXE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    EXE.get_or_init(|| {
+        std::env::current_exe()
+            .and_then(std::fs::metadata)
+            .ok()
+            .map(|m| {
+                let modified = m
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos());
+                format!("{} {modified}", m.len())
+            })
+            .unwrap_or_default()
+    })
+}
+
 /// What `bytes` are by content, for a build whose caches are seeded with `seed`.
 fn content_key(seed: u64, bytes: &[u8]) -> u128 {
     xxhash_rust::xxh3::xxh3_128_with_seed(bytes, seed)
@@ -344,18 +364,7 @@ impl Cache {
     /// The cache in `dir/file`, for entries in the format named `format` (a new format is a new
     /// name, so old entries are never read as new ones).
     pub(crate) fn new(dir: PathBuf, file: &'static str, format: &str) -> Cache {
-        let exe = std::env::current_exe()
-            .and_then(std::fs::metadata)
-            .ok()
-            .map(|m| {
-                let modified = m
-                    .modified()
-                    .ok()
-                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                    .map_or(0, |d| d.as_nanos());
-                format!("{} {modified}", m.len())
-            })
-            .unwrap_or_default();
+        let exe = running_executable();
         let build = format!("{format}\0{}\0{exe}", env!("CARGO_PKG_VERSION"));
         Cache {
             dir,
