@@ -100,7 +100,7 @@ fn diagnostics_error(diags: Vec<Diagnostic>) -> Error {
 
 /// Everything `manifests` would write for the crate rooted at `root`, computed in memory.
 pub fn generate(root: &Path, opts: &ManifestsOptions) -> Result<Outputs> {
-    let (out, scanned) = generate_keeping(root, opts)?;
+    let (out, scanned) = generate_keeping(root, opts, &Given::of(root)?)?;
     if let Some(stamps) = scanned.1.stamps() {
         stamps.store();
     }
@@ -115,26 +115,63 @@ struct Scanned(
     #[allow(dead_code)] Option<TextCache>,
 );
 
-/// [`generate`], also returning the scan's structures for the caller to drop or leak.
-fn generate_keeping(root: &Path, opts: &ManifestsOptions) -> Result<(Outputs, Scanned)> {
-    let entries: Vec<PathBuf> = ["src/lib.rs", "src/main.rs"]
-        .iter()
-        .map(|e| root.join(e))
-        .filter(|p| p.is_file())
-        .collect();
-    let crates = crate::crates::discover(root).map_err(Error::msg)?;
-    if entries.is_empty() && crates.others.is_empty() {
-        return Err(Error::msg(format!(
-            "{} has neither src/main.rs nor src/lib.rs; run manifests at the project root",
-            root.display()
-        )));
+/// What a scan starts from besides the files it reads: the crate's entry files and the
+/// other crates it brings in.
+struct Given {
+    entries: Vec<PathBuf>,
+    crates: crate::crates::Crates,
+}
+
+impl Given {
+    fn of(root: &Path) -> Result<Given> {
+        let entries: Vec<PathBuf> = ["src/lib.rs", "src/main.rs"]
+            .iter()
+            .map(|e| root.join(e))
+            .filter(|p| p.is_file())
+            .collect();
+        let crates = crate::crates::discover(root).map_err(Error::msg)?;
+        if entries.is_empty() && crates.others.is_empty() {
+            return Err(Error::msg(format!(
+                "{} has neither src/main.rs nor src/lib.rs; run manifests at the project root",
+                root.display()
+            )));
+        }
+        Ok(Given { entries, crates })
     }
+
+    /// Everything a run's outputs depend on besides the files the scan reads, as text for
+    /// [`rerun`]: this, and the options that change what is emitted.
+    fn describe(&self, opts: &ManifestsOptions) -> String {
+        format!(
+            "{:?}\0{:?}\0{:?}\0{:?}\0{:?}\0{:?}",
+            self.entries,
+            self.crates,
+            opts.max_desc_len,
+            opts.allow_dangerous_types,
+            opts.role_name,
+            opts.allow_oversized_crds
+        )
+    }
+}
+
+/// The scan cache's directory for `opts` (`None`: no cache).
+fn cache_dir_of(root: &Path, opts: &ManifestsOptions) -> Option<PathBuf> {
+    match &opts.cache {
+        Cache::Off => None,
+        Cache::Project => Some(cache_dir(root)),
+        Cache::At(dir) => Some(dir.clone()),
+    }
+}
+
+/// [`generate`], also returning the scan's structures for the caller to drop or leak.
+fn generate_keeping(
+    root: &Path,
+    opts: &ManifestsOptions,
+    given: &Given,
+) -> Result<(Outputs, Scanned)> {
+    let (entries, crates) = (&given.entries, &given.crates);
     let scan_settings = scan::ScanSettings {
-        cache_dir: match &opts.cache {
-            Cache::Off => None,
-            Cache::Project => Some(cache_dir(root)),
-            Cache::At(dir) => Some(dir.clone()),
-        },
+        cache_dir: cache_dir_of(root, opts),
     };
     // a type not found may be in a crate that could not be looked for: say why
     let noted = |diags: Vec<Diagnostic>| match &crates.note {
@@ -144,7 +181,7 @@ fn generate_keeping(root: &Path, opts: &ManifestsOptions) -> Result<(Outputs, Sc
         _ => diagnostics_error(diags),
     };
     let (universe, mut pending) =
-        scan::scan_crates(root, &entries, &crates, &scan_settings).map_err(noted)?;
+        scan::scan_crates(root, entries, crates, &scan_settings).map_err(noted)?;
     let settings = Settings {
         allow_dangerous_types: opts.allow_dangerous_types,
         max_desc_len: opts.max_desc_len,
@@ -475,13 +512,23 @@ fn located(file: &Path, loc: Option<operator_gen_codegen::ir::Loc>, message: Str
 pub fn run(opts: &ManifestsOptions, printer: &Printer) -> Result<()> {
     let root = project_root(opts)?;
     let _lock = crate::transaction::lock(&root, printer)?;
-    let (outputs, scanned) = generate_keeping(&root, opts)?;
+    let given = Given::of(&root)?;
+    let described = given.describe(opts);
+    let cache_dir = cache_dir_of(&root, opts);
+    if let Some(dir) = &cache_dir
+        && crate::rerun::nothing_changed(&root, dir.clone(), &described)
+    {
+        return Ok(());
+    }
+    let (outputs, scanned) = generate_keeping(&root, opts, &given)?;
     let stamps = scanned.1.stamps();
     let mut scaffold = Scaffold::new(&root);
     // an output whose stamp says the file holds it already is not read back
     let mut checked = Vec::new();
+    let mut written = Vec::new();
     for (rel, text) in outputs {
         let key = stamps.map(|s| s.key(text.as_bytes()));
+        written.extend(key.map(|k| (rel.clone(), k)));
         if let (Some(s), Some(k)) = (stamps, key)
             && s.unchanged(&root.join(&rel), k)
         {
@@ -496,6 +543,10 @@ pub fn run(opts: &ManifestsOptions, printer: &Printer) -> Result<()> {
             s.holds(path, *key);
         }
         s.store();
+        if let (Some(dir), Some(read)) = (cache_dir, scanned.1.read_record()) {
+            let (cache, record) = crate::rerun::Record::new(dir, &described, read, written);
+            record.store(&cache);
+        }
     }
     // the command ends here: the process's exit frees these at once
     std::mem::forget(scanned);

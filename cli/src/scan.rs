@@ -100,6 +100,10 @@ pub(crate) const SCAN_STACK: usize = 64 << 20;
 /// Runs `work` on a thread with [`SCAN_STACK`] bytes of stack (inline when no thread can be
 /// started): the scan and the emitters recurse once per nesting level of the source.
 pub(crate) fn on_scan_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    // the scan's pool threads have that stack: one of them runs it, and no thread is started
+    if let Some(pool) = sources::pool() {
+        return pool.install(work);
+    }
     let mut work = Some(work);
     let done = std::thread::scope(|scope| {
         let slot = &mut work;
@@ -220,6 +224,11 @@ impl PendingCache {
     pub fn stamps(&self) -> Option<&sources::Stamps> {
         self.0.stamps()
     }
+
+    /// What the scan read, for [`crate::rerun`] (see [`Files::read_record`]).
+    pub(crate) fn read_record(&self) -> Option<(Vec<sources::ReadFile>, Vec<sources::Lookup>)> {
+        self.0.read_record()
+    }
 }
 
 /// Scans one source text as the crate root; used by tests and the fuzz target.
@@ -242,39 +251,31 @@ pub fn scan_source(name: &Path, source: &str) -> Result<Universe, Vec<Diagnostic
 /// 0-based column. Comments, strings and char literals are skipped; `<` counts as an opener and
 /// `>` (not in `->`, `=>`) as a closer, so comparisons can only make the count too high.
 pub(crate) fn too_deep(source: &str) -> Option<(usize, usize)> {
-    let chars: Vec<char> = source.chars().collect();
+    // bytes, not chars: every delimiter is ASCII, and no byte of a multi-byte character is
+    let bytes = source.as_bytes();
     let (mut brackets, mut angles) = (0usize, 0usize);
-    let (mut line, mut column) = (1usize, 0usize);
     let mut i = 0;
-    let advance = |i: &mut usize, line: &mut usize, column: &mut usize, n: usize| {
-        for _ in 0..n {
-            if chars.get(*i) == Some(&'\n') {
-                *line += 1;
-                *column = 0;
-            } else {
-                *column += 1;
-            }
-            *i += 1;
-        }
+    let rest_until = |from: usize, b: u8| {
+        bytes[from..]
+            .iter()
+            .position(|&c| c == b)
+            .unwrap_or(bytes.len() - from)
     };
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
+    while i < bytes.len() {
+        let c = bytes[i];
+        let next = bytes.get(i + 1).copied();
         let skip = match (c, next) {
-            ('/', Some('/')) => chars[i..]
-                .iter()
-                .position(|&c| c == '\n')
-                .unwrap_or(chars.len() - i),
-            ('/', Some('*')) => {
+            (b'/', Some(b'/')) => rest_until(i, b'\n'),
+            (b'/', Some(b'*')) => {
                 let mut depth = 0usize;
                 let mut j = i;
-                while j < chars.len() {
-                    match (chars[j], chars.get(j + 1)) {
-                        ('/', Some('*')) => {
+                while j < bytes.len() {
+                    match (bytes[j], bytes.get(j + 1)) {
+                        (b'/', Some(b'*')) => {
                             depth += 1;
                             j += 2;
                         }
-                        ('*', Some('/')) => {
+                        (b'*', Some(b'/')) => {
                             depth -= 1;
                             j += 2;
                             if depth == 0 {
@@ -284,40 +285,54 @@ pub(crate) fn too_deep(source: &str) -> Option<(usize, usize)> {
                         _ => j += 1,
                     }
                 }
-                j - i
+                j.min(bytes.len()) - i
             }
-            ('"', _) => {
+            (b'"', _) => {
                 let mut j = i + 1;
-                while j < chars.len() && chars[j] != '"' {
-                    j += if chars[j] == '\\' { 2 } else { 1 };
+                while j < bytes.len() && bytes[j] != b'"' {
+                    j += if bytes[j] == b'\\' { 2 } else { 1 };
                 }
-                (j + 1).min(chars.len()) - i
+                (j + 1).min(bytes.len()) - i
             }
-            ('\'', Some('\\')) => chars
+            (b'\'', Some(b'\\')) => bytes
                 .get(i + 3..)
                 .unwrap_or_default()
                 .iter()
-                .position(|&c| c == '\'')
-                .map_or(chars.len() - i, |p| p + 4),
-            ('\'', Some(_)) if chars.get(i + 2) == Some(&'\'') => 3,
+                .position(|&c| c == b'\'')
+                .map_or(bytes.len() - i, |p| p + 4),
+            (b'\'', Some(_)) => {
+                // a char literal of one character, which may take several bytes
+                let width = source
+                    .get(i + 1..)
+                    .and_then(|r| r.chars().next())
+                    .map_or(1, char::len_utf8);
+                if bytes.get(i + 1 + width) == Some(&b'\'') {
+                    width + 2
+                } else {
+                    0
+                }
+            }
             _ => 0,
         };
         if skip > 0 {
-            advance(&mut i, &mut line, &mut column, skip);
+            i += skip;
             continue;
         }
-        let prev = if i > 0 { chars[i - 1] } else { ' ' };
+        let prev = if i > 0 { bytes[i - 1] } else { b' ' };
         match c {
-            '(' | '[' | '{' => brackets += 1,
-            ')' | ']' | '}' => brackets = brackets.saturating_sub(1),
-            '<' => angles += 1,
-            '>' if prev != '-' && prev != '=' => angles = angles.saturating_sub(1),
+            b'(' | b'[' | b'{' => brackets += 1,
+            b')' | b']' | b'}' => brackets = brackets.saturating_sub(1),
+            b'<' => angles += 1,
+            b'>' if prev != b'-' && prev != b'=' => angles = angles.saturating_sub(1),
             _ => {}
         }
         if brackets + angles > MAX_NESTING {
+            let before = &source[..i];
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count());
             return Some((line, column));
         }
-        advance(&mut i, &mut line, &mut column, 1);
+        i += 1;
     }
     None
 }
@@ -724,5 +739,21 @@ impl Scope for ScanScope<'_> {
             .modules
             .get(&self.module)
             .map(|m| m.file.as_path())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn too_deep_skips_comments_strings_and_char_literals_and_counts_columns_in_characters() {
+        let prefix = "let s = \"é(\"; let c = 'é'; let d = '('; let e = '\\''; ";
+        let deep = "(".repeat(MAX_NESTING + 1);
+        let source = format!("// é (\n/* ( /* ( */ */\n{prefix}{deep}");
+        let column = prefix.chars().count() + MAX_NESTING;
+        assert_eq!(too_deep(&source), Some((3, column)));
+        let shallow = format!("// é (\n{prefix}{}", "(".repeat(MAX_NESTING));
+        assert_eq!(too_deep(&shallow), None);
     }
 }

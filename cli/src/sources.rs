@@ -45,6 +45,9 @@ pub struct Loaded {
     pub summary: Arc<ModSummary>,
     /// The cache's key of the file's bytes (`None` without a cache): what it is by content.
     pub key: Option<u128>,
+    /// The cache's key of the summary's text (`None` without a cache): what the file means to
+    /// the scan, the same for two texts that differ in comments or function bodies only.
+    pub meaning: Option<u128>,
 }
 
 /// The file of `mod name;` declared in a module whose files live in `dir`, and the directory
@@ -74,8 +77,9 @@ pub struct Files {
     /// What each file's bytes were by their stat, from earlier runs (with the cache only).
     stamps: Option<Stamps>,
     loaded: HashMap<PathBuf, Result<Arc<Loaded>, String>>,
-    /// Summaries computed in this run, to be cached when the scan succeeds.
-    fresh: Vec<(u128, Arc<ModSummary>)>,
+    /// Summaries computed in this run, as the cache holds them, to be cached when the scan
+    /// succeeds.
+    fresh: Vec<(u128, String)>,
     /// [`child_file`]'s answers, by its arguments: the waves look every file up once.
     found: HashMap<ChildOf, Option<(PathBuf, PathBuf)>>,
 }
@@ -85,7 +89,7 @@ type ChildOf = (PathBuf, String, Option<String>);
 
 /// The scan's thread pool (threads with [`scan::SCAN_STACK`] bytes of stack), built on first
 /// use and shared by the file reads and the emitters; `None` when no thread can be started.
-fn pool() -> Option<&'static rayon::ThreadPool> {
+pub(crate) fn pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
         rayon::ThreadPoolBuilder::new()
@@ -106,11 +110,18 @@ pub fn in_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     }
 }
 
+/// The summary cache in `dir` and the stamps kept beside it.
+pub(crate) fn summaries_in(dir: PathBuf) -> (Cache, Stamps) {
+    let cache = Cache::new(dir, SUMMARIES.0, SUMMARIES.1);
+    let stamps = Stamps::new(cache.dir.clone(), cache.seed);
+    (cache, stamps)
+}
+
 impl Files {
     pub fn new(cache_dir: Option<PathBuf>) -> Files {
-        let cache = cache_dir.map(|dir| Cache::new(dir, SUMMARIES.0, SUMMARIES.1));
+        let (cache, stamps) = cache_dir.map(summaries_in).unzip();
         Files {
-            stamps: cache.as_ref().map(|c| Stamps::new(c.dir.clone(), c.seed)),
+            stamps,
             cache,
             loaded: HashMap::new(),
             fresh: Vec::new(),
@@ -189,11 +200,46 @@ impl Files {
         if self.fresh.is_empty() {
             return;
         }
-        let fresh = std::mem::take(&mut self.fresh)
-            .into_iter()
-            .filter_map(|(key, s)| Some((key, serde_json::to_string(&*s).ok()?)))
+        cache.store(std::mem::take(&mut self.fresh));
+    }
+
+    /// What this scan read, for [`crate::rerun`]: every file read with its keys (none when a
+    /// file could not be read, or without a cache), and every `mod` file looked up.
+    pub fn read_record(&self) -> Option<(Vec<ReadFile>, Vec<Lookup>)> {
+        let mut files = Vec::new();
+        for (path, loaded) in &self.loaded {
+            let l = loaded.as_ref().ok()?;
+            files.push(ReadFile {
+                path: path.clone(),
+                meaning: l.meaning?,
+                same_as: 0,
+            });
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        let ids: Vec<Option<&FileId>> = files
+            .iter()
+            .map(|f| {
+                self.loaded
+                    .get(&f.path)
+                    .and_then(|l| l.as_ref().ok())
+                    .and_then(|l| l.id.as_ref())
+            })
             .collect();
-        cache.store(fresh);
+        for (f, same_as) in files.iter_mut().zip(first_of_each(&ids)) {
+            f.same_as = same_as;
+        }
+        let mut lookups: Vec<Lookup> = self
+            .found
+            .iter()
+            .map(|((dir, name, explicit), found)| Lookup {
+                dir: dir.clone(),
+                name: name.clone(),
+                explicit: explicit.clone(),
+                found: found.clone(),
+            })
+            .collect();
+        lookups.sort_by(|a, b| (&a.dir, &a.name, &a.explicit).cmp(&(&b.dir, &b.name, &b.explicit)));
+        Some((files, lookups))
     }
 
     /// The module files a summary declares, with their children's directory.
@@ -217,7 +263,40 @@ impl Files {
     }
 }
 
-type ReadResult = (Result<Arc<Loaded>, String>, Option<(u128, Arc<ModSummary>)>);
+type ReadResult = (Result<Arc<Loaded>, String>, Option<(u128, String)>);
+
+/// A file a scan read: its path, the key of its summary, and which file of the scan it is on
+/// disk (the index of the first with its identity, as two paths may lead to one file).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadFile {
+    pub path: PathBuf,
+    pub meaning: u128,
+    pub same_as: usize,
+}
+
+/// A `mod` declaration's file looked up by a scan: [`child_file`]'s arguments and answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lookup {
+    pub dir: PathBuf,
+    pub name: String,
+    pub explicit: Option<String>,
+    pub found: Option<(PathBuf, PathBuf)>,
+}
+
+/// For each value, the index of its first occurrence (`None`s are each their own).
+fn first_of_each<T: PartialEq>(values: &[Option<T>]) -> Vec<usize> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Some(v) => values
+                .iter()
+                .position(|o| o.as_ref() == Some(v))
+                .unwrap_or(i),
+            None => i,
+        })
+        .collect()
+}
 
 /// Reads and summarizes one file (from the cache when it holds the summary of these bytes;
 /// the bytes are not read when the file's stamp says what they are and the cache has them).
@@ -225,9 +304,9 @@ fn read(path: &Path, cache: Option<&Cache>, stamps: Option<&Stamps>) -> ReadResu
     if let (Some(c), Some(st)) = (cache, stamps)
         && let Ok(meta) = std::fs::metadata(path)
         && let Some(key) = st.key_of(path, &meta)
-        && let Some(summary) = c.summary(key)
+        && let Some((summary, meaning)) = c.summary(key)
     {
-        st.note(path, &meta, key);
+        st.note(path, &meta, key, Some(meaning));
         let id = file_id(path, &meta);
         let summary = Arc::new(summary);
         return (
@@ -235,18 +314,13 @@ fn read(path: &Path, cache: Option<&Cache>, stamps: Option<&Stamps>) -> ReadResu
                 id,
                 summary,
                 key: Some(key),
+                meaning: Some(meaning),
             })),
             None,
         );
     }
-    let mut bytes = Vec::new();
-    let meta = match std::fs::File::open(path).and_then(|mut f| {
-        // the stamp is taken before the bytes are read: a change while reading changes it
-        let meta = f.metadata()?;
-        f.read_to_end(&mut bytes)?;
-        Ok(meta)
-    }) {
-        Ok(m) => m,
+    let (meta, bytes) = match read_bytes(path) {
+        Ok(read) => read,
         Err(e) => {
             return (
                 Err(format!(
@@ -258,21 +332,115 @@ fn read(path: &Path, cache: Option<&Cache>, stamps: Option<&Stamps>) -> ReadResu
     };
     let id = file_id(path, &meta);
     let key = cache.map(|c| c.key(&bytes));
-    if let (Some(st), Some(k)) = (stamps, key) {
-        st.note(path, &meta, k);
-    }
     if let (Some(c), Some(k)) = (cache, key)
-        && let Some(summary) = c.summary(k)
+        && let Some((summary, meaning)) = c.summary(k)
     {
+        if let Some(st) = stamps {
+            st.note(path, &meta, k, Some(meaning));
+        }
         let summary = Arc::new(summary);
-        return (Ok(Arc::new(Loaded { id, summary, key })), None);
+        let meaning = Some(meaning);
+        return (
+            Ok(Arc::new(Loaded {
+                id,
+                summary,
+                key,
+                meaning,
+            })),
+            None,
+        );
     }
-    let summary = Arc::new(match std::str::from_utf8(&bytes) {
+    let summary = summarize_bytes(&bytes);
+    // the text the cache will hold, made here on the reading thread
+    let text = cache.and_then(|_| serde_json::to_string(&summary).ok());
+    let meaning = cache.zip(text.as_ref()).map(|(c, t)| c.key(t.as_bytes()));
+    if let (Some(st), Some(k)) = (stamps, key) {
+        st.note(path, &meta, k, meaning);
+    }
+    let summary = Arc::new(summary);
+    let fresh = key.zip(text);
+    let loaded = Loaded {
+        id,
+        summary,
+        key,
+        meaning,
+    };
+    (Ok(Arc::new(loaded)), fresh)
+}
+
+/// Whether the files of an earlier scan (`files`, `lookups`, see [`Files::read_record`]) still
+/// mean what they meant: each file's summary the same (its bytes may differ in comments and
+/// function bodies), the same files one another, and each `mod` lookup finding the same file.
+/// A scan would then build what that one built. A file is read and summarized only when its
+/// stamp does not say what it means; `false` as soon as one thing differs.
+pub(crate) fn still_mean(
+    files: &[ReadFile],
+    lookups: &[Lookup],
+    cache: &Cache,
+    stamps: &Stamps,
+) -> bool {
+    // a lookup that found `name.rs`, the first place looked, finds it while it is there, which
+    // the loop below sees as it reads the file's metadata; the others look again
+    let read: std::collections::HashSet<&Path> = files.iter().map(|f| f.path.as_path()).collect();
+    let first_place = |l: &Lookup| {
+        l.explicit.is_some()
+            || l.found.as_ref().is_some_and(|(file, _)| {
+                read.contains(file.as_path()) && *file == l.dir.join(format!("{}.rs", l.name))
+            })
+    };
+    if lookups
+        .iter()
+        .any(|l| !first_place(l) && child_file(&l.dir, &l.name, l.explicit.as_deref()) != l.found)
+    {
+        return false;
+    }
+    let mut ids = Vec::with_capacity(files.len());
+    for f in files {
+        let Ok(meta) = std::fs::metadata(&f.path) else {
+            return false;
+        };
+        ids.push(file_id(&f.path, &meta));
+        let meaning = match stamps.stamp_of(&f.path, &meta) {
+            Some((key, Some(meaning))) => {
+                stamps.note(&f.path, &meta, key, Some(meaning));
+                meaning
+            }
+            _ => {
+                let Ok((meta, bytes)) = read_bytes(&f.path) else {
+                    return false;
+                };
+                let Ok(text) = serde_json::to_string(&summarize_bytes(&bytes)) else {
+                    return false;
+                };
+                let meaning = cache.key(text.as_bytes());
+                stamps.note(&f.path, &meta, cache.key(&bytes), Some(meaning));
+                meaning
+            }
+        };
+        if meaning != f.meaning {
+            return false;
+        }
+    }
+    let same: Vec<usize> = files.iter().map(|f| f.same_as).collect();
+    first_of_each(&ids) == same
+}
+
+/// A file's metadata, taken before its bytes are read (a change while reading changes it), and
+/// its bytes.
+fn read_bytes(path: &Path) -> std::io::Result<(std::fs::Metadata, Vec<u8>)> {
+    let mut f = std::fs::File::open(path)?;
+    let meta = f.metadata()?;
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes)?;
+    Ok((meta, bytes))
+}
+
+/// The summary of a file's bytes.
+fn summarize_bytes(bytes: &[u8]) -> ModSummary {
+    match std::str::from_utf8(bytes) {
         Ok(text) => summary::summarize(text),
-        Err(e) => not_utf8(&bytes, e.valid_up_to()),
-    });
-    let fresh = key.map(|k| (k, summary.clone()));
-    (Ok(Arc::new(Loaded { id, summary, key })), fresh)
+        Err(e) => not_utf8(bytes, e.valid_up_to()),
+    }
 }
 
 /// The summary of a file that is not UTF-8: one error where the first bad byte is.
@@ -475,9 +643,16 @@ impl Cache {
         let _ = write_atomically(&self.dir, self.file, text.as_bytes());
     }
 
-    /// The cached summary for `key`, unless the entry is missing or does not check out.
-    fn summary(&self, key: u128) -> Option<ModSummary> {
-        serde_json::from_str(self.get(key)?).ok()
+    /// The cache's directory.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The cached summary for `key` and the key of its text, unless the entry is missing or
+    /// does not check out.
+    fn summary(&self, key: u128) -> Option<(ModSummary, u128)> {
+        let text = self.get(key)?;
+        Some((serde_json::from_str(text).ok()?, self.key(text.as_bytes())))
     }
 }
 
@@ -522,7 +697,10 @@ fn stat_of(_meta: &std::fs::Metadata) -> Option<Stat> {
 }
 
 /// The stamps file in the scan cache's directory, and the format of its lines.
-const STAMPS: (&str, &str) = ("stamps", "operator-gen stamps v1");
+const STAMPS: (&str, &str) = ("stamps", "operator-gen stamps v2");
+
+/// A file's stamp: its stat, the key of its bytes and, for a source, the key of its summary.
+type Stamp = (Stat, u128, Option<u128>);
 
 /// What files were by their stat: for each file the scan read or `manifests` wrote, its
 /// [`Stat`] and the cache key of its bytes, so a later run that finds the same stat takes the
@@ -534,9 +712,9 @@ pub struct Stamps {
     dir: PathBuf,
     seed: u64,
     /// The stamps file's lines that check out, read on first use.
-    known: std::sync::OnceLock<HashMap<PathBuf, (Stat, u128)>>,
+    known: std::sync::OnceLock<HashMap<PathBuf, Stamp>>,
     /// The stamps of this run's files, written by [`Stamps::store`].
-    seen: std::sync::Mutex<std::collections::BTreeMap<PathBuf, (Stat, u128)>>,
+    seen: std::sync::Mutex<std::collections::BTreeMap<PathBuf, Stamp>>,
 }
 
 impl Stamps {
@@ -555,10 +733,14 @@ impl Stamps {
     }
 
     fn line_sum(&self, line: &str) -> u64 {
-        xxhash_rust::xxh3::xxh3_64_with_seed(format!("{}\0{line}", STAMPS.1).as_bytes(), self.seed)
+        let mut h = xxhash_rust::xxh3::Xxh3::with_seed(self.seed);
+        h.update(STAMPS.1.as_bytes());
+        h.update(b"\0");
+        h.update(line.as_bytes());
+        h.digest()
     }
 
-    fn known(&self) -> &HashMap<PathBuf, (Stat, u128)> {
+    fn known(&self) -> &HashMap<PathBuf, Stamp> {
         self.known.get_or_init(|| {
             let text = std::fs::read_to_string(self.dir.join(STAMPS.0)).unwrap_or_default();
             text.lines()
@@ -567,14 +749,18 @@ impl Stamps {
                     if u64::from_str_radix(sum, 16).ok()? != self.line_sum(rest) {
                         return None;
                     }
-                    let mut parts = rest.splitn(9, ' ');
+                    let mut parts = rest.splitn(10, ' ');
                     let key = u128::from_str_radix(parts.next()?, 16).ok()?;
+                    let meaning = match parts.next()? {
+                        "-" => None,
+                        m => Some(u128::from_str_radix(m, 16).ok()?),
+                    };
                     let mut stat = [0i64; 7];
                     for v in &mut stat {
                         *v = parts.next()?.parse().ok()?;
                     }
                     let path = PathBuf::from(parts.next()?);
-                    Some((path, (Stat(stat), key)))
+                    Some((path, (Stat(stat), key, meaning)))
                 })
                 .collect()
         })
@@ -583,17 +769,24 @@ impl Stamps {
     /// The key of the file at `path` with metadata `meta`, when an earlier run stamped it
     /// with the same stat.
     fn key_of(&self, path: &Path, meta: &std::fs::Metadata) -> Option<u128> {
+        self.stamp_of(path, meta).map(|(key, _)| key)
+    }
+
+    /// The keys of the bytes and of the summary of the file at `path` with metadata `meta`,
+    /// when an earlier run stamped it with the same stat.
+    fn stamp_of(&self, path: &Path, meta: &std::fs::Metadata) -> Option<(u128, Option<u128>)> {
         let stat = stat_of(meta)?;
-        let (was, key) = self.known().get(path)?;
-        (*was == stat).then_some(*key)
+        let (was, key, meaning) = self.known().get(path)?;
+        (*was == stat).then_some((*key, *meaning))
     }
 
     /// Records that the file at `path`, with metadata `meta` taken before its bytes were
-    /// read, holds the bytes whose key is `key`.
-    fn note(&self, path: &Path, meta: &std::fs::Metadata, key: u128) {
+    /// read, holds the bytes whose key is `key` and, for a source, means the summary whose key
+    /// is `meaning`.
+    fn note(&self, path: &Path, meta: &std::fs::Metadata, key: u128, meaning: Option<u128>) {
         let Some(stat) = stat_of(meta) else { return };
         if let Ok(mut seen) = self.seen.lock() {
-            seen.insert(path.to_path_buf(), (stat, key));
+            seen.insert(path.to_path_buf(), (stat, key, meaning));
         }
     }
 
@@ -604,7 +797,7 @@ impl Stamps {
             return false;
         };
         if self.key_of(path, &meta) == Some(key) {
-            self.note(path, &meta, key);
+            self.note(path, &meta, key, None);
             return true;
         }
         false
@@ -613,7 +806,7 @@ impl Stamps {
     /// Records that `path` now holds the bytes whose key is `key` (just written or checked).
     pub fn holds(&self, path: &Path, key: u128) {
         if let Ok(meta) = std::fs::metadata(path) {
-            self.note(path, &meta, key);
+            self.note(path, &meta, key, None);
         }
     }
 
@@ -626,11 +819,14 @@ impl Stamps {
             return;
         }
         let mut text = String::new();
-        for (path, (Stat(stat), key)) in seen.iter() {
+        for (path, (Stat(stat), key, meaning)) in seen.iter() {
             let Some(path) = path.to_str().filter(|p| !p.contains('\n')) else {
                 continue;
             };
-            let mut rest = format!("{key:032x}");
+            let mut rest = match meaning {
+                Some(m) => format!("{key:032x} {m:032x}"),
+                None => format!("{key:032x} -"),
+            };
             for v in stat {
                 rest.push_str(&format!(" {v}"));
             }
@@ -644,7 +840,7 @@ impl Stamps {
 
 /// Writes `dir/file` by renaming a finished temporary file over it, so a reader sees the old
 /// file or the new one.
-fn write_atomically(dir: &Path, file: &str, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomically(dir: &Path, file: &str, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::Builder::new()
         .prefix(&format!(".{file}-"))

@@ -1,6 +1,8 @@
 //! How `operator-gen manifests` reads files: its summary cache and its CRD cache give byte-identical output
 //! with and without it, and a corrupt, foreign or stale entry is recomputed, never used; the
-//! stat stamps skip reading settled files without ever hiding a change;
+//! stat stamps skip reading settled files without ever hiding a change; a run whose files all
+//! mean what they meant at the last run (edits to comments and function bodies) skips the scan,
+//! and any other change (a type, a module file found first, an option, a damaged record) does not;
 //! module files that include themselves (`#[path]` or symlink cycles) and files that are not
 //! UTF-8 are located errors.
 
@@ -537,5 +539,134 @@ fn stamps_skip_settled_files_and_never_hide_a_change() {
         std::fs::write(&stamps, &text[..cut]).expect("cut the stamps");
         manifests_run(root, cache.path());
         check(&format!("stamps cut at {cut}"));
+    }
+}
+
+/// `operator-gen manifests` in `root` with its cache in `cache` and descriptions cut at `max`.
+fn manifests_run_cut(root: &Path, cache: &Path, max: Option<usize>) {
+    let opts = ManifestsOptions {
+        root: Some(root.to_path_buf()),
+        cache: Cache::At(cache.to_path_buf()),
+        allow_dangerous_types: true,
+        max_desc_len: max,
+        ..Default::default()
+    };
+    let printer = operator_gen::Printer::new(operator_gen::printer::Verbosity::Quiet);
+    manifests::run(&opts, &printer).unwrap_or_else(|e| panic!("manifests: {e}"));
+}
+
+/// When the record of the last run was written (a run that scans writes it; one that finds
+/// nothing changed in meaning does not).
+fn record_written(cache: &Path) -> std::time::SystemTime {
+    std::fs::metadata(cache.join("last-run"))
+        .and_then(|m| m.modified())
+        .expect("the last run's record")
+}
+
+#[cfg(unix)]
+#[test]
+fn a_run_whose_files_mean_what_they_meant_skips_the_scan_and_never_hides_a_change() {
+    let dir = project();
+    let root = dir.path();
+    std::fs::write(root.join("PROJECT"), "layout:\n- go.kubebuilder.io/v4\n").expect("PROJECT");
+    let cache = tempfile::tempdir().expect("cache dir");
+    let check = |max: Option<usize>, what: &str| {
+        let plain = manifests::generate(
+            root,
+            &ManifestsOptions {
+                allow_dangerous_types: true,
+                max_desc_len: max,
+                ..Default::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(written(root, &plain), plain, "{what}");
+    };
+    let controller = root.join("src/controller/captain.rs");
+    let append = |path: &Path, text: &str| {
+        let mut was = std::fs::read_to_string(path).expect("read");
+        was.push_str(text);
+        std::fs::write(path, was).expect("append");
+    };
+    append(&controller, "\npub fn helper() -> u32 {\n    1\n}\n");
+    // Sailor's types in `sailor/mod.rs`, the second place `mod sailor;` looks
+    std::fs::create_dir(root.join("src/v1/sailor")).expect("sailor/");
+    std::fs::rename(
+        root.join("src/v1/sailor.rs"),
+        root.join("src/v1/sailor/mod.rs"),
+    )
+    .expect("move sailor.rs");
+    manifests_run(root, cache.path());
+    std::thread::sleep(SETTLE);
+    manifests_run(root, cache.path());
+    check(None, "settled run");
+
+    // a function body and a comment edited: the files mean what they meant, no scan runs
+    let before = record_written(cache.path());
+    same_size_edit(&controller, "    1\n}", "    2\n}");
+    append(&root.join("src/v1/firstmate.rs"), "// a comment\n");
+    manifests_run(root, cache.path());
+    assert_eq!(
+        record_written(cache.path()),
+        before,
+        "a scan ran after edits that change no summary"
+    );
+    check(None, "a body and a comment edited");
+
+    // a type's documentation edited: the scan runs and the CRD follows
+    same_size_edit(
+        &root.join("src/v1/firstmate.rs"),
+        "foo is an example field",
+        "bar is an example field",
+    );
+    manifests_run(root, cache.path());
+    check(None, "a doc comment edited");
+    assert_ne!(
+        record_written(cache.path()),
+        before,
+        "no scan after a type's change"
+    );
+
+    // a module file appears where `mod sailor;` looks first (`sailor.rs` before the
+    // `sailor/mod.rs` it found), with another description: Sailor's CRD follows
+    std::thread::sleep(SETTLE);
+    manifests_run(root, cache.path());
+    let sailor = std::fs::read_to_string(root.join("src/v1/sailor/mod.rs")).expect("sailor");
+    std::fs::write(
+        root.join("src/v1/sailor.rs"),
+        sailor.replace("foo is an example field", "qux is an example field"),
+    )
+    .expect("sailor.rs");
+    manifests_run(root, cache.path());
+    check(None, "a module file found first");
+    assert!(
+        std::fs::read_to_string(root.join("config/crd/bases/crew.testproject.org_sailors.yaml"))
+            .expect("sailor's crd")
+            .contains("qux is an example field"),
+        "the module file found first reached the CRD"
+    );
+
+    // another option: the scan runs
+    manifests_run_cut(root, cache.path(), Some(10));
+    check(Some(10), "descriptions cut");
+    manifests_run(root, cache.path());
+    check(None, "descriptions whole again");
+
+    // a damaged record, or one cut short, costs a scan and nothing else
+    std::thread::sleep(SETTLE);
+    manifests_run(root, cache.path());
+    let record = cache.path().join("last-run");
+    let text = std::fs::read_to_string(&record).expect("record");
+    let damaged = [
+        text.replacen("file\t", "file\t0", 1),
+        text[..text.len() / 2].to_string(),
+        text.replacen("operator-gen last run", "operator-gen last fun", 1),
+    ];
+    let crd = "config/crd/bases/crew.testproject.org_firstmates.yaml";
+    for (i, bad) in damaged.iter().enumerate() {
+        std::fs::write(&record, bad).expect("damage the record");
+        std::fs::remove_file(root.join(crd)).expect("an output removed");
+        manifests_run(root, cache.path());
+        check(None, &format!("damaged record {i}"));
     }
 }

@@ -1,0 +1,183 @@
+//! A `manifests` run that ends without a scan when nothing it reads has changed in meaning: the
+//! record of the last run that wrote the manifests (the options and crates it was given, each
+//! file it read with the keys of its bytes and of its summary, each `mod` file it looked up, and
+//! each file it wrote), and the check of that record against the files as they are now.
+//!
+//! A file edited in comments or function bodies keeps its summary, so such an edit (the usual
+//! one to a controller) costs a read and a parse of that file only. Anything else that differs
+//! (a summary, a lookup, an option, a crate, an output changed on disk, a damaged or foreign
+//! record) sends the run through the scan, which writes the record anew.
+
+use std::path::{Path, PathBuf};
+
+use crate::sources::{self, Cache, Lookup, ReadFile};
+
+/// The record's file in the scan cache's directory, and the format of its text.
+const RECORD: (&str, &str) = ("last-run", "operator-gen last run v1");
+
+/// What the last run that wrote the manifests read and wrote.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Record {
+    /// The key of what the run was given besides files: see [`nothing_changed`]'s `given`.
+    given: u128,
+    files: Vec<ReadFile>,
+    lookups: Vec<Lookup>,
+    /// Each file written, relative to the project root, with the key of its bytes.
+    outputs: Vec<(String, u128)>,
+}
+
+impl Record {
+    /// The record of a run given `given` that read `files`, looked up `lookups` and wrote
+    /// `outputs`, keyed for the cache in `dir`.
+    pub(crate) fn new(
+        dir: PathBuf,
+        given: &str,
+        (files, lookups): (Vec<ReadFile>, Vec<Lookup>),
+        outputs: Vec<(String, u128)>,
+    ) -> (Cache, Record) {
+        let (cache, _) = sources::summaries_in(dir);
+        let given = cache.key(given.as_bytes());
+        let record = Record {
+            given,
+            files,
+            lookups,
+            outputs,
+        };
+        (cache, record)
+    }
+
+    /// Writes the record (best effort: a record that cannot be written, or one with a path
+    /// its lines cannot hold, only costs the next run a scan).
+    pub(crate) fn store(&self, cache: &Cache) {
+        let Some(body) = self.text() else {
+            return;
+        };
+        let text = format!("{:032x}\n{body}", cache.key(body.as_bytes()));
+        let _ = sources::write_atomically(cache.dir(), RECORD.0, text.as_bytes());
+    }
+
+    /// The record as lines of tab-separated fields, after a line naming the format; `None`
+    /// when a path is not UTF-8 or holds a tab or a line break.
+    fn text(&self) -> Option<String> {
+        fn field(p: &Path) -> Option<&str> {
+            p.to_str().filter(|s| !s.contains(['\t', '\n']))
+        }
+        let maybe = |s: Option<&str>| s.map_or(String::new(), |s| format!("+{s}"));
+        let mut out = format!("{}\ngiven\t{:032x}\n", RECORD.1, self.given);
+        for f in &self.files {
+            out.push_str(&format!(
+                "file\t{:032x}\t{}\t{}\n",
+                f.meaning,
+                f.same_as,
+                field(&f.path)?
+            ));
+        }
+        for l in &self.lookups {
+            let (file, dir) = match &l.found {
+                Some((file, dir)) => (Some(field(file)?), Some(field(dir)?)),
+                None => (None, None),
+            };
+            let explicit = l.explicit.as_deref();
+            if explicit.is_some_and(|e| e.contains(['\t', '\n'])) || l.name.contains(['\t', '\n']) {
+                return None;
+            }
+            out.push_str(&format!(
+                "lookup\t{}\t{}\t{}\t{}\t{}\n",
+                field(&l.dir)?,
+                l.name,
+                maybe(explicit),
+                maybe(file),
+                maybe(dir)
+            ));
+        }
+        for (rel, key) in &self.outputs {
+            if rel.contains(['\t', '\n']) {
+                return None;
+            }
+            out.push_str(&format!("output\t{key:032x}\t{rel}\n"));
+        }
+        Some(out)
+    }
+
+    /// The record [`Record::text`] wrote, unless a line does not parse.
+    fn parse(body: &str) -> Option<Record> {
+        let mut lines = body.lines();
+        if lines.next()? != RECORD.1 {
+            return None;
+        }
+        let hex = |s: &str| u128::from_str_radix(s, 16).ok();
+        fn maybe(s: &str) -> Option<Option<&str>> {
+            match s {
+                "" => Some(None),
+                s => s.strip_prefix('+').map(Some),
+            }
+        }
+        let mut record = Record {
+            given: 0,
+            files: Vec::new(),
+            lookups: Vec::new(),
+            outputs: Vec::new(),
+        };
+        for line in lines {
+            let fields: Vec<&str> = line.split('\t').collect();
+            match fields.as_slice() {
+                ["given", key] => record.given = hex(key)?,
+                ["file", meaning, same_as, path] => record.files.push(ReadFile {
+                    path: PathBuf::from(path),
+                    meaning: hex(meaning)?,
+                    same_as: same_as.parse().ok()?,
+                }),
+                ["lookup", dir, name, explicit, file, child_dir] => {
+                    let found = match (maybe(file)?, maybe(child_dir)?) {
+                        (Some(file), Some(child_dir)) => {
+                            Some((PathBuf::from(file), PathBuf::from(child_dir)))
+                        }
+                        (None, None) => None,
+                        _ => return None,
+                    };
+                    record.lookups.push(Lookup {
+                        dir: PathBuf::from(dir),
+                        name: name.to_string(),
+                        explicit: maybe(explicit)?.map(str::to_string),
+                        found,
+                    });
+                }
+                ["output", key, rel] => record.outputs.push((rel.to_string(), hex(key)?)),
+                _ => return None,
+            }
+        }
+        Some(record)
+    }
+}
+
+/// The record in the cache's directory, when its checksum (seeded with this build: another
+/// build's record fails it, as a damaged one does) checks out and it parses.
+fn load(cache: &Cache) -> Option<Record> {
+    let text = std::fs::read_to_string(cache.dir().join(RECORD.0)).ok()?;
+    let (head, body) = text.split_once('\n')?;
+    if u128::from_str_radix(head, 16).ok()? != cache.key(body.as_bytes()) {
+        return None;
+    }
+    Record::parse(body)
+}
+
+/// Whether the run recorded in the cache in `dir` would write what it wrote and the files it
+/// wrote still hold it: the same `given` (the options and the crates, described by the
+/// caller), every file it read still meaning the same ([`sources::still_mean`]), every output's
+/// stamp matching. Then the stamps are stored, and the run has nothing left to do.
+pub(crate) fn nothing_changed(root: &Path, dir: PathBuf, given: &str) -> bool {
+    let (cache, stamps) = sources::summaries_in(dir);
+    let Some(record) = load(&cache) else {
+        return false;
+    };
+    let same = record.given == cache.key(given.as_bytes())
+        && sources::still_mean(&record.files, &record.lookups, &cache, &stamps)
+        && record
+            .outputs
+            .iter()
+            .all(|(rel, key)| stamps.unchanged(&root.join(rel), *key));
+    if same {
+        stamps.store();
+    }
+    same
+}
