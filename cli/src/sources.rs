@@ -3,7 +3,7 @@
 //! summaries (a corrupt, foreign or stale entry is never used: it is recomputed).
 
 use std::collections::HashMap;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -523,9 +523,11 @@ fn checksum(key: u128, text: &str) -> u64 {
     h.digest()
 }
 
-/// One entry as the cache file holds it.
-fn entry_text(key: u128, text: &str) -> String {
-    format!("{key:032x} {:016x}\n{text}\n", checksum(key, text))
+/// Writes one entry as the cache file holds it.
+fn write_entry(out: &mut impl std::io::Write, key: u128, text: &str) -> std::io::Result<()> {
+    write!(out, "{key:032x} {:016x}\n", checksum(key, text))?;
+    out.write_all(text.as_bytes())?;
+    out.write_all(b"\n")
 }
 
 impl Cache {
@@ -615,14 +617,16 @@ impl Cache {
         let path = self.dir.join(self.file);
         let sound = entries.whole && !self.failed.load(std::sync::atomic::Ordering::Relaxed);
         if sound && !entries.text.is_empty() && entries.text.len() <= 2 * kept {
-            let mut text = String::new();
-            for (key, entry) in &fresh {
-                text.push_str(&entry_text(*key, entry));
-            }
             let appended = std::fs::OpenOptions::new()
                 .append(true)
                 .open(&path)
-                .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
+                .and_then(|f| {
+                    let mut out = std::io::BufWriter::with_capacity(1 << 16, f);
+                    for (key, entry) in &fresh {
+                        write_entry(&mut out, *key, entry)?;
+                    }
+                    std::io::Write::flush(&mut out)
+                });
             if appended.is_ok() {
                 return;
             }
@@ -634,13 +638,11 @@ impl Cache {
         }));
         all.sort_by_key(|(k, _)| *k);
         all.dedup_by_key(|(k, _)| *k);
-        let mut text =
-            String::with_capacity(kept + fresh.iter().map(|(_, t)| t.len() + 50).sum::<usize>());
-        for (key, entry) in &all {
-            text.push_str(&entry_text(*key, entry));
-        }
         // a cache that cannot be written only costs the next run time
-        let _ = write_atomically(&self.dir, self.file, text.as_bytes());
+        let _ = write_atomically_with(&self.dir, self.file, |out| {
+            all.iter()
+                .try_for_each(|(key, entry)| write_entry(out, *key, entry))
+        });
     }
 
     /// The cache's directory.
@@ -841,11 +843,23 @@ impl Stamps {
 /// Writes `dir/file` by renaming a finished temporary file over it, so a reader sees the old
 /// file or the new one.
 pub(crate) fn write_atomically(dir: &Path, file: &str, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomically_with(dir, file, |out| out.write_all(bytes))
+}
+
+/// [`write_atomically`] of what `write` writes, through a buffer.
+fn write_atomically_with(
+    dir: &Path,
+    file: &str,
+    write: impl FnOnce(&mut std::io::BufWriter<&mut tempfile::NamedTempFile>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::Builder::new()
         .prefix(&format!(".{file}-"))
         .tempfile_in(dir)?;
-    std::io::Write::write_all(&mut tmp, bytes)?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut tmp);
+    write(&mut out)?;
+    std::io::Write::flush(&mut out)?;
+    drop(out);
     tmp.persist(dir.join(file)).map_err(|e| e.error)?;
     Ok(())
 }

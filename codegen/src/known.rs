@@ -56,19 +56,66 @@ struct Entry {
     k8s_openapi: Vec<u32>,
 }
 
-#[derive(serde::Deserialize)]
+/// The table: the release and kinds parsed, each type's entry kept as its JSON text (one line
+/// of `known/k8s.json` each) and parsed when a run asks for it ([`Table::entry`]): most runs
+/// need a few of the table's types, and parsing them all took a tenth of a small run.
 struct Table {
     kubernetes: String,
     kinds: Vec<Kind>,
-    #[serde(borrow)]
-    types: BTreeMap<&'static str, Entry>,
+    types: BTreeMap<&'static str, &'static str>,
+}
+
+/// The part of the table before its types.
+#[derive(serde::Deserialize)]
+struct Head {
+    kubernetes: String,
+    kinds: Vec<Kind>,
+}
+
+impl Table {
+    /// The table in `text`, laid out as `hack/k8s-types/regenerate.sh` writes it: the release
+    /// and the kinds, then `"types": {` and one `"path": {entry}` per line.
+    fn parse(text: &'static str) -> Result<Table, String> {
+        const TYPES: &str = "\n\"types\": {\n";
+        let at = text.find(TYPES).ok_or("no `\"types\": {` line")?;
+        let head = format!("{}\n}}", text[..at].trim_end().trim_end_matches(','));
+        let head: Head = serde_json::from_str(&head).map_err(|e| e.to_string())?;
+        let mut types = BTreeMap::new();
+        for line in text[at + TYPES.len()..].lines() {
+            if line == "}" {
+                return Ok(Table {
+                    kubernetes: head.kubernetes,
+                    kinds: head.kinds,
+                    types,
+                });
+            }
+            let line = line.strip_suffix(',').unwrap_or(line);
+            let (path, entry) = line
+                .strip_prefix('"')
+                .and_then(|l| l.split_once("\": "))
+                .ok_or_else(|| {
+                    format!("a type's line does not start with its quoted path: {line:.60}")
+                })?;
+            types.insert(path, entry);
+        }
+        Err("the types do not end with `}`".into())
+    }
+
+    /// The entry of the type at `path` under `k8s_openapi::`, when the table has it.
+    fn entry(&self, path: &str) -> Option<Result<Entry, String>> {
+        self.types.get(path).map(|text| {
+            serde_json::from_str(text).map_err(|e| {
+                format!("the built-in entry of `k8s_openapi::{path}` does not parse: {e}")
+            })
+        })
+    }
 }
 
 fn table() -> Result<&'static Table, String> {
     static TABLE: std::sync::OnceLock<Result<Table, String>> = std::sync::OnceLock::new();
     TABLE
         .get_or_init(|| {
-            serde_json::from_str(include_str!("known/k8s.json"))
+            Table::parse(include_str!("known/k8s.json"))
                 .map_err(|e| format!("the built-in table of Kubernetes types does not parse: {e}"))
         })
         .as_ref()
@@ -88,15 +135,20 @@ pub fn kinds() -> &'static [Kind] {
 /// Every Kubernetes type of the table that k8s-openapi has, as its path under `k8s_openapi::`,
 /// with the Kubernetes minor versions whose k8s-openapi module has it.
 pub fn k8s_openapi_types() -> Vec<(&'static str, &'static [u32])> {
-    table()
-        .map(|t| {
-            t.types
-                .iter()
-                .filter(|(_, e)| !e.k8s_openapi.is_empty())
-                .map(|(p, e)| (*p, e.k8s_openapi.as_slice()))
-                .collect()
-        })
-        .unwrap_or_default()
+    static ALL: std::sync::OnceLock<Vec<(&'static str, Vec<u32>)>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        let Ok(t) = table() else {
+            return Vec::new();
+        };
+        t.types
+            .keys()
+            .filter_map(|p| Some((*p, t.entry(p)?.ok()?.k8s_openapi)))
+            .filter(|(_, versions)| !versions.is_empty())
+            .collect()
+    })
+    .iter()
+    .map(|(p, versions)| (*p, versions.as_slice()))
+    .collect()
 }
 
 /// Types of other crates with a schema of their own, by full path.
@@ -251,11 +303,9 @@ fn expand_type(key: &str, stack: &mut Vec<String>) -> Result<Value, String> {
             "`k8s_openapi::{key}` contains itself, and a CRD schema cannot be recursive: use serde_json::Value for this field"
         ));
     }
-    let table = table()?;
-    let entry = table
-        .types
-        .get(key)
-        .ok_or_else(|| missing(&format!("k8s_openapi::{key}")))?;
+    let entry = table()?
+        .entry(key)
+        .ok_or_else(|| missing(&format!("k8s_openapi::{key}")))??;
     let schema: Value = serde_json::from_str(entry.schema.get())
         .map_err(|e| format!("the built-in schema of `k8s_openapi::{key}` does not parse: {e}"))?;
     stack.push(key.to_string());
