@@ -525,7 +525,7 @@ fn checksum(key: u128, text: &str) -> u64 {
 
 /// Writes one entry as the cache file holds it.
 fn write_entry(out: &mut impl std::io::Write, key: u128, text: &str) -> std::io::Result<()> {
-    write!(out, "{key:032x} {:016x}\n", checksum(key, text))?;
+    writeln!(out, "{key:032x} {:016x}", checksum(key, text))?;
     out.write_all(text.as_bytes())?;
     out.write_all(b"\n")
 }
