@@ -100,7 +100,9 @@ fn diagnostics_error(diags: Vec<Diagnostic>) -> Error {
 
 /// Everything `manifests` would write for the crate rooted at `root`, computed in memory.
 pub fn generate(root: &Path, opts: &ManifestsOptions) -> Result<Outputs> {
-    let (out, scanned) = generate_keeping(root, opts, &Given::of(root)?)?;
+    let (out, mut scanned, crds) = generate_keeping(root, opts, &Given::of(root)?)?;
+    let summaries = scanned.1.take_fresh();
+    scanned.store_caches(summaries, crds);
     if let Some(stamps) = scanned.1.stamps() {
         stamps.store();
     }
@@ -111,9 +113,22 @@ pub fn generate(root: &Path, opts: &ManifestsOptions) -> Result<Outputs> {
 /// instead of freeing it value by value, which took a third of a run with nothing to do.
 struct Scanned(
     #[allow(dead_code)] Universe,
-    #[allow(dead_code)] scan::PendingCache,
-    #[allow(dead_code)] Option<TextCache>,
+    scan::PendingCache,
+    Option<TextCache>,
 );
+
+impl Scanned {
+    /// Writes the scan's new cache entries: file summaries (taken from the scan with
+    /// [`scan::PendingCache::take_fresh`]) and CRDs.
+    fn store_caches(&self, summaries: NewEntries, crds: NewEntries) {
+        self.1.store_fresh(summaries);
+        if let Some(cache) = &self.2
+            && !crds.is_empty()
+        {
+            cache.store(crds);
+        }
+    }
+}
 
 /// What a scan starts from besides the files it reads: the crate's entry files and the
 /// other crates it brings in.
@@ -163,12 +178,16 @@ fn cache_dir_of(root: &Path, opts: &ManifestsOptions) -> Option<PathBuf> {
     }
 }
 
-/// [`generate`], also returning the scan's structures for the caller to drop or leak.
+/// Cache entries computed by a run, by key, to be written once it succeeded.
+type NewEntries = Vec<(u128, String)>;
+
+/// [`generate`], also returning the scan's structures for the caller to drop or leak, and the
+/// CRDs emitted anew, for [`Scanned::store_caches`].
 fn generate_keeping(
     root: &Path,
     opts: &ManifestsOptions,
     given: &Given,
-) -> Result<(Outputs, Scanned)> {
+) -> Result<(Outputs, Scanned, NewEntries)> {
     let (entries, crates) = (&given.entries, &given.crates);
     let scan_settings = scan::ScanSettings {
         cache_dir: cache_dir_of(root, opts),
@@ -180,7 +199,7 @@ fn generate_keeping(
         }
         _ => diagnostics_error(diags),
     };
-    let (universe, mut pending) =
+    let (universe, pending) =
         scan::scan_crates(root, entries, crates, &scan_settings).map_err(noted)?;
     let settings = Settings {
         allow_dangerous_types: opts.allow_dangerous_types,
@@ -203,13 +222,7 @@ fn generate_keeping(
         cache: crds.as_ref(),
     };
     let (out, fresh) = scan::on_scan_stack(|| emit(&emitting, role_name)).map_err(noted)?;
-    pending.store();
-    if let Some(crds) = &crds
-        && !fresh.is_empty()
-    {
-        crds.store(fresh);
-    }
-    Ok((out, Scanned(universe, pending, crds)))
+    Ok((out, Scanned(universe, pending, crds), fresh))
 }
 
 /// The manifests of a scanned crate (a CRD bigger than [`MAX_CRD_BYTES`] is an error).
@@ -520,9 +533,31 @@ pub fn run(opts: &ManifestsOptions, printer: &Printer) -> Result<()> {
     {
         return Ok(());
     }
-    let (outputs, scanned) = generate_keeping(&root, opts, &given)?;
+    let (outputs, mut scanned, crds) = generate_keeping(&root, opts, &given)?;
+    let summaries = scanned.1.take_fresh();
+    // the new cache entries are written beside the outputs, on a thread of their own
+    let done = std::thread::scope(|scope| {
+        let kept = &scanned;
+        scope.spawn(move || kept.store_caches(summaries, crds));
+        write_outputs(&root, outputs, kept, printer, &described, cache_dir)
+    });
+    // the command ends here: the process's exit frees the scan's structures at once
+    std::mem::forget(scanned);
+    done
+}
+
+/// Writes the outputs that changed, then (once they are written) the stamps and the record of
+/// this run.
+fn write_outputs(
+    root: &Path,
+    outputs: Outputs,
+    scanned: &Scanned,
+    printer: &Printer,
+    described: &str,
+    cache_dir: Option<PathBuf>,
+) -> Result<()> {
     let stamps = scanned.1.stamps();
-    let mut scaffold = Scaffold::new(&root);
+    let mut scaffold = Scaffold::new(root);
     // an output whose stamp says the file holds it already is not read back
     let mut checked = Vec::new();
     let mut written = Vec::new();
@@ -544,12 +579,10 @@ pub fn run(opts: &ManifestsOptions, printer: &Printer) -> Result<()> {
         }
         s.store();
         if let (Some(dir), Some(read)) = (cache_dir, scanned.1.read_record()) {
-            let (cache, record) = crate::rerun::Record::new(dir, &described, read, written);
+            let (cache, record) = crate::rerun::Record::new(dir, described, read, written);
             record.store(&cache);
         }
     }
-    // the command ends here: the process's exit frees these at once
-    std::mem::forget(scanned);
     done
 }
 

@@ -219,6 +219,16 @@ impl PendingCache {
         self.0.store();
     }
 
+    /// The new entries, to write with [`PendingCache::store_fresh`].
+    pub fn take_fresh(&mut self) -> Vec<(u128, String)> {
+        self.0.take_fresh()
+    }
+
+    /// Writes entries taken with [`PendingCache::take_fresh`].
+    pub fn store_fresh(&self, fresh: Vec<(u128, String)>) {
+        self.0.store_fresh(fresh);
+    }
+
     /// The stat stamps of the files the scan read (with the cache only); the caller stamps
     /// what it writes and stores them.
     pub fn stamps(&self) -> Option<&sources::Stamps> {

@@ -196,11 +196,23 @@ impl Files {
     /// Writes the cache file anew when this run computed summaries: the entries it read and
     /// the new ones (best effort: a cache that cannot be written only costs the next run time).
     pub fn store(&mut self) {
-        let Some(cache) = &self.cache else { return };
-        if self.fresh.is_empty() {
-            return;
+        let fresh = self.take_fresh();
+        self.store_fresh(fresh);
+    }
+
+    /// The summaries this run computed, for [`Files::store_fresh`] (which may then run on
+    /// another thread).
+    pub fn take_fresh(&mut self) -> Vec<(u128, String)> {
+        std::mem::take(&mut self.fresh)
+    }
+
+    /// [`Files::store`] of summaries taken with [`Files::take_fresh`].
+    pub fn store_fresh(&self, fresh: Vec<(u128, String)>) {
+        if let Some(cache) = &self.cache
+            && !fresh.is_empty()
+        {
+            cache.store(fresh);
         }
-        cache.store(std::mem::take(&mut self.fresh));
     }
 
     /// What this scan read, for [`crate::rerun`]: every file read with its keys (none when a

@@ -248,7 +248,8 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
 /// `source` with the inside of every function body (`fn name ... { ... }`) and of every
 /// `#[cfg(test)]` module (`#[cfg(test)] mod name { ... }`: built for tests only, so none of its
 /// types or markers is the operator's, as controller-gen reads no `_test.go` file) replaced by
-/// spaces, line breaks kept, so every line and column outside the bodies stays where it was.
+/// its line breaks and, on its last line, spaces, so every line and column outside the bodies
+/// stays where it was.
 /// Comments, string, raw string and char literals are skipped as Rust lexes them; a `fn` not
 /// followed by a name (a function pointer type) has no body. Text that does not lex as expected
 /// is left as it is, so syn reports it.
@@ -311,9 +312,16 @@ pub fn blank_fn_bodies(source: &str) -> String {
     let mut from = 0;
     for (start, end) in bodies {
         out.push_str(&source[from..start]);
-        for c in source[start..end].chars() {
-            out.push(if c == '\n' || c == '\r' { c } else { ' ' });
-        }
+        // the body's line breaks, and one space per character of its last line, so that what
+        // follows keeps its line and column
+        let body = &source[start..end];
+        let last_line = body.rfind('\n').map_or(0, |n| n + 1);
+        out.extend(
+            body[..last_line]
+                .chars()
+                .filter(|c| *c == '\n' || *c == '\r'),
+        );
+        out.extend(std::iter::repeat_n(' ', body[last_line..].chars().count()));
         from = end;
     }
     out.push_str(&source[from..]);
@@ -581,16 +589,16 @@ fn utf8_width(first: u8) -> usize {
 mod tests {
     use super::blank_fn_bodies;
 
-    /// `source` with each of `bodies` (text between a body's braces) replaced by as many spaces
-    /// as it has chars, line breaks kept.
+    /// `source` with each of `bodies` (text between a body's braces) replaced by its line
+    /// breaks and as many spaces as its last line has chars.
     fn blanked(source: &str, bodies: &[&str]) -> String {
         let mut out = source.to_string();
         for body in bodies {
-            let spaces: String = body
-                .chars()
-                .map(|c| if c == '\n' { c } else { ' ' })
-                .collect();
-            out = out.replacen(body, &spaces, 1);
+            let (lines, last) = body.rsplit_once('\n').map_or((0, *body), |(before, last)| {
+                (before.matches('\n').count() + 1, last)
+            });
+            let kept = "\n".repeat(lines) + &" ".repeat(last.chars().count());
+            out = out.replacen(body, &kept, 1);
         }
         out
     }
