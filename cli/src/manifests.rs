@@ -523,6 +523,9 @@ fn located(file: &Path, loc: Option<operator_gen_codegen::ir::Loc>, message: Str
 
 /// Generate the project's manifests and write the ones that changed.
 pub fn run(opts: &ManifestsOptions, printer: &Printer) -> Result<()> {
+    // the scan's threads start while the project is looked up; a run that needs no scan
+    // leaves them idle
+    crate::sources::pool();
     let root = project_root(opts)?;
     let _lock = crate::transaction::lock(&root, printer)?;
     let given = Given::of(&root)?;
