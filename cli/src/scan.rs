@@ -168,7 +168,15 @@ pub fn scan_crates(
     }
     on_scan_stack(|| {
         let mut files = Files::new(settings.cache_dir.clone());
-        files.prefetch(roots.iter().map(|(e, _)| (e.clone(), dir_of(e))).collect());
+        // the project's own source directory holds most of its module files
+        let likely = entries
+            .first()
+            .map(|e| sources::rust_files_under(&dir_of(e), MAX_LIKELY_FILES))
+            .unwrap_or_default();
+        files.prefetch(
+            roots.iter().map(|(e, _)| (e.clone(), dir_of(e))).collect(),
+            likely,
+        );
         let mut s = Scanner {
             root,
             universe: Universe::default(),
@@ -346,6 +354,10 @@ pub(crate) fn too_deep(source: &str) -> Option<(usize, usize)> {
     }
     None
 }
+
+/// Most files [`scan_crates`] reads from the project's source directory before it walks the
+/// module tree.
+const MAX_LIKELY_FILES: usize = 4096;
 
 /// Deepest chain of module files (`mod a;` in a file of `mod b;` ...) the scan follows.
 pub const MAX_MODULE_FILES: usize = 64;

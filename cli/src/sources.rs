@@ -87,6 +87,40 @@ pub struct Files {
 /// The arguments of [`child_file`]: the parent's directory, the module's name, its `#[path]`.
 type ChildOf = (PathBuf, String, Option<String>);
 
+/// The `.rs` files in `dir` and its subdirectories (not hidden ones, nor `target`), up to
+/// `most` of them and none larger than a megabyte: where a crate's module files usually are,
+/// for [`Files::prefetch`] to read at once. A file listed that is no module's is read for
+/// nothing; a module file not listed is read when the walk reaches it.
+pub fn rust_files_under(dir: &Path, most: usize) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') {
+                continue;
+            }
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() && name != "target" {
+                dirs.push(e.path());
+            } else if kind.is_file()
+                && name.ends_with(".rs")
+                && e.metadata().is_ok_and(|m| m.len() <= 1 << 20)
+            {
+                out.push(e.path());
+                if out.len() >= most {
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The scan's thread pool (threads with [`scan::SCAN_STACK`] bytes of stack), built on first
 /// use and shared by the file reads and the emitters; `None` when no thread can be started.
 pub(crate) fn pool() -> Option<&'static rayon::ThreadPool> {
@@ -148,25 +182,37 @@ impl Files {
     }
 
     /// Reads the files of `wave` (path, directory of its child modules) and of every module
-    /// file they declare, one level of the module tree at a time, each level in parallel.
-    pub fn prefetch(&mut self, mut wave: Vec<(PathBuf, PathBuf)>) {
+    /// file they declare, one level of the module tree at a time, each level in parallel; the
+    /// files of `likely` (where module files usually are, see [`rust_files_under`]) are read
+    /// with the first level, so that the levels below find most of their files read.
+    pub fn prefetch(&mut self, mut wave: Vec<(PathBuf, PathBuf)>, likely: Vec<PathBuf>) {
+        let mut followed: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+        let mut likely = Some(likely);
         let mut levels = 0;
         while !wave.is_empty() && levels <= scan::MAX_MODULE_FILES {
             levels += 1;
-            wave.retain(|(p, _)| !self.loaded.contains_key(p));
-            wave.sort();
-            wave.dedup_by(|a, b| a.0 == b.0);
-            let paths: Vec<&PathBuf> = wave.iter().map(|(p, _)| p).collect();
-            let results = self.read_all(&paths);
-            let mut next = Vec::new();
-            for ((path, dir), (result, fresh)) in wave.iter().zip(results) {
-                if let Ok(l) = &result {
-                    self.children(&l.summary, dir, &mut next);
-                }
+            wave.retain(|(p, _)| followed.insert(p.clone()));
+            let mut paths: Vec<PathBuf> = wave
+                .iter()
+                .map(|(p, _)| p.clone())
+                .chain(likely.take().unwrap_or_default())
+                .filter(|p| !self.loaded.contains_key(p))
+                .collect();
+            paths.sort();
+            paths.dedup();
+            let refs: Vec<&PathBuf> = paths.iter().collect();
+            let results = self.read_all(&refs);
+            for (path, (result, fresh)) in paths.iter().zip(results) {
                 if let Some(f) = fresh {
                     self.fresh.push(f);
                 }
                 self.loaded.insert(path.clone(), result);
+            }
+            let mut next = Vec::new();
+            for (path, dir) in &wave {
+                if let Some(Ok(l)) = self.loaded.get(path).cloned() {
+                    self.children(&l.summary, dir, &mut next);
+                }
             }
             wave = next;
         }

@@ -589,6 +589,8 @@ fn a_run_whose_files_mean_what_they_meant_skips_the_scan_and_never_hides_a_chang
         std::fs::write(path, was).expect("append");
     };
     append(&controller, "\npub fn helper() -> u32 {\n    1\n}\n");
+    // a file in src/ that no `mod` declares, which the scan may read ahead: not the operator's
+    std::fs::write(root.join("src/v1/stray.rs"), "this is not { rust").expect("stray.rs");
     // Sailor's types in `sailor/mod.rs`, the second place `mod sailor;` looks
     std::fs::create_dir(root.join("src/v1/sailor")).expect("sailor/");
     std::fs::rename(
