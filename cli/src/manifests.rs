@@ -580,11 +580,14 @@ fn write_outputs(
         for (path, key) in &checked {
             s.holds(path, *key);
         }
-        s.store();
-        if let (Some(dir), Some(read)) = (cache_dir, scanned.1.read_record()) {
-            let (cache, record) = crate::rerun::Record::new(dir, described, read, written);
-            record.store(&cache);
-        }
+        // two files, each written on its own thread
+        std::thread::scope(|scope| {
+            scope.spawn(|| s.store());
+            if let (Some(dir), Some(read)) = (cache_dir, scanned.1.read_record()) {
+                let (cache, record) = crate::rerun::Record::new(dir, described, read, written);
+                record.store(&cache);
+            }
+        });
     }
     done
 }
