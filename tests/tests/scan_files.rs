@@ -434,14 +434,7 @@ fn written(root: &Path, outputs: &Outputs) -> Outputs {
 
 /// `operator-gen manifests` in `root` with its cache in `cache`.
 fn manifests_run(root: &Path, cache: &Path) {
-    let opts = ManifestsOptions {
-        root: Some(root.to_path_buf()),
-        cache: Cache::At(cache.to_path_buf()),
-        allow_dangerous_types: true,
-        ..Default::default()
-    };
-    let printer = operator_gen::Printer::new(operator_gen::printer::Verbosity::Quiet);
-    manifests::run(&opts, &printer).unwrap_or_else(|e| panic!("manifests: {e}"));
+    manifests_run_cut(root, cache, None);
 }
 
 /// Replaces `from` by `to` (of the same length) in the file at `path`.
@@ -452,16 +445,25 @@ fn same_size_edit(path: &Path, from: &str, to: &str) {
     std::fs::write(path, text.replacen(from, to, 1)).expect("edit");
 }
 
+/// A project `manifests` can run in (it has a `PROJECT` file), and a directory for its cache.
+fn project_with_cache() -> (tempfile::TempDir, tempfile::TempDir) {
+    let dir = project();
+    std::fs::write(
+        dir.path().join("PROJECT"),
+        "layout:\n- go.kubebuilder.io/v4\n",
+    )
+    .expect("PROJECT");
+    (dir, tempfile::tempdir().expect("cache dir"))
+}
+
 /// Longer than the time a file must be left unchanged before it gets a stamp.
 const SETTLE: std::time::Duration = std::time::Duration::from_millis(2200);
 
 #[cfg(unix)]
 #[test]
 fn stamps_skip_settled_files_and_never_hide_a_change() {
-    let dir = project();
+    let (dir, cache) = project_with_cache();
     let root = dir.path();
-    std::fs::write(root.join("PROJECT"), "layout:\n- go.kubebuilder.io/v4\n").expect("PROJECT");
-    let cache = tempfile::tempdir().expect("cache dir");
     let stamps = cache.path().join("stamps");
     manifests_run(root, cache.path());
     // nothing has settled yet: no stamps
@@ -566,10 +568,8 @@ fn record_written(cache: &Path) -> std::time::SystemTime {
 #[cfg(unix)]
 #[test]
 fn a_run_whose_files_mean_what_they_meant_skips_the_scan_and_never_hides_a_change() {
-    let dir = project();
+    let (dir, cache) = project_with_cache();
     let root = dir.path();
-    std::fs::write(root.join("PROJECT"), "layout:\n- go.kubebuilder.io/v4\n").expect("PROJECT");
-    let cache = tempfile::tempdir().expect("cache dir");
     let check = |max: Option<usize>, what: &str| {
         let plain = manifests::generate(
             root,
