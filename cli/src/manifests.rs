@@ -538,11 +538,13 @@ pub fn run(opts: &ManifestsOptions, printer: &Printer) -> Result<()> {
     }
     let (outputs, mut scanned, crds) = generate_keeping(&root, opts, &given)?;
     let summaries = scanned.1.take_fresh();
-    // the new cache entries are written beside the outputs, on a thread of their own
-    let done = std::thread::scope(|scope| {
-        let kept = &scanned;
-        scope.spawn(move || kept.store_caches(summaries, crds));
-        write_outputs(&root, outputs, kept, printer, &described, cache_dir)
+    // the new cache entries are written beside the outputs, by another of the scan's threads
+    let kept = &scanned;
+    let (_, done) = crate::sources::in_pool(|| {
+        rayon::join(
+            move || kept.store_caches(summaries, crds),
+            || write_outputs(&root, outputs, kept, printer, &described, cache_dir),
+        )
     });
     // the command ends here: the process's exit frees the scan's structures at once
     std::mem::forget(scanned);
@@ -580,13 +582,18 @@ fn write_outputs(
         for (path, key) in &checked {
             s.holds(path, *key);
         }
-        // two files, each written on its own thread
-        std::thread::scope(|scope| {
-            scope.spawn(|| s.store());
-            if let (Some(dir), Some(read)) = (cache_dir, scanned.1.read_record()) {
-                let (cache, record) = crate::rerun::Record::new(dir, described, read, written);
-                record.store(&cache);
-            }
+        // two files, written at once
+        crate::sources::in_pool(|| {
+            rayon::join(
+                || s.store(),
+                || {
+                    if let (Some(dir), Some(read)) = (cache_dir, scanned.1.read_record()) {
+                        let (cache, record) =
+                            crate::rerun::Record::new(dir, described, read, written);
+                        record.store(&cache);
+                    }
+                },
+            )
         });
     }
     done
