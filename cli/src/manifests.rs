@@ -155,7 +155,7 @@ impl Given {
     }
 
     /// Everything a run's outputs depend on besides the files the scan reads, as text for
-    /// [`rerun`]: this, and the options that change what is emitted.
+    /// [`crate::rerun`]: this, and the options that change what is emitted.
     fn describe(&self, opts: &ManifestsOptions) -> String {
         format!(
             "{:?}\0{:?}\0{:?}\0{:?}\0{:?}\0{:?}",

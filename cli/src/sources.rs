@@ -261,12 +261,13 @@ impl Files {
         }
     }
 
-    /// What this scan read, for [`crate::rerun`]: every file read with its keys (none when a
-    /// file could not be read, or without a cache), and every `mod` file looked up.
+    /// What this scan read, for [`crate::rerun`]: every file read with the key of its summary
+    /// (none without a cache), and every `mod` file looked up. A file that could not be read is
+    /// left out: after a scan without errors it is one read ahead that no module declares.
     pub fn read_record(&self) -> Option<(Vec<ReadFile>, Vec<Lookup>)> {
         let mut files = Vec::new();
         for (path, loaded) in &self.loaded {
-            let l = loaded.as_ref().ok()?;
+            let Ok(l) = loaded else { continue };
             files.push(ReadFile {
                 path: path.clone(),
                 meaning: l.meaning?,
@@ -342,15 +343,13 @@ pub struct Lookup {
 }
 
 /// For each value, the index of its first occurrence (`None`s are each their own).
-fn first_of_each<T: PartialEq>(values: &[Option<T>]) -> Vec<usize> {
+fn first_of_each<T: Eq + std::hash::Hash>(values: &[Option<T>]) -> Vec<usize> {
+    let mut first: HashMap<&T, usize> = HashMap::new();
     values
         .iter()
         .enumerate()
         .map(|(i, v)| match v {
-            Some(v) => values
-                .iter()
-                .position(|o| o.as_ref() == Some(v))
-                .unwrap_or(i),
+            Some(v) => *first.entry(v).or_insert(i),
             None => i,
         })
         .collect()
@@ -763,7 +762,7 @@ const STAMPS: (&str, &str) = ("stamps", "operator-gen stamps v2");
 type Stamp = (Stat, u128, Option<u128>);
 
 /// What files were by their stat: for each file the scan read or `manifests` wrote, its
-/// [`Stat`] and the cache key of its bytes, so a later run that finds the same stat takes the
+/// [`Stat`] and the cache key of its bytes (and, for a source, of its summary), so a later run that finds the same stat takes the
 /// key without reading the file (a source's summary then comes from the cache; an output equal
 /// to what is on disk is not read back). A line whose checksum fails, a stat that differs or a
 /// key the cache does not hold means the file is read, as without stamps; a file that changed
