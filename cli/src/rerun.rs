@@ -1,7 +1,8 @@
 //! A `manifests` run that ends without a scan when nothing it reads has changed in meaning: the
 //! record of the last run that wrote the manifests (the options and crates it was given, each
-//! file it read with the keys of its bytes and of its summary, each `mod` file it looked up, and
-//! each file it wrote), and the check of that record against the files as they are now.
+//! file it read with the key of its summary, each `mod` file it looked up, and each file it
+//! wrote with the key of its bytes), and the check of that record against the files as they are
+//! now, by their stamps (which hold each source's summary key beside its bytes' key).
 //!
 //! A file edited in comments or function bodies keeps its summary, so such an edit (the usual
 //! one to a controller) costs a read and a parse of that file only. Anything else that differs
