@@ -60,8 +60,11 @@ impl Record {
     /// The record as lines of tab-separated fields, after a line naming the format; `None`
     /// when a path is not UTF-8 or holds a tab or a line break.
     fn text(&self) -> Option<String> {
+        fn plain(s: &str) -> Option<&str> {
+            (!s.contains(['\t', '\n'])).then_some(s)
+        }
         fn field(p: &Path) -> Option<&str> {
-            p.to_str().filter(|s| !s.contains(['\t', '\n']))
+            p.to_str().and_then(plain)
         }
         let maybe = |s: Option<&str>| s.map_or(String::new(), |s| format!("+{s}"));
         let mut out = format!("{}\ngiven\t{:032x}\n", RECORD.1, self.given);
@@ -78,24 +81,21 @@ impl Record {
                 Some((file, dir)) => (Some(field(file)?), Some(field(dir)?)),
                 None => (None, None),
             };
-            let explicit = l.explicit.as_deref();
-            if explicit.is_some_and(|e| e.contains(['\t', '\n'])) || l.name.contains(['\t', '\n']) {
-                return None;
-            }
+            let explicit = match l.explicit.as_deref() {
+                Some(e) => Some(plain(e)?),
+                None => None,
+            };
             out.push_str(&format!(
                 "lookup\t{}\t{}\t{}\t{}\t{}\n",
                 field(&l.dir)?,
-                l.name,
+                plain(&l.name)?,
                 maybe(explicit),
                 maybe(file),
                 maybe(dir)
             ));
         }
         for (rel, key) in &self.outputs {
-            if rel.contains(['\t', '\n']) {
-                return None;
-            }
-            out.push_str(&format!("output\t{key:032x}\t{rel}\n"));
+            out.push_str(&format!("output\t{key:032x}\t{}\n", plain(rel)?));
         }
         Some(out)
     }

@@ -409,13 +409,13 @@ fn read(path: &Path, cache: Option<&Cache>, stamps: Option<&Stamps>) -> ReadResu
     }
     let summary = summarize_bytes(&bytes);
     // the text the cache will hold, made here on the reading thread
-    let text = cache.and_then(|_| serde_json::to_string(&summary).ok());
-    let meaning = cache.zip(text.as_ref()).map(|(c, t)| c.key(t.as_bytes()));
+    let cached = cache.and_then(|c| cached_form(c, &summary));
+    let meaning = cached.as_ref().map(|(_, meaning)| *meaning);
     if let (Some(st), Some(k)) = (stamps, key) {
         st.note(path, &meta, k, meaning);
     }
     let summary = Arc::new(summary);
-    let fresh = key.zip(text);
+    let fresh = key.zip(cached.map(|(text, _)| text));
     let loaded = Loaded {
         id,
         summary,
@@ -466,10 +466,9 @@ pub(crate) fn still_mean(
                 let Ok((meta, bytes)) = read_bytes(&f.path) else {
                     return false;
                 };
-                let Ok(text) = serde_json::to_string(&summarize_bytes(&bytes)) else {
+                let Some((_, meaning)) = cached_form(cache, &summarize_bytes(&bytes)) else {
                     return false;
                 };
-                let meaning = cache.key(text.as_bytes());
                 stamps.note(&f.path, &meta, cache.key(&bytes), Some(meaning));
                 meaning
             }
@@ -490,6 +489,13 @@ fn read_bytes(path: &Path) -> std::io::Result<(std::fs::Metadata, Vec<u8>)> {
     let mut bytes = Vec::new();
     f.read_to_end(&mut bytes)?;
     Ok((meta, bytes))
+}
+
+/// A summary as the cache holds it, and the key of that text: what its file means to the scan.
+fn cached_form(cache: &Cache, summary: &ModSummary) -> Option<(String, u128)> {
+    let text = serde_json::to_string(summary).ok()?;
+    let meaning = cache.key(text.as_bytes());
+    Some((text, meaning))
 }
 
 /// The summary of a file's bytes.
