@@ -45,8 +45,10 @@ pub fn mentions_marker(text: &str) -> bool {
 /// Read the storage marker of kind `kind`'s spec (`<Kind>Spec`, deriving `CustomResource`) in
 /// the Rust source `text`.
 pub fn inspect(text: &str, kind: &str) -> Storage {
-    // as the scan reads files: refused past its nesting bound, parsed on its deep stack
-    if let Some((line, _)) = crate::scan::too_deep(&crate::summary::blank_fn_bodies(text)) {
+    // as the scan reads files: what it never reads blanked, refused past its nesting bound,
+    // parsed on its deep stack
+    let text = &crate::summary::blank_unread(text);
+    if let Some((line, _)) = crate::scan::too_deep(text) {
         return Storage::Unknown(format!(
             "its brackets nest more than {} levels deep at line {line}",
             crate::scan::MAX_NESTING

@@ -66,7 +66,7 @@ impl ModSummary {
 /// [`scan::MAX_NESTING`] levels of syn's recursion (see [`scan::on_scan_stack`]).
 pub fn summarize(source: &str) -> ModSummary {
     let mut out = ModSummary::default();
-    let blanked = blank_fn_bodies(source);
+    let blanked = blank_unread(source);
     if let Some((line, column)) = scan::too_deep(&blanked) {
         out.steps.push(Step::Error {
             line,
@@ -245,36 +245,56 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
         })
 }
 
-/// `source` with the inside of every function body (`fn name ... { ... }`) and of every
-/// `#[cfg(test)]` module (`#[cfg(test)] mod name { ... }`: built for tests only, so none of its
-/// types or markers is the operator's, as controller-gen reads no `_test.go` file) replaced by
-/// its line breaks and, on its last line, spaces, so every line and column outside the bodies
-/// stays where it was.
-/// Comments, string, raw string and char literals are skipped as Rust lexes them; a `fn` not
-/// followed by a name (a function pointer type) has no body. Text that does not lex as expected
-/// is left as it is, so syn reports it.
-pub fn blank_fn_bodies(source: &str) -> String {
+/// `source` with what the scan never reads blanked, so that `syn` parses only the rest:
+/// - the inside of every function body (`fn name ... { ... }`) and of every `#[cfg(test)]`
+///   module (`#[cfg(test)] mod name { ... }`: built for tests only, so none of its types or
+///   markers is the operator's, as controller-gen reads no `_test.go` file);
+/// - a function's signature, between its name and its body, which becomes `()`;
+/// - the prose of a function's `///` docs: a function's docs can carry package-level markers
+///   only, so its `///` lines that are not markers (`+...`) become plain `//` comments.
+///
+/// Blanked text keeps its line breaks and, on its last line, its width in spaces, so every line
+/// and column that is left stays where it was. Comments, string, raw string and char literals
+/// are skipped as Rust lexes them; a `fn` not followed by a name (a function pointer type) has
+/// no body. Text that does not lex as expected is left as it is, so syn reports it.
+pub fn blank_unread(source: &str) -> String {
     let bytes = source.as_bytes();
-    let mut bodies: Vec<(usize, usize)> = Vec::new();
-    let mut lexer = Lexer { bytes, at: 0 };
+    let mut edits: Vec<Edit> = Vec::new();
+    let mut lexer = Lexer {
+        bytes,
+        at: 0,
+        docs: Vec::new(),
+    };
+    // where the item the next `fn` may begin at starts: after the last `;`, `{` or `}`
+    let mut item_start = 0;
     while let Some(token) = lexer.next() {
-        if token == Token::Punct(b'#') {
-            let at = lexer.at;
-            match test_module_body(&mut lexer) {
-                Some(body) => bodies.push(body),
-                None => lexer.at = at,
+        match token {
+            Token::Punct(b'#') => {
+                let at = lexer.at;
+                match test_module_body(&mut lexer) {
+                    Some((open, close)) => {
+                        edits.push(Edit::blank(open, close));
+                        item_start = lexer.at;
+                    }
+                    None => lexer.at = at,
+                }
+                continue;
             }
-            continue;
+            Token::Punct(b';') | Token::Open(b'{') | Token::Close(b'}') => {
+                item_start = lexer.at;
+                continue;
+            }
+            Token::Ident(b"fn") => {}
+            _ => continue,
         }
-        if token != Token::Ident(b"fn") {
-            continue;
-        }
+        let (fn_at, docs_from) = (lexer.at - 2, item_start);
         let after_fn = lexer.at;
         // a function item has a name; `fn(` is a pointer type
         if !matches!(lexer.next(), Some(Token::Ident(_))) {
             lexer.at = after_fn;
             continue;
         }
+        let name_end = lexer.at;
         let mut depth = 0usize;
         let open = loop {
             match lexer.next() {
@@ -287,45 +307,115 @@ pub fn blank_fn_bodies(source: &str) -> String {
                 None => break None,
             }
         };
-        let Some(open) = open else { continue };
+        let Some(open) = open else {
+            item_start = lexer.at;
+            continue;
+        };
         // the matching `}`
         let mut depth = 0usize;
-        loop {
+        let close = loop {
             match lexer.next() {
                 Some(Token::Open(_)) => depth += 1,
-                Some(Token::Close(b)) if depth == 0 => {
-                    if b == b'}' {
-                        bodies.push((open, lexer.at - 1));
-                    }
-                    break;
-                }
+                Some(Token::Close(b'}')) if depth == 0 => break Some(lexer.at - 1),
+                Some(Token::Close(_)) if depth == 0 => break None,
                 Some(Token::Close(_)) => depth -= 1,
                 Some(_) => {}
-                None => break,
+                None => break None,
+            }
+        };
+        item_start = lexer.at;
+        let Some(close) = close else { continue };
+        // the function's own `///` lines: between the end of the item before it and `fn`
+        let first = lexer.docs.partition_point(|&d| d < docs_from);
+        for &slash in lexer.docs[first..].iter().take_while(|&&d| d < fn_at) {
+            if !is_marker_line(&source[slash + 1..]) {
+                // `///` becomes `// ` followed by the same text
+                edits.push(Edit::prose(slash));
             }
         }
+        let signature = &source[name_end..open - 1];
+        if signature.trim_start().starts_with(['(', '<']) {
+            edits.push(Edit::signature(name_end, open - 1));
+        }
+        edits.push(Edit::blank(open, close));
     }
-    if bodies.is_empty() {
+    if edits.is_empty() {
         return source.to_string();
     }
     let mut out = String::with_capacity(source.len());
     let mut from = 0;
-    for (start, end) in bodies {
-        out.push_str(&source[from..start]);
-        // the body's line breaks, and one space per character of its last line, so that what
-        // follows keeps its line and column
-        let body = &source[start..end];
-        let last_line = body.rfind('\n').map_or(0, |n| n + 1);
-        out.extend(
-            body[..last_line]
-                .chars()
-                .filter(|c| *c == '\n' || *c == '\r'),
-        );
-        out.extend(std::iter::repeat_n(' ', body[last_line..].chars().count()));
-        from = end;
+    for edit in edits {
+        out.push_str(&source[from..edit.start]);
+        edit.write(&source[edit.start..edit.end], &mut out);
+        from = edit.end;
     }
     out.push_str(&source[from..]);
     out
+}
+
+/// Whether the `///` line whose text starts `rest` is a marker line, as
+/// [`lower::docs_and_markers`] reads a doc line.
+fn is_marker_line(rest: &str) -> bool {
+    let line = rest.split('\n').next().unwrap_or_default();
+    let line = line.strip_prefix(' ').unwrap_or(line);
+    line.trim_start().starts_with('+')
+}
+
+/// A stretch of the source that [`blank_unread`] replaces.
+struct Edit {
+    start: usize,
+    end: usize,
+    /// What the stretch begins with in the output; the rest is blanked.
+    head: &'static str,
+}
+
+impl Edit {
+    /// A body: all of it blanked.
+    fn blank(start: usize, end: usize) -> Self {
+        Edit {
+            start,
+            end,
+            head: "",
+        }
+    }
+
+    /// A signature: `()`, then blank.
+    fn signature(start: usize, end: usize) -> Self {
+        Edit {
+            start,
+            end,
+            head: "()",
+        }
+    }
+
+    /// The third slash of a `///` line: a space, which makes the line a plain comment.
+    fn prose(slash: usize) -> Self {
+        Edit {
+            start: slash,
+            end: slash + 1,
+            head: " ",
+        }
+    }
+
+    /// Writes the head, then the stretch's line breaks and, on its last line, one space per
+    /// character (less the head's width when the stretch is one line), so that what follows
+    /// keeps its line and column.
+    fn write(&self, stretch: &str, out: &mut String) {
+        out.push_str(self.head);
+        let last_line = stretch.rfind('\n').map_or(0, |n| n + 1);
+        out.extend(
+            stretch[..last_line]
+                .chars()
+                .filter(|c| *c == '\n' || *c == '\r'),
+        );
+        let width = stretch[last_line..].chars().count();
+        let width = if last_line == 0 {
+            width.saturating_sub(self.head.len())
+        } else {
+            width
+        };
+        out.extend(std::iter::repeat_n(' ', width));
+    }
 }
 
 /// After a `#`: the body of the module when the attribute is `[cfg(test)]`, more attributes and
@@ -404,6 +494,9 @@ enum Token<'a> {
 struct Lexer<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// Where the third slash of each outer doc line (`///`, not `////`) lexed so far is, in
+    /// order, each once.
+    docs: Vec<usize>,
 }
 
 fn is_ident_byte(b: u8) -> bool {
@@ -422,6 +515,12 @@ impl<'a> Lexer<'a> {
         let i = self.at;
         match (b[i], b.get(i + 1).copied()) {
             (b'/', Some(b'/')) => {
+                if b.get(i + 2) == Some(&b'/')
+                    && b.get(i + 3) != Some(&b'/')
+                    && self.docs.last().is_none_or(|&last| last < i + 2)
+                {
+                    self.docs.push(i + 2);
+                }
                 self.at = memchr_from(b, i, b'\n').unwrap_or(b.len());
                 true
             }
@@ -587,7 +686,7 @@ fn utf8_width(first: u8) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::blank_fn_bodies;
+    use super::blank_unread;
 
     /// `source` with each of `bodies` (text between a body's braces) replaced by its line
     /// breaks and as many spaces as its last line has chars.
@@ -613,7 +712,7 @@ mod tests {
         ] {
             let src = format!("struct Kept;\n{head}{body}}}\nfn after() {{ x() }}\n");
             assert_eq!(
-                blank_fn_bodies(&src),
+                blank_unread(&src),
                 blanked(&src, &[body, " x() "]),
                 "{head}"
             );
@@ -624,7 +723,7 @@ mod tests {
             "#[cfg(test)]\nfn helper() { g() }\n",
             "#![cfg(test)]\nmod m { struct S; }\n",
         ] {
-            let kept = blank_fn_bodies(src);
+            let kept = blank_unread(src);
             assert!(
                 kept.contains("struct") || kept.contains("fn helper()"),
                 "{src}"
@@ -634,26 +733,61 @@ mod tests {
     }
 
     #[test]
-    fn bodies_are_blanked_and_positions_kept() {
+    fn bodies_and_signatures_are_blanked_and_positions_kept() {
         let src = "fn a() -> u8 {\n    let s = \"}\"; 1\n}\nstruct B { f: fn(u8) -> u8 }\n";
         assert_eq!(
-            blank_fn_bodies(src),
-            blanked(src, &["\n    let s = \"}\"; 1\n"])
+            blank_unread(src),
+            "fn a()       {\n\n}\nstruct B { f: fn(u8) -> u8 }\n"
+        );
+        // a signature over several lines: `()` where it began, the body's `{` where it was
+        let src =
+            "pub async fn b<T: Into<u8>>(\n    x: T,\n) -> u8 where T: Copy {\n    x.into()\n}\n";
+        assert_eq!(
+            blank_unread(src),
+            "pub async fn b()\n\n                      {\n\n}\n"
         );
     }
 
     #[test]
     fn declarations_without_bodies_and_literals_are_left_alone() {
         let src = "trait T { fn a(&self); fn b(&self) { x() } }\nconst C: &str = r#\"fn x() { }\"#;\n// fn y() { }\nfn z<'a>(c: char) { let _ = ('{', c, 'a', b'\\''); }\n";
-        assert_eq!(
-            blank_fn_bodies(src),
-            blanked(src, &[" x() ", " let _ = ('{', c, 'a', b'\\''); "])
-        );
+        let expected = blanked(src, &[" x() ", " let _ = ('{', c, 'a', b'\\''); "])
+            .replacen("b(&self) ", "b()      ", 1)
+            .replacen("z<'a>(c: char) ", "z()            ", 1);
+        assert_eq!(blank_unread(src), expected);
     }
 
     #[test]
     fn multi_byte_text_keeps_its_columns() {
-        let src = "fn a() { \"h\u{e9}llo\" }\n";
-        assert_eq!(blank_fn_bodies(src), "fn a() {         }\n");
+        let src = "fn a(\u{e9}: u8) { \"h\u{e9}llo\" }\n";
+        assert_eq!(blank_unread(src), "fn a()      {         }\n");
+    }
+
+    #[test]
+    fn a_function_keeps_only_the_marker_lines_of_its_docs() {
+        let src = concat!(
+            "/// Spec doc.\n",
+            "/// +kubebuilder:object:root=true\n",
+            "pub struct Spec {\n",
+            "    /// Field doc.\n",
+            "    pub a: fn(u8),\n",
+            "}\n",
+            "/// Reconciles.\n",
+            "///\n",
+            "///  +kubebuilder:rbac:groups=a,resources=b,verbs=get\n",
+            "//// not a doc\n",
+            "#[cfg(test)]\n",
+            "/// Also prose.\n",
+            "pub(crate) async fn reconcile() {}\n",
+            "//! Inner.\n",
+        );
+        let expected = src
+            .replacen("/// Reconciles.", "//  Reconciles.", 1)
+            .replacen("///\n", "// \n", 1)
+            .replacen("/// Also prose.", "//  Also prose.", 1);
+        assert_eq!(blank_unread(src), expected);
+        // docs left before an item that is not a function stay docs
+        let src = "fn f() {}\n/// Kept.\nconst C: u8 = 1;\n/// Kept at the end.\n";
+        assert_eq!(blank_unread(src), src);
     }
 }
