@@ -8,7 +8,6 @@ use crate::ir::{Body, TypeDef, TypeExpr};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps as Props;
 #[cfg(feature = "manifests")]
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 #[cfg(feature = "manifests")]
 /// `anyOf: [integer, string]` with `x-kubernetes-int-or-string`, as IntOrString and the
@@ -62,7 +61,7 @@ struct Entry {
 struct Table {
     kubernetes: String,
     kinds: Vec<Kind>,
-    types: BTreeMap<&'static str, &'static str>,
+    types: Types,
 }
 
 /// The part of the table before its types.
@@ -72,33 +71,72 @@ struct Head {
     kinds: Vec<Kind>,
 }
 
+/// The table's types: one `"path": {entry}` line each, sorted by path, searched where they lie
+/// in the text (indexing them first cost more than the lookups of a whole run).
+struct Types(&'static str);
+
+impl Types {
+    /// Each line's path and entry, in order; `None` for a line that is not `"path": entry`.
+    fn lines(&self) -> impl Iterator<Item = Option<(&'static str, &'static str)>> {
+        self.0.lines().map(split_line)
+    }
+
+    /// The paths, in order.
+    fn keys(&self) -> impl Iterator<Item = &'static str> {
+        self.lines().flatten().map(|(path, _)| path)
+    }
+
+    /// The entry's text of the type at `path`, by binary search over the lines.
+    fn get(&self, path: &str) -> Option<&'static str> {
+        let text = self.0;
+        // the lines starting in lo..hi are left; lo is always a line's start
+        let (mut lo, mut hi) = (0, text.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let start = text[lo..mid].rfind('\n').map_or(lo, |n| lo + n + 1);
+            let end = text[start..].find('\n').map_or(text.len(), |n| start + n);
+            let (at, entry) = split_line(&text[start..end])?;
+            match at.cmp(path) {
+                std::cmp::Ordering::Equal => return Some(entry),
+                std::cmp::Ordering::Less => lo = end + 1,
+                std::cmp::Ordering::Greater => hi = start,
+            }
+        }
+        None
+    }
+
+    fn contains_key(&self, path: &str) -> bool {
+        self.get(path).is_some()
+    }
+}
+
+/// `"path": entry` (with or without a trailing comma) as the path and the entry's text.
+fn split_line(line: &'static str) -> Option<(&'static str, &'static str)> {
+    let line = line.strip_suffix(',').unwrap_or(line);
+    line.strip_prefix('"')?.split_once("\": ")
+}
+
 impl Table {
     /// The table in `text`, laid out as `hack/k8s-types/regenerate.sh` writes it: the release
-    /// and the kinds, then `"types": {` and one `"path": {entry}` per line.
+    /// and the kinds, then `"types": {`, one `"path": {entry}` per line sorted by path, and
+    /// `}`.
     fn parse(text: &'static str) -> Result<Table, String> {
         const TYPES: &str = "\n\"types\": {\n";
         let at = text.find(TYPES).ok_or("no `\"types\": {` line")?;
         let head = format!("{}\n}}", text[..at].trim_end().trim_end_matches(','));
         let head: Head = serde_json::from_str(&head).map_err(|e| e.to_string())?;
-        let mut types = BTreeMap::new();
-        for line in text[at + TYPES.len()..].lines() {
-            if line == "}" {
-                return Ok(Table {
-                    kubernetes: head.kubernetes,
-                    kinds: head.kinds,
-                    types,
-                });
-            }
-            let line = line.strip_suffix(',').unwrap_or(line);
-            let (path, entry) = line
-                .strip_prefix('"')
-                .and_then(|l| l.split_once("\": "))
-                .ok_or_else(|| {
-                    format!("a type's line does not start with its quoted path: {line:.60}")
-                })?;
-            types.insert(path, entry);
-        }
-        Err("the types do not end with `}`".into())
+        // the types' `}` and the table's, from the end: searching the whole text for them
+        // cost more than the rest of a small run
+        let types = text[at + TYPES.len()..]
+            .trim_end()
+            .strip_suffix('}')
+            .and_then(|t| t.trim_end().strip_suffix('}'))
+            .ok_or("the types and the table do not end with `}`")?;
+        Ok(Table {
+            kubernetes: head.kubernetes,
+            kinds: head.kinds,
+            types: Types(types.trim_end()),
+        })
     }
 
     /// The entry of the type at `path` under `k8s_openapi::`, when the table has it.
@@ -142,7 +180,7 @@ pub fn k8s_openapi_types() -> Vec<(&'static str, &'static [u32])> {
         };
         t.types
             .keys()
-            .filter_map(|p| Some((*p, t.entry(p)?.ok()?.k8s_openapi)))
+            .filter_map(|p| Some((p, t.entry(p)?.ok()?.k8s_openapi)))
             .filter(|(_, versions)| !versions.is_empty())
             .collect()
     })
@@ -370,13 +408,41 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_types_are_sorted_lines_that_the_search_finds() {
+        let table = table().expect("the table parses");
+        let lines: Vec<_> = table.types.lines().collect();
+        assert!(lines.len() > 800, "{} types", lines.len());
+        let mut before = "";
+        for line in lines {
+            let (path, entry) = line.expect("each line is `\"path\": entry`");
+            assert!(
+                before < path,
+                "`{before}` is not before `{path}`: the search needs order"
+            );
+            assert_eq!(table.types.get(path), Some(entry), "{path}");
+            // a path between two of the table's is not found
+            assert_eq!(table.types.get(&format!("{path}!")), None, "{path}!");
+            before = path;
+        }
+        for absent in ["", "api", "zzz", "api::core::v1::Pod2"] {
+            assert_eq!(table.types.get(absent), None, "{absent}");
+        }
+        assert!(table.types.contains_key("api::core::v1::Pod"));
+        assert!(
+            table
+                .types
+                .contains_key("apimachinery::pkg::apis::meta::v1::Condition")
+        );
+    }
+
+    #[test]
     fn every_table_type_expands_or_is_recursive() {
         let table = table().expect("the table parses");
         let mut recursive = Vec::new();
         for key in table.types.keys() {
             match schema(&format!("k8s_openapi::{key}")) {
                 Ok(_) => {}
-                Err(e) if e.contains("cannot be recursive") => recursive.push(*key),
+                Err(e) if e.contains("cannot be recursive") => recursive.push(key),
                 Err(e) => panic!("{key}: {e}"),
             }
         }
