@@ -250,94 +250,54 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
 ///   module (`#[cfg(test)] mod name { ... }`: built for tests only, so none of its types or
 ///   markers is the operator's, as controller-gen reads no `_test.go` file);
 /// - a function's signature, between its name and its body, which becomes `()`;
-/// - the prose of a function's `///` docs: a function's docs can carry package-level markers
-///   only, so its `///` lines that are not markers (`+...`) become plain `//` comments.
+/// - the inside of the braces of a struct or enum whose attributes do not name `Schema` or
+///   `CustomResource`: such a type adds nothing to the scan but the markers of its own docs;
+/// - the prose of the `///` docs of those functions and types, which can carry package-level
+///   markers only: their `///` lines that are not markers (`+...`) become plain `//` comments.
 ///
 /// Blanked text keeps its line breaks and, on its last line, its width in spaces, so every line
 /// and column that is left stays where it was. Comments, string, raw string and char literals
 /// are skipped as Rust lexes them; a `fn` not followed by a name (a function pointer type) has
 /// no body. Text that does not lex as expected is left as it is, so syn reports it.
 pub fn blank_unread(source: &str) -> String {
-    let bytes = source.as_bytes();
-    let mut edits: Vec<Edit> = Vec::new();
     let mut lexer = Lexer {
-        bytes,
+        bytes: source.as_bytes(),
         at: 0,
         docs: Vec::new(),
     };
-    // where the item the next `fn` may begin at starts: after the last `;`, `{` or `}`
+    let mut edits: Vec<Edit> = Vec::new();
+    // where the next item starts: after the last `;`, `{` or `}` outside an attribute
     let mut item_start = 0;
+    // whether an attribute since `item_start` names `Schema` or `CustomResource`
+    let mut names_derive = false;
     while let Some(token) = lexer.next() {
-        match token {
+        let after = lexer.at;
+        let item = match token {
             Token::Punct(b'#') => {
-                let at = lexer.at;
-                match test_module_body(&mut lexer) {
-                    Some((open, close)) => {
-                        edits.push(Edit::blank(open, close));
-                        item_start = lexer.at;
+                if let Some((open, close)) = test_module_body(&mut lexer) {
+                    edits.push(Edit::blank(open, close));
+                    true
+                } else {
+                    // an attribute, read whole, so that nothing in its brackets ends an item
+                    lexer.at = after;
+                    match attribute_names_derive(&mut lexer) {
+                        Some(named) => names_derive |= named,
+                        None => lexer.at = after,
                     }
-                    None => lexer.at = at,
+                    false
                 }
-                continue;
             }
-            Token::Punct(b';') | Token::Open(b'{') | Token::Close(b'}') => {
-                item_start = lexer.at;
-                continue;
+            Token::Punct(b';') | Token::Open(b'{') | Token::Close(b'}') => true,
+            Token::Ident(b"fn") => function(&mut lexer, source, item_start, &mut edits),
+            Token::Ident(b"struct" | b"enum") if !names_derive => {
+                plain_type(&mut lexer, source, item_start, &mut edits)
             }
-            Token::Ident(b"fn") => {}
-            _ => continue,
-        }
-        let (fn_at, docs_from) = (lexer.at - 2, item_start);
-        let after_fn = lexer.at;
-        // a function item has a name; `fn(` is a pointer type
-        if !matches!(lexer.next(), Some(Token::Ident(_))) {
-            lexer.at = after_fn;
-            continue;
-        }
-        let name_end = lexer.at;
-        let mut depth = 0usize;
-        let open = loop {
-            match lexer.next() {
-                Some(Token::Open(b'{')) if depth == 0 => break Some(lexer.at),
-                Some(Token::Open(_)) => depth += 1,
-                Some(Token::Close(_)) if depth == 0 => break None,
-                Some(Token::Close(_)) => depth -= 1,
-                Some(Token::Punct(b';')) if depth == 0 => break None,
-                Some(_) => {}
-                None => break None,
-            }
+            _ => false,
         };
-        let Some(open) = open else {
+        if item {
             item_start = lexer.at;
-            continue;
-        };
-        // the matching `}`
-        let mut depth = 0usize;
-        let close = loop {
-            match lexer.next() {
-                Some(Token::Open(_)) => depth += 1,
-                Some(Token::Close(b'}')) if depth == 0 => break Some(lexer.at - 1),
-                Some(Token::Close(_)) if depth == 0 => break None,
-                Some(Token::Close(_)) => depth -= 1,
-                Some(_) => {}
-                None => break None,
-            }
-        };
-        item_start = lexer.at;
-        let Some(close) = close else { continue };
-        // the function's own `///` lines: between the end of the item before it and `fn`
-        let first = lexer.docs.partition_point(|&d| d < docs_from);
-        for &slash in lexer.docs[first..].iter().take_while(|&&d| d < fn_at) {
-            if !is_marker_line(&source[slash + 1..]) {
-                // `///` becomes `// ` followed by the same text
-                edits.push(Edit::prose(slash));
-            }
+            names_derive = false;
         }
-        let signature = &source[name_end..open - 1];
-        if signature.trim_start().starts_with(['(', '<']) {
-            edits.push(Edit::signature(name_end, open - 1));
-        }
-        edits.push(Edit::blank(open, close));
     }
     if edits.is_empty() {
         return source.to_string();
@@ -351,6 +311,105 @@ pub fn blank_unread(source: &str) -> String {
     }
     out.push_str(&source[from..]);
     out
+}
+
+/// After `fn`: when a function item follows, blanks its signature, its body and the prose of
+/// its docs (those lexed since `item_start`), and returns whether an item ended (at its body or
+/// at the `;` of a declaration); otherwise leaves the lexer after `fn`.
+fn function(lexer: &mut Lexer, source: &str, item_start: usize, edits: &mut Vec<Edit>) -> bool {
+    let (keyword, after) = (lexer.at - 2, lexer.at);
+    // a function item has a name; `fn(` is a pointer type
+    if !matches!(lexer.next(), Some(Token::Ident(_))) {
+        lexer.at = after;
+        return false;
+    }
+    let name_end = lexer.at;
+    let mut depth = 0usize;
+    let open = loop {
+        match lexer.next() {
+            Some(Token::Open(b'{')) if depth == 0 => break lexer.at,
+            Some(Token::Open(_)) => depth += 1,
+            Some(Token::Close(_)) if depth == 0 => return false,
+            Some(Token::Close(_)) => depth -= 1,
+            Some(Token::Punct(b';')) if depth == 0 => return true,
+            Some(_) => {}
+            None => return false,
+        }
+    };
+    let Some(close) = skip_to_close(lexer).filter(|&c| source.as_bytes()[c] == b'}') else {
+        return false;
+    };
+    prose_docs(lexer, source, item_start, keyword, edits);
+    let signature = &source[name_end..open - 1];
+    if signature.trim_start().starts_with(['(', '<']) {
+        edits.push(Edit::signature(name_end, open - 1));
+    }
+    edits.push(Edit::blank(open, close));
+    true
+}
+
+/// After `struct` or `enum` of a type whose attributes name neither derive: blanks the inside
+/// of its braces and the prose of its docs, and returns true; a tuple or unit struct, or text
+/// that is not a type, is left alone (false, the lexer after the keyword).
+fn plain_type(lexer: &mut Lexer, source: &str, item_start: usize, edits: &mut Vec<Edit>) -> bool {
+    let after = lexer.at;
+    let keyword = source[..after].trim_end_matches(char::is_alphabetic).len();
+    if !matches!(lexer.next(), Some(Token::Ident(_))) {
+        lexer.at = after;
+        return false;
+    }
+    // the braces, unless a `(` or `;` comes first
+    let open = loop {
+        match lexer.next() {
+            Some(Token::Open(b'{')) => break lexer.at,
+            Some(Token::Ident(_) | Token::Other) => {}
+            _ => {
+                lexer.at = after;
+                return false;
+            }
+        }
+    };
+    let Some(close) = skip_to_close(lexer).filter(|&c| source.as_bytes()[c] == b'}') else {
+        lexer.at = after;
+        return false;
+    };
+    prose_docs(lexer, source, item_start, keyword, edits);
+    edits.push(Edit::blank(open, close));
+    true
+}
+
+/// Turns the `///` lines lexed between `from` and `to` that are not markers into plain
+/// comments.
+fn prose_docs(lexer: &Lexer, source: &str, from: usize, to: usize, edits: &mut Vec<Edit>) {
+    let first = lexer.docs.partition_point(|&d| d < from);
+    for &slash in lexer.docs[first..].iter().take_while(|&&d| d < to) {
+        if !is_marker_line(&source[slash + 1..]) {
+            // `///` becomes `// ` followed by the same text
+            edits.push(Edit::prose(slash));
+        }
+    }
+}
+
+/// After a `#`: reads an attribute (`[...]` or `![...]`) to its closing bracket and returns
+/// whether it names `Schema` or `CustomResource`; `None` when no attribute follows.
+fn attribute_names_derive(lexer: &mut Lexer) -> Option<bool> {
+    let mut token = lexer.next()?;
+    if token == Token::Other && lexer.bytes[lexer.at - 1] == b'!' {
+        token = lexer.next()?;
+    }
+    if token != Token::Open(b'[') {
+        return None;
+    }
+    let (mut depth, mut named) = (0usize, false);
+    loop {
+        match lexer.next()? {
+            Token::Open(_) => depth += 1,
+            Token::Close(_) if depth == 0 => return Some(named),
+            Token::Close(_) => depth -= 1,
+            Token::Ident(b"Schema" | b"CustomResource") => named = true,
+            _ => {}
+        }
+    }
 }
 
 /// Whether the `///` line whose text starts `rest` is a marker line, as
@@ -403,18 +462,32 @@ impl Edit {
     fn write(&self, stretch: &str, out: &mut String) {
         out.push_str(self.head);
         let last_line = stretch.rfind('\n').map_or(0, |n| n + 1);
-        out.extend(
-            stretch[..last_line]
-                .chars()
-                .filter(|c| *c == '\n' || *c == '\r'),
-        );
+        // a `\r` before a line break moves nothing that follows, so line breaks alone are kept
+        let breaks = stretch.as_bytes()[..last_line]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        push_repeated(out, BREAKS, breaks);
         let width = stretch[last_line..].chars().count();
         let width = if last_line == 0 {
             width.saturating_sub(self.head.len())
         } else {
             width
         };
-        out.extend(std::iter::repeat_n(' ', width));
+        push_repeated(out, SPACES, width);
+    }
+}
+
+const SPACES: &str = "                                                                ";
+const BREAKS: &str = "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n";
+
+/// `n` times the character `run` (a run of one ASCII character) is made of.
+fn push_repeated(out: &mut String, run: &str, n: usize) {
+    let mut left = n;
+    while left > 0 {
+        let take = left.min(run.len());
+        out.push_str(&run[..take]);
+        left -= take;
     }
 }
 
@@ -468,15 +541,50 @@ fn test_module_body(lexer: &mut Lexer) -> Option<(usize, usize)> {
 
 /// After an opening bracket: moves past its matching closing one and returns where that is.
 fn skip_to_close(lexer: &mut Lexer) -> Option<usize> {
+    // what `next` would do token by token, byte by byte where it can: bodies are most of a
+    // file's text, and only their brackets, literals and comments matter
+    let b = lexer.bytes;
     let mut depth = 0usize;
-    loop {
-        match lexer.next()? {
-            Token::Open(_) => depth += 1,
-            Token::Close(_) if depth == 0 => return Some(lexer.at - 1),
-            Token::Close(_) => depth -= 1,
-            _ => {}
+    let mut i = lexer.at;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            b')' | b']' | b'}' => {
+                if depth == 0 {
+                    lexer.at = i + 1;
+                    return Some(i);
+                }
+                depth -= 1;
+                i += 1;
+            }
+            b'"' | b'\'' | b'/' => {
+                lexer.at = i;
+                i = if lexer.skip_trivia_or_literal() {
+                    lexer.at
+                } else {
+                    i + 1
+                };
+            }
+            // a raw, byte or C string or a raw identifier may start here
+            b'r' | b'b' | b'c' => {
+                lexer.at = i;
+                lexer.next();
+                i = lexer.at;
+            }
+            _ if is_ident_byte(c) => {
+                i += 1;
+                while b.get(i).is_some_and(|&c| is_ident_byte(c)) {
+                    i += 1;
+                }
+            }
+            _ => i += 1,
         }
     }
+    lexer.at = b.len();
+    None
 }
 
 #[derive(Debug, PartialEq, Eq, Clone, Copy)]
@@ -734,10 +842,10 @@ mod tests {
 
     #[test]
     fn bodies_and_signatures_are_blanked_and_positions_kept() {
-        let src = "fn a() -> u8 {\n    let s = \"}\"; 1\n}\nstruct B { f: fn(u8) -> u8 }\n";
+        let src = "fn a() -> u8 {\n    let s = \"}\"; 1\n}\n#[derive(Schema)]\nstruct B { f: fn(u8) -> u8 }\n";
         assert_eq!(
             blank_unread(src),
-            "fn a()       {\n\n}\nstruct B { f: fn(u8) -> u8 }\n"
+            "fn a()       {\n\n}\n#[derive(Schema)]\nstruct B { f: fn(u8) -> u8 }\n"
         );
         // a signature over several lines: `()` where it began, the body's `{` where it was
         let src =
@@ -764,10 +872,50 @@ mod tests {
     }
 
     #[test]
+    fn a_type_that_derives_neither_is_blanked_but_its_markers() {
+        let src = concat!(
+            "/// Shared.\n",
+            "/// +kubebuilder:rbac:groups=a,resources=b,verbs=get\n",
+            "#[derive(Debug, Clone)]\n",
+            "#[doc = \"{ ; }\"]\n",
+            "pub struct Context<T: Clone> where T: Copy {\n",
+            "    /// A client.\n",
+            "    pub client: T,\n",
+            "}\n",
+            "/// Why.\n",
+            "enum Error { A(#[from] E), B { c: u8 } }\n",
+        );
+        let expected = src
+            .replacen("/// Shared.", "//  Shared.", 1)
+            .replacen("/// Why.", "//  Why.", 1)
+            .replacen("\n    /// A client.\n    pub client: T,\n", "\n\n\n", 1)
+            .replacen(" A(#[from] E), B { c: u8 } ", &" ".repeat(27), 1);
+        assert_eq!(blank_unread(src), expected);
+        // kept whole: a type whose attributes name either derive, wherever they name it, and
+        // tuple and unit structs
+        for src in [
+            "#[derive(CustomResource)]\n#[k8s(kind = \"A\")]\n/// Doc.\nstruct ASpec { a: u8 }\n",
+            "#[derive(Clone, crate::Schema)]\nenum E { A }\n",
+            "#[cfg_attr(feature = \"x\", derive(Schema))]\nstruct S { a: u8 }\n",
+            "/// Doc.\nstruct T(u8);\nstruct U;\n",
+            "#![allow(dead_code)]\n#[derive(Schema)] struct V { a: u8 }\n",
+        ] {
+            assert_eq!(blank_unread(src), src);
+        }
+        // the derive named before a type does not carry over past the end of an item
+        let src = "#[derive(Schema)]\nstruct A { a: u8 }\nstruct B { b: u8 }\n";
+        assert_eq!(
+            blank_unread(src),
+            "#[derive(Schema)]\nstruct A { a: u8 }\nstruct B {       }\n"
+        );
+    }
+
+    #[test]
     fn a_function_keeps_only_the_marker_lines_of_its_docs() {
         let src = concat!(
             "/// Spec doc.\n",
             "/// +kubebuilder:object:root=true\n",
+            "#[derive(Clone, operator_gen_runtime::Schema)]\n",
             "pub struct Spec {\n",
             "    /// Field doc.\n",
             "    pub a: fn(u8),\n",
