@@ -253,7 +253,8 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
 /// - the inside of the braces of a struct or enum whose attributes do not name `Schema` or
 ///   `CustomResource`: such a type adds nothing to the scan but the markers of its own docs;
 /// - the prose of the `///` docs of those functions and types, which can carry package-level
-///   markers only: their `///` lines that are not markers (`+...`) become plain `//` comments.
+///   markers only, and of `//!` docs, which carry module markers only: their lines that are
+///   not markers (`+...`) become plain `//` comments.
 ///
 /// Blanked text keeps its line breaks and, on its last line, its width in spaces, so every line
 /// and column that is left stays where it was. Comments, string, raw string and char literals
@@ -264,6 +265,7 @@ pub fn blank_unread(source: &str) -> String {
         bytes: source.as_bytes(),
         at: 0,
         docs: Vec::new(),
+        inner_docs: Vec::new(),
     };
     let mut edits: Vec<Edit> = Vec::new();
     // where the next item starts: after the last `;`, `{` or `}` outside an attribute
@@ -299,8 +301,22 @@ pub fn blank_unread(source: &str) -> String {
             names_derive = false;
         }
     }
+    // the prose of inner docs outside what is blanked: a module's docs carry markers only
+    let blanked = edits.len();
+    for &bang in &lexer.inner_docs {
+        let inside = edits[..blanked]
+            .partition_point(|e| e.start <= bang)
+            .checked_sub(1)
+            .is_some_and(|e| bang < edits[e].end);
+        if !inside && !is_marker_line(&source[bang + 1..]) {
+            edits.push(Edit::prose(bang));
+        }
+    }
     if edits.is_empty() {
         return source.to_string();
+    }
+    if edits.len() > blanked {
+        edits.sort_by_key(|e| e.start);
     }
     let mut out = String::with_capacity(source.len());
     let mut from = 0;
@@ -447,7 +463,8 @@ impl Edit {
         }
     }
 
-    /// The third slash of a `///` line: a space, which makes the line a plain comment.
+    /// The third slash of a `///` line or the `!` of a `//!` line: a space, which makes the
+    /// line a plain comment.
     fn prose(slash: usize) -> Self {
         Edit {
             start: slash,
@@ -605,6 +622,15 @@ struct Lexer<'a> {
     /// Where the third slash of each outer doc line (`///`, not `////`) lexed so far is, in
     /// order, each once.
     docs: Vec<usize>,
+    /// Where the `!` of each inner doc line (`//!`) lexed so far is, in order, each once.
+    inner_docs: Vec<usize>,
+}
+
+/// Adds `at` to the ascending `list` unless it is there: the lexer may read text again.
+fn push_once(list: &mut Vec<usize>, at: usize) {
+    if list.last().is_none_or(|&last| last < at) {
+        list.push(at);
+    }
 }
 
 fn is_ident_byte(b: u8) -> bool {
@@ -623,11 +649,10 @@ impl<'a> Lexer<'a> {
         let i = self.at;
         match (b[i], b.get(i + 1).copied()) {
             (b'/', Some(b'/')) => {
-                if b.get(i + 2) == Some(&b'/')
-                    && b.get(i + 3) != Some(&b'/')
-                    && self.docs.last().is_none_or(|&last| last < i + 2)
-                {
-                    self.docs.push(i + 2);
+                match (b.get(i + 2), b.get(i + 3)) {
+                    (Some(b'/'), next) if next != Some(&b'/') => push_once(&mut self.docs, i + 2),
+                    (Some(b'!'), _) => push_once(&mut self.inner_docs, i + 2),
+                    _ => {}
                 }
                 self.at = memchr_from(b, i, b'\n').unwrap_or(b.len());
                 true
@@ -928,8 +953,12 @@ mod tests {
             "/// Also prose.\n",
             "pub(crate) async fn reconcile() {}\n",
             "//! Inner.\n",
+            "//! +groupName=example.com\n",
+            "fn g() {\n    //! In a body.\n}\n",
         );
         let expected = src
+            .replacen("//! Inner.", "//  Inner.", 1)
+            .replacen("    //! In a body.\n", "\n", 1)
             .replacen("/// Reconciles.", "//  Reconciles.", 1)
             .replacen("///\n", "// \n", 1)
             .replacen("/// Also prose.", "//  Also prose.", 1);

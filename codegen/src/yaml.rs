@@ -216,17 +216,15 @@ fn fold_or_quote(s: &str, indent: usize, column: usize) -> String {
         return text;
     }
     // fold at a space once the line has passed the width, as libyaml does
-    let mut out = String::new();
+    let mut out = String::with_capacity(s.len() + s.len() / WIDTH * (indent + 1));
     let mut col = column;
-    let chars: Vec<char> = s.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
+    let mut prev = None;
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
         if c == ' '
             && col > WIDTH
-            && i > 0
-            && chars[i - 1] != ' '
-            && chars.get(i + 1).is_some_and(|n| *n != ' ')
+            && prev.is_some_and(|p| p != ' ')
+            && chars.peek().is_some_and(|n| *n != ' ')
         {
             out.push('\n');
             out.extend(std::iter::repeat_n(' ', indent));
@@ -235,7 +233,7 @@ fn fold_or_quote(s: &str, indent: usize, column: usize) -> String {
             out.push(c);
             col += 1;
         }
-        i += 1;
+        prev = Some(c);
     }
     out
 }
@@ -292,23 +290,36 @@ fn looks_like_other_type(s: &str) -> bool {
 }
 
 fn plain_allowed(s: &str) -> bool {
-    let first = s.chars().next().unwrap_or(' ');
-    if s.starts_with(' ') || s.ends_with(' ') {
+    // bytes: every character this looks for is ASCII but the C1 controls (U+0080 to U+009F,
+    // `C2 80` to `C2 9F` in UTF-8) and the byte order mark (`EF BB BF`)
+    let b = s.as_bytes();
+    let Some(&first) = b.first() else {
+        return true;
+    };
+    if first == b' ' || b.last() == Some(&b' ') || b.last() == Some(&b':') {
         return false;
     }
-    if "[]{},#&*!|>'\"%@`".contains(first) {
+    if b"[]{},#&*!|>'\"%@`".contains(&first) {
         return false;
     }
-    if matches!(first, '-' | '?' | ':') {
-        let second = s.chars().nth(1);
-        if second.is_none_or(|c| c == ' ') {
+    if matches!(first, b'-' | b'?' | b':') && b.get(1).is_none_or(|&c| c == b' ') {
+        return false;
+    }
+    let mut prev = 0u8;
+    for (i, &c) in b.iter().enumerate() {
+        let next = b.get(i + 1).copied();
+        let stops = (prev == b':' && c == b' ')
+            || (prev == b' ' && c == b'#')
+            || c < 0x20
+            || c == 0x7f
+            || (c == 0xc2 && next.is_some_and(|n| (0x80..=0x9f).contains(&n)))
+            || (c == 0xef && next == Some(0xbb) && b.get(i + 2) == Some(&0xbf));
+        if stops {
             return false;
         }
+        prev = c;
     }
-    if s.contains(": ") || s.contains(" #") || s.ends_with(':') {
-        return false;
-    }
-    !s.chars().any(|c| c.is_control() || c == '\u{feff}')
+    true
 }
 
 #[cfg(test)]
@@ -350,5 +361,57 @@ mod tests {
             assert!(!looks_like_other_type(s), "{s}");
         }
         assert_eq!(scalar_string("!(a)", 0, false), "'!(a)'");
+    }
+
+    #[test]
+    fn plain_scalars_are_the_ones_yaml_reads_back() {
+        for s in [
+            "a:b",
+            "a#b",
+            "-a",
+            "?x",
+            ":x",
+            "é",
+            "aé",
+            "a\u{a0}b",
+            "a\u{100}b",
+            "x",
+        ] {
+            assert!(plain_allowed(s), "{s:?} can be plain");
+        }
+        for s in [
+            "a: b",
+            "a #b",
+            "a:",
+            "-",
+            "- a",
+            "?",
+            ": x",
+            " a",
+            "a ",
+            "[a",
+            "{a",
+            "#a",
+            "&a",
+            "*a",
+            "!a",
+            "|a",
+            ">a",
+            "'a",
+            "\"a",
+            "%a",
+            "@a",
+            "`a",
+            ",a",
+            "a\tb",
+            "a\nb",
+            "a\u{7f}",
+            "a\u{85}b",
+            "a\u{9f}",
+            "a\u{feff}",
+            "\u{feff}a",
+        ] {
+            assert!(!plain_allowed(s), "{s:?} must be quoted");
+        }
     }
 }
