@@ -254,10 +254,11 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
 ///   `CustomResource`: such a type adds nothing to the scan but the markers of its own docs;
 /// - the prose of the `///` docs of those functions and types, which can carry package-level
 ///   markers only, and of `//!` docs, which carry module markers only: their lines that are
-///   not markers (`+...`) become plain `//` comments.
+///   not markers (`+...`) go, as do all other line comments.
 ///
-/// Blanked text keeps its line breaks and, on its last line, its width in spaces, so every line
-/// and column that is left stays where it was. Comments, string, raw string and char literals
+/// Blanked text keeps its line breaks and, on its last line, its width in spaces, and a removed
+/// line comment leaves nothing after it on its line, so every line and column that is left
+/// stays where it was. Comments, string, raw string and char literals
 /// are skipped as Rust lexes them; a `fn` not followed by a name (a function pointer type) has
 /// no body. Text that does not lex as expected is left as it is, so syn reports it.
 pub fn blank_unread(source: &str) -> String {
@@ -266,6 +267,7 @@ pub fn blank_unread(source: &str) -> String {
         at: 0,
         docs: Vec::new(),
         inner_docs: Vec::new(),
+        comments: Vec::new(),
     };
     let mut edits: Vec<Edit> = Vec::new();
     // where the next item starts: after the last `;`, `{` or `}` outside an attribute
@@ -301,15 +303,20 @@ pub fn blank_unread(source: &str) -> String {
             names_derive = false;
         }
     }
-    // the prose of inner docs outside what is blanked: a module's docs carry markers only
+    // outside what is blanked, the prose of inner docs (a module's docs carry markers only)
+    // and the other comments go
     let blanked = edits.len();
-    for &bang in &lexer.inner_docs {
+    let prose = lexer
+        .inner_docs
+        .iter()
+        .filter(|&&at| !is_marker_line(&source[at + 3..]));
+    for &at in prose.chain(&lexer.comments) {
         let inside = edits[..blanked]
-            .partition_point(|e| e.start <= bang)
+            .partition_point(|e| e.start <= at)
             .checked_sub(1)
-            .is_some_and(|e| bang < edits[e].end);
-        if !inside && !is_marker_line(&source[bang + 1..]) {
-            edits.push(Edit::prose(bang));
+            .is_some_and(|e| at < edits[e].end);
+        if !inside {
+            edits.push(Edit::comment(source, at));
         }
     }
     if edits.is_empty() {
@@ -398,10 +405,9 @@ fn plain_type(lexer: &mut Lexer, source: &str, item_start: usize, edits: &mut Ve
 /// comments.
 fn prose_docs(lexer: &Lexer, source: &str, from: usize, to: usize, edits: &mut Vec<Edit>) {
     let first = lexer.docs.partition_point(|&d| d < from);
-    for &slash in lexer.docs[first..].iter().take_while(|&&d| d < to) {
-        if !is_marker_line(&source[slash + 1..]) {
-            // `///` becomes `// ` followed by the same text
-            edits.push(Edit::prose(slash));
+    for &at in lexer.docs[first..].iter().take_while(|&&d| d < to) {
+        if !is_marker_line(&source[at + 3..]) {
+            edits.push(Edit::comment(source, at));
         }
     }
 }
@@ -440,8 +446,17 @@ fn is_marker_line(rest: &str) -> bool {
 struct Edit {
     start: usize,
     end: usize,
-    /// What the stretch begins with in the output; the rest is blanked.
-    head: &'static str,
+    kind: EditKind,
+}
+
+enum EditKind {
+    /// Its line breaks and, on its last line, one space per character, so that what follows
+    /// keeps its line and column.
+    Blank,
+    /// `()`, then blank.
+    Signature,
+    /// Nothing: a line comment, to the end of its line, after which nothing is left to move.
+    Cut,
 }
 
 impl Edit {
@@ -450,34 +465,43 @@ impl Edit {
         Edit {
             start,
             end,
-            head: "",
+            kind: EditKind::Blank,
         }
     }
 
-    /// A signature: `()`, then blank.
     fn signature(start: usize, end: usize) -> Self {
         Edit {
             start,
             end,
-            head: "()",
+            kind: EditKind::Signature,
         }
     }
 
-    /// The third slash of a `///` line or the `!` of a `//!` line: a space, which makes the
-    /// line a plain comment.
-    fn prose(slash: usize) -> Self {
+    /// The line comment starting at `at`, to its line break (a `\r` before it included).
+    fn comment(source: &str, at: usize) -> Self {
+        let end = source.as_bytes()[at..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(source.len(), |n| at + n);
+        let end = if end > at && source.as_bytes()[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        };
         Edit {
-            start: slash,
-            end: slash + 1,
-            head: " ",
+            start: at,
+            end,
+            kind: EditKind::Cut,
         }
     }
 
-    /// Writes the head, then the stretch's line breaks and, on its last line, one space per
-    /// character (less the head's width when the stretch is one line), so that what follows
-    /// keeps its line and column.
     fn write(&self, stretch: &str, out: &mut String) {
-        out.push_str(self.head);
+        let head = match self.kind {
+            EditKind::Cut => return,
+            EditKind::Blank => "",
+            EditKind::Signature => "()",
+        };
+        out.push_str(head);
         let last_line = stretch.rfind('\n').map_or(0, |n| n + 1);
         // a `\r` before a line break moves nothing that follows, so line breaks alone are kept
         let breaks = stretch.as_bytes()[..last_line]
@@ -487,7 +511,7 @@ impl Edit {
         push_repeated(out, BREAKS, breaks);
         let width = stretch[last_line..].chars().count();
         let width = if last_line == 0 {
-            width.saturating_sub(self.head.len())
+            width.saturating_sub(head.len())
         } else {
             width
         };
@@ -619,11 +643,11 @@ enum Token<'a> {
 struct Lexer<'a> {
     bytes: &'a [u8],
     at: usize,
-    /// Where the third slash of each outer doc line (`///`, not `////`) lexed so far is, in
-    /// order, each once.
+    /// Where each line comment lexed so far starts, in order, each once: outer doc lines
+    /// (`///`, not `////`), inner doc lines (`//!`) and the others.
     docs: Vec<usize>,
-    /// Where the `!` of each inner doc line (`//!`) lexed so far is, in order, each once.
     inner_docs: Vec<usize>,
+    comments: Vec<usize>,
 }
 
 /// Adds `at` to the ascending `list` unless it is there: the lexer may read text again.
@@ -649,11 +673,12 @@ impl<'a> Lexer<'a> {
         let i = self.at;
         match (b[i], b.get(i + 1).copied()) {
             (b'/', Some(b'/')) => {
-                match (b.get(i + 2), b.get(i + 3)) {
-                    (Some(b'/'), next) if next != Some(&b'/') => push_once(&mut self.docs, i + 2),
-                    (Some(b'!'), _) => push_once(&mut self.inner_docs, i + 2),
-                    _ => {}
-                }
+                let list = match (b.get(i + 2), b.get(i + 3)) {
+                    (Some(b'/'), next) if next != Some(&b'/') => &mut self.docs,
+                    (Some(b'!'), _) => &mut self.inner_docs,
+                    _ => &mut self.comments,
+                };
+                push_once(list, i);
                 self.at = memchr_from(b, i, b'\n').unwrap_or(b.len());
                 true
             }
@@ -885,6 +910,7 @@ mod tests {
     fn declarations_without_bodies_and_literals_are_left_alone() {
         let src = "trait T { fn a(&self); fn b(&self) { x() } }\nconst C: &str = r#\"fn x() { }\"#;\n// fn y() { }\nfn z<'a>(c: char) { let _ = ('{', c, 'a', b'\\''); }\n";
         let expected = blanked(src, &[" x() ", " let _ = ('{', c, 'a', b'\\''); "])
+            .replacen("// fn y() { }", "", 1)
             .replacen("b(&self) ", "b()      ", 1)
             .replacen("z<'a>(c: char) ", "z()            ", 1);
         assert_eq!(blank_unread(src), expected);
@@ -911,8 +937,8 @@ mod tests {
             "enum Error { A(#[from] E), B { c: u8 } }\n",
         );
         let expected = src
-            .replacen("/// Shared.", "//  Shared.", 1)
-            .replacen("/// Why.", "//  Why.", 1)
+            .replacen("/// Shared.", "", 1)
+            .replacen("/// Why.", "", 1)
             .replacen("\n    /// A client.\n    pub client: T,\n", "\n\n\n", 1)
             .replacen(" A(#[from] E), B { c: u8 } ", &" ".repeat(27), 1);
         assert_eq!(blank_unread(src), expected);
@@ -936,7 +962,7 @@ mod tests {
     }
 
     #[test]
-    fn a_function_keeps_only_the_marker_lines_of_its_docs() {
+    fn comments_go_but_markers_and_the_docs_of_schema_types() {
         let src = concat!(
             "/// Spec doc.\n",
             "/// +kubebuilder:object:root=true\n",
@@ -957,11 +983,12 @@ mod tests {
             "fn g() {\n    //! In a body.\n}\n",
         );
         let expected = src
-            .replacen("//! Inner.", "//  Inner.", 1)
+            .replacen("//! Inner.", "", 1)
             .replacen("    //! In a body.\n", "\n", 1)
-            .replacen("/// Reconciles.", "//  Reconciles.", 1)
-            .replacen("///\n", "// \n", 1)
-            .replacen("/// Also prose.", "//  Also prose.", 1);
+            .replacen("/// Reconciles.", "", 1)
+            .replacen("///\n", "\n", 1)
+            .replacen("//// not a doc", "", 1)
+            .replacen("/// Also prose.", "", 1);
         assert_eq!(blank_unread(src), expected);
         // docs left before an item that is not a function stay docs
         let src = "fn f() {}\n/// Kept.\nconst C: u8 = 1;\n/// Kept at the end.\n";
