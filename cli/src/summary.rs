@@ -258,9 +258,9 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
 ///
 /// Blanked text keeps its line breaks and, on its last line, its width in spaces, and a removed
 /// line comment leaves nothing after it on its line, so every line and column that is left
-/// stays where it was. Comments, string, raw string and char literals
-/// are skipped as Rust lexes them; a `fn` not followed by a name (a function pointer type) has
-/// no body. Text that does not lex as expected is left as it is, so syn reports it.
+/// stays where it was. Comments, string, raw string and char literals are skipped as Rust lexes
+/// them; a `fn` not followed by a name (a function pointer type) has no body. Text that does not
+/// lex as expected is left as it is, so syn reports it.
 pub fn blank_unread(source: &str) -> String {
     let mut lexer = Lexer {
         bytes: source.as_bytes(),
@@ -401,8 +401,7 @@ fn plain_type(lexer: &mut Lexer, source: &str, item_start: usize, edits: &mut Ve
     true
 }
 
-/// Turns the `///` lines lexed between `from` and `to` that are not markers into plain
-/// comments.
+/// Removes the `///` lines lexed between `from` and `to` that are not markers.
 fn prose_docs(lexer: &Lexer, source: &str, from: usize, to: usize, edits: &mut Vec<Edit>) {
     let first = lexer.docs.partition_point(|&d| d < from);
     for &at in lexer.docs[first..].iter().take_while(|&&d| d < to) {
