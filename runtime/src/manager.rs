@@ -76,9 +76,9 @@ use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 
+use crate::events::{Recorder, Reporter};
 use futures::future::BoxFuture;
 use futures::{FutureExt, Stream, StreamExt};
-use kube::runtime::events::{Recorder, Reporter};
 use kube::{Api, Client, Resource};
 use tokio::task::JoinSet;
 
@@ -188,7 +188,8 @@ impl Manager {
         self.health.clone()
     }
 
-    /// An event recorder reporting as `controller`, instance `$POD_NAME` when set.
+    /// An event recorder reporting as `controller`, instance `$POD_NAME` when set (see
+    /// [`events`](crate::events)).
     pub fn recorder(&self, controller: &str) -> Recorder {
         let reporter = Reporter {
             controller: controller.to_owned(),
