@@ -21,6 +21,8 @@ use serde::de::DeserializeOwned;
 use crate::shard::Shard;
 use tracing::Instrument;
 
+mod wakes;
+
 /// The predicates a watch stream can be filtered with before it wakes a controller (kube's,
 /// controller-runtime's `GenerationChangedPredicate` and its kin), for users' own controllers.
 pub use kube::runtime::{Predicate, PredicateConfig, predicates};
@@ -32,8 +34,10 @@ pub use kube::runtime::{Predicate, PredicateConfig, predicates};
 /// annotation edits. Objects without a generation (a `ConfigMap`) wake it on every change of
 /// resource version. Deletions of objects without finalizers are not delivered; `owns` and
 /// `watches` on the returned controller add their triggers as usual. The objects it caches and
-/// hands to the reconcile carry no `managedFields`. At most [`CONCURRENT_RECONCILES`] reconciles
-/// run at once; `with_config` on the returned controller sets another bound.
+/// hands to the reconcile carry no `managedFields`; to tell a new generation it keeps two
+/// numbers per object (a digest of its namespace, name and uid, and its generation's hash), and
+/// forgets an object once the watch reports it deleted. At most [`CONCURRENT_RECONCILES`]
+/// reconciles run at once; `with_config` on the returned controller sets another bound.
 pub fn generation_changed<K>(api: Api<K>, config: watcher::Config) -> Controller<K>
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
@@ -55,18 +59,17 @@ where
     K::DynamicType: Default + Eq + Hash + Clone + Unpin,
 {
     let (reader, writer) = reflector::store();
+    let mut wakes = wakes::Wakes::default();
     let trigger = watcher(api, config)
         .default_backoff()
         // the cache keeps objects without `managedFields`, which no reconcile reads and which
         // are often the larger part of an object; an update sent without them keeps the stored ones
         .modify(|obj| obj.managed_fields_mut().clear())
         .reflect(writer)
-        .applied_objects()
-        .try_filter(move |obj| std::future::ready(shard.owns(obj)))
-        .predicate_filter(
-            predicates::generation.fallback(predicates::resource_version),
-            PredicateConfig::default(),
-        );
+        // the shard's objects, when first seen or seen with another generation (kube's
+        // `predicate_filter` with `generation.fallback(resource_version)`, forgetting deleted
+        // objects)
+        .try_filter_map(move |event| std::future::ready(Ok(wakes.wake(event, shard))));
     Controller::for_stream(trigger, reader)
         .with_config(controller::Config::default().concurrency(CONCURRENT_RECONCILES))
 }

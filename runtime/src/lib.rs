@@ -5,6 +5,7 @@ pub use operator_gen_macros::{CustomResource, Schema};
 
 pub mod cache;
 pub mod controller;
+pub mod events;
 pub mod fake;
 pub mod manager;
 pub mod schema;

@@ -17,7 +17,10 @@
 //!   [`Error::LeadershipLost`], so the process exits non-zero and restarts as a follower;
 //! - the first SIGTERM or SIGINT fires [`Manager::shutdown_signal`], waits up to
 //!   `--graceful-shutdown-timeout` for the controllers, releases the Lease and returns `Ok`;
-//!   a second signal exits the process at once with status 1.
+//!   a second signal exits the process at once with status 1;
+//! - once the reconciles timed by [`Metrics`] have been quiet for a second after work, freed
+//!   memory is returned to the system ([`release_freed_memory`]), so that a burst of objects,
+//!   reconciled and deleted, does not leave the process holding its pages.
 //!
 //! # Example: `src/main.rs`
 //!
@@ -68,6 +71,7 @@ pub(crate) mod error;
 mod fake_api;
 pub(crate) mod http;
 mod leader;
+mod memory;
 mod metrics;
 mod options;
 pub(crate) mod secure;
@@ -76,14 +80,15 @@ use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 
+use crate::events::{Recorder, Reporter};
 use futures::future::BoxFuture;
 use futures::{FutureExt, Stream, StreamExt};
-use kube::runtime::events::{Recorder, Reporter};
 use kube::{Api, Client, Resource};
 use tokio::task::JoinSet;
 
 pub use error::{Error, Result};
 pub use http::Health;
+pub use memory::release_freed_memory;
 pub use metrics::{Metrics, OPENMETRICS_CONTENT_TYPE, ReconcileResult, ReconcileTimer};
 pub use options::{
     DEFAULT_WEBHOOK_CERT_PATH, DEFAULT_WEBHOOK_PORT, ManagerOptions, POD_NAMESPACE_ENV,
@@ -188,7 +193,8 @@ impl Manager {
         self.health.clone()
     }
 
-    /// An event recorder reporting as `controller`, instance `$POD_NAME` when set.
+    /// An event recorder reporting as `controller`, instance `$POD_NAME` when set (see
+    /// [`events`](crate::events)).
     pub fn recorder(&self, controller: &str) -> Recorder {
         let reporter = Reporter {
             controller: controller.to_owned(),
@@ -313,6 +319,13 @@ impl Manager {
                 tracing::info!(addr = %addr, ?paths, "serving webhooks");
                 servers.spawn(bound.run(servers_stop.clone()));
             }
+            // freed memory goes back to the system when the reconciles have gone quiet
+            servers.spawn(memory::release_when_idle(
+                metrics.activity(),
+                memory::QUIET,
+                memory::release_freed_memory,
+                servers_stop.clone(),
+            ));
             spawn_signal_handler(stop.clone())
         }
         .await;

@@ -16,9 +16,9 @@ use kube::api::{
     Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, Preconditions, WatchEvent,
     WatchParams,
 };
-use kube::runtime::events::{Recorder, Reporter};
 use kube::{Client, Resource, ResourceExt};
 use operator_gen_envtest::{ControlPlane, require_assets};
+use operator_gen_runtime::events::{Recorder, Reporter};
 use operator_gen_runtime::fake::FakeApi;
 use operator_gen_tests::tools::{Ran, record_ran};
 use serde_json::{Value, json};
@@ -1699,6 +1699,36 @@ fn cases() -> Vec<Case> {
                         "published event",
                         json!(found),
                         json!([["Reconciled", note, "Normal", "fake-table"]]),
+                    );
+                    // published again within six minutes: the same Event, its series patched
+                    recorder
+                        .publish(&event, &widget.object_ref(&()))
+                        .await
+                        .expect("publish again");
+                    let series: Vec<Value> = events
+                        .list(&ListParams::default())
+                        .await
+                        .expect("list events")
+                        .items
+                        .into_iter()
+                        .filter(|e| {
+                            e.regarding.as_ref().and_then(|o| o.name.clone())
+                                == Some(widget.name_any())
+                        })
+                        .map(|e| {
+                            json!([
+                                e.reason,
+                                e.series.as_ref().map(|s| s.count),
+                                e.series.is_some_and(
+                                    |s| Some(&s.last_observed_time) >= e.event_time.as_ref()
+                                )
+                            ])
+                        })
+                        .collect();
+                    r.check(
+                        "a repeat is the event's series",
+                        json!(series),
+                        json!([["Reconciled", 2, true]]),
                     );
                     let core: Api<CoreEvent> = Api::namespaced(a.client.clone(), NS);
                     let as_core: Vec<Value> = core

@@ -14,6 +14,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
 use super::error::{Error, Result};
+use super::memory::Activity;
 
 /// The content type of [`Metrics::encode`]'s output.
 pub const OPENMETRICS_CONTENT_TYPE: &str =
@@ -94,6 +95,7 @@ struct Inner {
     reconcile_errors: Family<ControllerLabels, Counter>,
     reconcile_time: HistogramFamily<ControllerLabels>,
     leader_status: Family<NameLabels, Gauge>,
+    activity: Arc<Activity>,
 }
 
 /// A cheap-clone handle on the manager's Prometheus registry and reconcile metrics.
@@ -162,12 +164,21 @@ impl Metrics {
                 reconcile_errors,
                 reconcile_time,
                 leader_status,
+                activity: Arc::default(),
             }),
         }
     }
 
+    /// The reconciles timed by this handle, started and ended.
+    pub(crate) fn activity(&self) -> Arc<Activity> {
+        self.inner.activity.clone()
+    }
+
     /// Starts timing one reconcile of `controller`; finish it with [`ReconcileTimer::finish`].
+    /// Until the timer is finished or dropped, the reconcile counts as running: the manager
+    /// returns freed memory only when none is (see [`Manager::run`](super::Manager::run)).
     pub fn reconcile_started(&self, controller: &str) -> ReconcileTimer {
+        self.inner.activity.started();
         ReconcileTimer {
             metrics: self.clone(),
             controller: controller.to_owned(),
@@ -250,7 +261,8 @@ impl Metrics {
     }
 }
 
-/// Times one reconcile; dropping it without [`finish`](Self::finish) records nothing.
+/// Times one reconcile; dropping it without [`finish`](Self::finish) records nothing (but
+/// ends the reconcile as the manager's idle watch counts them).
 #[derive(Debug)]
 #[must_use = "call finish or finish_with to record the reconcile"]
 pub struct ReconcileTimer {
@@ -269,6 +281,12 @@ impl ReconcileTimer {
     /// Records the reconcile, classifying a kube-runtime result.
     pub fn finish_with<E>(self, result: &Result<Action, E>) {
         self.finish(ReconcileResult::of(result));
+    }
+}
+
+impl Drop for ReconcileTimer {
+    fn drop(&mut self) {
+        self.metrics.inner.activity.ended();
     }
 }
 

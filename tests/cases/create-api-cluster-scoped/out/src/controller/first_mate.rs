@@ -26,9 +26,9 @@ use std::time::Duration;
 use kube::Client;
 use kube::api::Api;
 use kube::runtime::controller::Action;
-use kube::runtime::events::Recorder;
 use kube::runtime::watcher;
 use operator_gen_runtime::controller::{self as shared, Retries};
+use operator_gen_runtime::events::Recorder;
 use operator_gen_runtime::manager::{Manager, Metrics};
 use operator_gen_runtime::prelude::*;
 use operator_gen_runtime::shard::Shard;
@@ -100,6 +100,8 @@ async fn reconcile_with_finalizer(obj: Arc<FirstMate>, ctx: &Context) -> Result<
         if shared::has_finalizer(obj.as_ref(), FINALIZER) {
             cleanup(&obj, ctx).await?;
             shared::remove_finalizer(&api, obj.as_ref(), FINALIZER).await?;
+            // done with the object: the recorder forgets its events
+            ctx.recorder.forget(&obj.object_ref(&()));
         }
         return Ok(Action::await_change());
     }
@@ -152,8 +154,8 @@ mod tests {
     use super::*;
     use k8s_openapi::api::events::v1::Event;
     use kube::api::{DeleteParams, ListParams};
-    use kube::runtime::events::Reporter;
     use operator_gen_envtest::read_yaml;
+    use operator_gen_runtime::events::Reporter;
     use operator_gen_runtime::fake::FakeApi;
 
     /// The reasons of the events recorded about the object `name`.

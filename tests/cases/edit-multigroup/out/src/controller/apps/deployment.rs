@@ -24,9 +24,9 @@ use std::sync::Arc;
 use kube::Client;
 use kube::api::Api;
 use kube::runtime::controller::Action;
-use kube::runtime::events::Recorder;
 use kube::runtime::watcher;
 use operator_gen_runtime::controller::{self as shared, Retries, object_key};
+use operator_gen_runtime::events::Recorder;
 use operator_gen_runtime::manager::{Manager, Metrics};
 use operator_gen_runtime::shard::Shard;
 
