@@ -309,7 +309,7 @@ impl Series {
 }
 
 /// Feeds an optional string to `h`, so that `None`, `""` and adjacent fields stay apart.
-fn feed(h: &mut Xxh3Default, field: Option<&str>) {
+pub(crate) fn feed(h: &mut Xxh3Default, field: Option<&str>) {
     match field {
         None => h.update(&[0]),
         Some(s) => {

@@ -72,14 +72,7 @@ impl Wakes {
         let meta = obj.meta();
         let mut h = Xxh3Default::new();
         for field in [&meta.namespace, &meta.name, &meta.uid] {
-            match field {
-                None => h.update(&[0]),
-                Some(s) => {
-                    h.update(&[1]);
-                    h.update(&(s.len() as u64).to_le_bytes());
-                    h.update(s.as_bytes());
-                }
-            }
+            crate::events::feed(&mut h, field.as_deref());
         }
         let value = predicates::generation
             .fallback(predicates::resource_version)
