@@ -27,6 +27,8 @@ use kube::Client;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use xxhash_rust::xxh3::Xxh3Default;
 
+use crate::tables::{feed, shrink_emptied};
+
 pub use kube::runtime::events::{Event, EventType, Reporter};
 
 /// How long after its last publish an event is still patched as a series rather than created
@@ -286,36 +288,13 @@ impl Series {
             !entries.is_empty()
         });
         self.len = len;
-        self.shrink();
+        shrink_emptied(&mut self.objects);
     }
 
     fn forget(&mut self, object: u64) {
         if let Some(entries) = self.objects.remove(&object) {
             self.len -= entries.len();
-            self.shrink();
-        }
-    }
-
-    /// Gives back the table's room once three quarters of it stand empty, and all of it when
-    /// it is empty, as after a mass deletion: a hash table keeps its capacity when entries leave.
-    fn shrink(&mut self) {
-        let capacity = self.objects.capacity();
-        if self.objects.is_empty() {
-            self.objects.shrink_to_fit();
-        } else if capacity > 64 && self.objects.len() < capacity / 4 {
-            self.objects.shrink_to(self.objects.len() * 2);
-        }
-    }
-}
-
-/// Feeds an optional string to `h`, so that `None`, `""` and adjacent fields stay apart.
-pub(crate) fn feed(h: &mut Xxh3Default, field: Option<&str>) {
-    match field {
-        None => h.update(&[0]),
-        Some(s) => {
-            h.update(&[1]);
-            h.update(&(s.len() as u64).to_le_bytes());
-            h.update(s.as_bytes());
+            shrink_emptied(&mut self.objects);
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod fake;
 pub mod manager;
 pub mod schema;
 pub mod shard;
+mod tables;
 pub mod webhook;
 
 pub use schema::Schema;

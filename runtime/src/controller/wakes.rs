@@ -14,6 +14,8 @@ use kube::runtime::watcher::Event;
 use kube::runtime::{Predicate, predicates};
 use xxhash_rust::xxh3::Xxh3Default;
 
+use crate::tables::{feed, shrink_emptied};
+
 use crate::shard::Shard;
 
 /// The last generation seen of each object of the shard.
@@ -47,7 +49,7 @@ impl Wakes {
             Event::Delete(obj) => {
                 if let Some((key, _)) = Self::entry(&obj, shard) {
                     self.seen.remove(&key);
-                    self.shrink();
+                    shrink_emptied(&mut self.seen);
                 }
                 None
             }
@@ -72,22 +74,12 @@ impl Wakes {
         let meta = obj.meta();
         let mut h = Xxh3Default::new();
         for field in [&meta.namespace, &meta.name, &meta.uid] {
-            crate::events::feed(&mut h, field.as_deref());
+            feed(&mut h, field.as_deref());
         }
         let value = predicates::generation
             .fallback(predicates::resource_version)
             .hash_property(obj);
         Some((h.digest128(), value))
-    }
-
-    /// Gives back the table's room once three quarters of it stand empty.
-    fn shrink(&mut self) {
-        let capacity = self.seen.capacity();
-        if self.seen.is_empty() {
-            self.seen.shrink_to_fit();
-        } else if capacity > 64 && self.seen.len() < capacity / 4 {
-            self.seen.shrink_to(self.seen.len() * 2);
-        }
     }
 
     #[cfg(test)]
