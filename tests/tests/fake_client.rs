@@ -1683,16 +1683,21 @@ fn cases() -> Vec<Case> {
                         .await
                         .expect("publish");
                     let events: Api<Event> = Api::namespaced(a.client.clone(), NS);
-                    let found: Vec<Value> = events
-                        .list(&ListParams::default())
+                    // the events.k8s.io Events about the widget
+                    let widget_events = async || {
+                        events
+                            .list(&ListParams::default())
+                            .await
+                            .expect("list events")
+                            .items
+                            .into_iter()
+                            .filter(|e| {
+                                e.regarding.as_ref().and_then(|o| o.name.clone())
+                                    == Some(widget.name_any())
+                            })
+                    };
+                    let found: Vec<Value> = widget_events()
                         .await
-                        .expect("list events")
-                        .items
-                        .into_iter()
-                        .filter(|e| {
-                            e.regarding.as_ref().and_then(|o| o.name.clone())
-                                == Some(widget.name_any())
-                        })
                         .map(|e| json!([e.reason, e.note, e.type_, e.reporting_controller]))
                         .collect();
                     r.check(
@@ -1705,16 +1710,8 @@ fn cases() -> Vec<Case> {
                         .publish(&event, &widget.object_ref(&()))
                         .await
                         .expect("publish again");
-                    let series: Vec<Value> = events
-                        .list(&ListParams::default())
+                    let series: Vec<Value> = widget_events()
                         .await
-                        .expect("list events")
-                        .items
-                        .into_iter()
-                        .filter(|e| {
-                            e.regarding.as_ref().and_then(|o| o.name.clone())
-                                == Some(widget.name_any())
-                        })
                         .map(|e| {
                             json!([
                                 e.reason,
