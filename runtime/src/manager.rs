@@ -19,7 +19,8 @@
 //!   `--graceful-shutdown-timeout` for the controllers, releases the Lease and returns `Ok`;
 //!   a second signal exits the process at once with status 1;
 //! - once the reconciles timed by [`Metrics`] have been quiet for a second after work, freed
-//!   memory is returned to the system ([`release_freed_memory`]), so that a burst of objects,
+//!   memory is returned to the system ([`release_freed_memory`]; [`Manager::new`] first sets the
+//!   allocator up for it, [`tune_allocator`]), so that a burst of objects,
 //!   reconciled and deleted, does not leave the process holding its pages.
 //!
 //! # Example: `src/main.rs`
@@ -88,7 +89,7 @@ use tokio::task::JoinSet;
 
 pub use error::{Error, Result};
 pub use http::Health;
-pub use memory::release_freed_memory;
+pub use memory::{release_freed_memory, tune_allocator};
 pub use metrics::{Metrics, OPENMETRICS_CONTENT_TYPE, ReconcileResult, ReconcileTimer};
 pub use options::{
     DEFAULT_WEBHOOK_CERT_PATH, DEFAULT_WEBHOOK_PORT, ManagerOptions, POD_NAMESPACE_ENV,
@@ -131,9 +132,11 @@ impl fmt::Debug for Manager {
 
 impl Manager {
     /// A manager named `name` (the project name) with a client from the environment
-    /// (`KUBECONFIG`, `~/.kube/config`, or the in-cluster service account).
+    /// (`KUBECONFIG`, `~/.kube/config`, or the in-cluster service account). It first sets the
+    /// process's allocator up for a long run ([`tune_allocator`]).
     pub async fn new(options: ManagerOptions, name: &str) -> Result<Self> {
         options.validate()?;
+        memory::tune_allocator();
         let client = Client::try_default().await.map_err(Error::Client)?;
         Self::with_client(options, name, client)
     }

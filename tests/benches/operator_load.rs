@@ -9,7 +9,7 @@
 //! `operator-gen init` and `create api`, built `--release`; and a Go one with `kubebuilder init`
 //! and `create api`, whose controller file it replaces with the same work as our scaffold's
 //! reconcile (the finalizer, the `Ready` condition for the generation, an event on ready and on
-//! deletion, a requeue after 5 minutes) under controller-runtime's usual
+//! deletion, no requeue) under controller-runtime's usual
 //! `GenerationChangedPredicate`. kubebuilder and controller-gen come from the tools cache
 //! (`hack/tools/build.sh`); the Go side builds offline on the module cache that script filled.
 //!
@@ -62,7 +62,6 @@ const GO_CONTROLLER: &str = r#"package controller
 import (
 	"context"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -130,7 +129,7 @@ func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		}
 		r.recorder.Eventf(&gb, corev1.EventTypeNormal, "Reconciled", "Guestbook %s is ready", gb.Name)
 	}
-	return ctrl.Result{RequeueAfter: 300 * time.Second}, nil
+	return ctrl.Result{}, nil
 }
 
 // SetupWithManager sets up the controller with the Manager.
@@ -275,13 +274,35 @@ fn build_go(parent: &Path, kubebuilder: &Path, controller_gen: &Path) -> Operato
 
 /// `VmRSS` of `pid` in MiB, 0 once it is gone.
 fn rss_mib(pid: u32) -> f64 {
+    status_mib(pid, "VmRSS:")
+}
+
+/// A field of `/proc/<pid>/status` given in kB (`VmRSS:`, `RssAnon:`), in MiB; 0 once the
+/// process is gone.
+fn status_mib(pid: u32, field: &str) -> f64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .find_map(|l| l.strip_prefix(field))
         .and_then(|v| v.split_whitespace().next())
         .and_then(|kb| kb.parse::<f64>().ok())
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// With `LOAD_SMAPS_DIR` set, copies `/proc/<pid>/smaps` there as `<run>-<moment>.smaps`, to
+/// see which mappings hold the RSS.
+fn keep_smaps(pid: u32, run: &Path, moment: &str) {
+    let Some(dir) = std::env::var_os("LOAD_SMAPS_DIR") else {
+        return;
+    };
+    let run = run
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let to = Path::new(&dir).join(format!("{run}-{moment}.smaps"));
+    if let Err(e) = std::fs::copy(format!("/proc/{pid}/smaps"), &to) {
+        eprintln!("operator_load: cannot keep {}: {e}", to.display());
+    }
 }
 
 /// User plus system CPU seconds `pid` has used.
@@ -454,8 +475,13 @@ struct Measurement {
     requests_per_object: f64,
     /// Measured in the streamed run only (the backlog run starts with work).
     idle_rss: Option<f64>,
+    /// The anonymous part of `idle_rss` (`RssAnon`: the heap, stacks; the rest is the
+    /// executable's and libraries' mapped pages).
+    idle_anon: Option<f64>,
     peak_rss: f64,
     rss_after_delete: f64,
+    /// The anonymous part of `rss_after_delete`.
+    anon_after_delete: f64,
     errors: f64,
     /// Audited requests by `verb resource code`.
     requests: std::collections::BTreeMap<String, usize>,
@@ -619,6 +645,8 @@ async fn run(op: &Operator, load: Load, n: usize, scratch: &Path, ticks: f64) ->
     let from = if load == Load::Streamed {
         tokio::time::sleep(Duration::from_secs(3)).await;
         m.idle_rss = Some(rss_mib(operator.pid()));
+        m.idle_anon = Some(status_mib(operator.pid(), "RssAnon:"));
+        keep_smaps(operator.pid(), &dir, "idle");
         peak.reset();
         let from = Instant::now();
         let cpu = cpu_seconds(operator.pid(), ticks);
@@ -659,6 +687,8 @@ async fn run(op: &Operator, load: Load, n: usize, scratch: &Path, ticks: f64) ->
     // five seconds after the list first came back empty
     tokio::time::sleep(Duration::from_secs(5)).await;
     m.rss_after_delete = rss_mib(operator.pid());
+    m.anon_after_delete = status_mib(operator.pid(), "RssAnon:");
+    keep_smaps(operator.pid(), &dir, "after-delete");
     m.reconciles_per_object_in_all = operator.reconciles(None) / n as f64;
     m.errors = operator.reconciles(Some("error"));
     drop(peak);
@@ -756,9 +786,15 @@ fn main() {
         let idle = rows
             .iter()
             .find(|(_, n, r)| n == name && r.idle_rss.is_some())
-            .and_then(|(_, _, r)| r.idle_rss);
-        if let Some(idle) = idle {
-            println!("  {} {name}: {:.2}", load.name(), m.rss_after_delete / idle);
+            .map(|(_, _, r)| (r.idle_rss.unwrap_or(0.0), r.idle_anon.unwrap_or(0.0)));
+        if let Some((idle, idle_anon)) = idle {
+            println!(
+                "  {} {name}: {:.2} (anonymous {:.1} MiB after delete against {:.1} idle)",
+                load.name(),
+                m.rss_after_delete / idle,
+                m.anon_after_delete,
+                idle_anon
+            );
         }
     }
     let Some(theirs) = theirs else {

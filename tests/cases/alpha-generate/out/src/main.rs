@@ -28,7 +28,10 @@ struct Cli {
     manager: ManagerOptions,
 }
 
-#[tokio::main]
+// One thread runs every task: an operator mostly waits on the API server, and one thread keeps
+// its memory small (one allocator arena and cache). Reconciles still run concurrently; for
+// reconciles that compute a lot, use `#[tokio::main]` (a thread per core) instead.
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     tracing_subscriber::fmt().with_env_filter(filter).init();

@@ -21,7 +21,6 @@
 //! +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use kube::Client;
 use kube::api::Api;
@@ -129,7 +128,9 @@ async fn apply(obj: &Captain, api: &Api<Captain>, ctx: &Context) -> Result<Actio
         let event = shared::normal_event("Reconciled", note, "Reconcile");
         ctx.recorder.publish(&event, &obj.object_ref(&())).await?;
     }
-    Ok(Action::requeue(Duration::from_secs(300)))
+    // woken again by the next change of generation, as kubebuilder's scaffold; return
+    // `Action::requeue(...)` to also check on the object after a while
+    Ok(Action::await_change())
 }
 
 /// The object is being deleted: release what it owns outside the cluster; the finalizer goes
