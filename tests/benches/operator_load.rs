@@ -800,6 +800,13 @@ fn main() {
     let Some(theirs) = theirs else {
         return;
     };
+    let idle = rows
+        .iter()
+        .find(|(_, n, r)| *n == ours.name && r.idle_rss.is_some())
+        .and_then(|(_, _, r)| r.idle_rss)
+        .unwrap_or(0.0);
+    let verdict = |met: bool| if met { "met" } else { "NOT MET" };
+    let mut targets = Vec::new();
     println!();
     println!("ratios, Go / ours (above 1: ours is faster, leaner or makes fewer requests):");
     for load in [Load::Streamed, Load::Backlog] {
@@ -819,5 +826,18 @@ fn main() {
             g.peak_rss / o.peak_rss,
             g.rss_after_delete / o.rss_after_delete,
         );
+        targets.push(format!(
+            "  {}: throughput at least Go's {}, API requests/object at most Go's {}, peak RSS at most half of Go's {}, RSS after delete within 20 % of idle {}",
+            load.name(),
+            verdict(o.ready_seconds <= g.ready_seconds),
+            verdict(o.requests_per_object <= g.requests_per_object),
+            verdict(2.0 * o.peak_rss <= g.peak_rss),
+            verdict(o.rss_after_delete <= 1.2 * idle),
+        ));
+    }
+    println!();
+    println!("targets (ours; RSS after delete against the streamed run's idle):");
+    for line in targets {
+        println!("{line}");
     }
 }
