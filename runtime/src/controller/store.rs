@@ -101,21 +101,28 @@ mod tests {
         names
     }
 
-    #[test]
-    fn a_mass_deletion_rebuilds_the_store_with_what_is_left() {
+    /// A store listed empty, then given `n` objects `o000`, `o001` ... by the watch.
+    fn holding(n: usize) -> (Store<ConfigMap>, Compacting<ConfigMap>) {
         let (reader, writer) = reflector::store::<ConfigMap>();
         let mut store = Compacting::new(writer);
         store.apply(&Event::Init);
         store.apply(&Event::InitDone);
-        for i in 0..200 {
+        for i in 0..n {
             assert!(!store.apply(&Event::Apply(config_map("ns", &format!("o{i:03}")))));
         }
-        let mut rebuilt = Vec::new();
-        for i in 0..198 {
-            if store.apply(&Event::Delete(config_map("ns", &format!("o{i:03}")))) {
-                rebuilt.push(i);
-            }
-        }
+        (reader, store)
+    }
+
+    fn delete(store: &mut Compacting<ConfigMap>, name: &str) -> bool {
+        store.apply(&Event::Delete(config_map("ns", name)))
+    }
+
+    #[test]
+    fn a_mass_deletion_rebuilds_the_store_with_what_is_left() {
+        let (reader, mut store) = holding(200);
+        let rebuilt: Vec<usize> = (0..198)
+            .filter(|i| delete(&mut store, &format!("o{i:03}")))
+            .collect();
         // 200 held: the deletion that leaves 49 (under a quarter) rebuilds; 49 is too few to
         // rebuild again
         assert_eq!(rebuilt, vec![150]);
@@ -128,26 +135,21 @@ mod tests {
     }
 
     #[test]
-    fn nothing_is_rebuilt_inside_a_relist_or_in_a_small_store() {
-        let (reader, writer) = reflector::store::<ConfigMap>();
-        let mut store = Compacting::new(writer);
-        store.apply(&Event::Init);
-        store.apply(&Event::InitDone);
-        for i in 0..10 {
-            store.apply(&Event::Apply(config_map("ns", &format!("o{i}"))));
-        }
+    fn nothing_is_rebuilt_in_a_small_store() {
+        let (reader, mut store) = holding(10);
         for i in 0..9 {
-            assert!(!store.apply(&Event::Delete(config_map("ns", &format!("o{i}")))));
+            assert!(!delete(&mut store, &format!("o{i:03}")));
         }
-        assert_eq!(names(&reader), vec!["o9"]);
+        assert_eq!(names(&reader), vec!["o009"]);
+    }
 
-        for i in 0..100 {
-            store.apply(&Event::Apply(config_map("ns", &format!("p{i:02}"))));
-        }
+    #[test]
+    fn nothing_is_rebuilt_inside_a_relist() {
+        let (reader, mut store) = holding(100);
         store.apply(&Event::Init);
         store.apply(&Event::InitApply(config_map("ns", "q")));
         for i in 0..99 {
-            assert!(!store.apply(&Event::Delete(config_map("ns", &format!("p{i:02}")))));
+            assert!(!delete(&mut store, &format!("o{i:03}")));
         }
         store.apply(&Event::InitDone);
         assert_eq!(
