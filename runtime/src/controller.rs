@@ -88,8 +88,8 @@ where
 /// client retries the requests the apiserver answers 429 Too Many Requests). Go's
 /// controller-runtime runs one at a time by default; a few more keep the apiserver busy. Each
 /// reconcile running holds a connection of kube's client, which keeps it idle for 90 s after:
-/// eight rather than sixteen left the benchmark's operator 0.4 to 0.5 MiB smaller once every
-/// object was deleted, with every object still Ready sooner than under the Go operator.
+/// eight rather than sixteen left the benchmark's operator 0.3 to 0.5 MiB of heap smaller once
+/// every object was deleted, with every object still Ready sooner than under the Go operator.
 pub const CONCURRENT_RECONCILES: u16 = 8;
 
 /// Whether `obj` carries `finalizer`.
