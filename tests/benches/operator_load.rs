@@ -700,6 +700,22 @@ async fn run(op: &Operator, load: Load, n: usize, scratch: &Path, ticks: f64) ->
     m
 }
 
+/// One operator's measurement in one run.
+type Row = (Load, &'static str, Measurement);
+
+/// The measurement of `operator` in the `load` run.
+fn measured<'a>(rows: &'a [Row], load: Load, operator: &str) -> Option<&'a Measurement> {
+    rows.iter()
+        .find(|(l, n, _)| *l == load && *n == operator)
+        .map(|(_, _, m)| m)
+}
+
+/// `operator`'s idle RSS and its anonymous part, read in the streamed run.
+fn idle_of(rows: &[Row], operator: &str) -> Option<(f64, f64)> {
+    let streamed = measured(rows, Load::Streamed, operator)?;
+    Some((streamed.idle_rss?, streamed.idle_anon?))
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
@@ -738,7 +754,7 @@ fn main() {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let mut rows = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     for load in [Load::Streamed, Load::Backlog] {
         for op in std::iter::once(&ours).chain(theirs.as_ref()) {
             println!("operator_load: {} objects, {}, {}", n, load.name(), op.name);
@@ -783,11 +799,7 @@ fn main() {
     println!();
     println!("RSS after delete / idle RSS (the backlog run's over the streamed run's idle):");
     for (load, name, m) in &rows {
-        let idle = rows
-            .iter()
-            .find(|(_, n, r)| n == name && r.idle_rss.is_some())
-            .map(|(_, _, r)| (r.idle_rss.unwrap_or(0.0), r.idle_anon.unwrap_or(0.0)));
-        if let Some((idle, idle_anon)) = idle {
+        if let Some((idle, idle_anon)) = idle_of(&rows, name) {
             println!(
                 "  {} {name}: {:.2} (anonymous {:.1} MiB after delete against {:.1} idle)",
                 load.name(),
@@ -800,22 +812,13 @@ fn main() {
     let Some(theirs) = theirs else {
         return;
     };
-    let idle = rows
-        .iter()
-        .find(|(_, n, r)| *n == ours.name && r.idle_rss.is_some())
-        .and_then(|(_, _, r)| r.idle_rss)
-        .unwrap_or(0.0);
+    let idle = idle_of(&rows, ours.name).map_or(0.0, |(rss, _)| rss);
     let verdict = |met: bool| if met { "met" } else { "NOT MET" };
     let mut targets = Vec::new();
     println!();
     println!("ratios, Go / ours (above 1: ours is faster, leaner or makes fewer requests):");
     for load in [Load::Streamed, Load::Backlog] {
-        let pick = |name: &str| {
-            rows.iter()
-                .find(|(l, n, _)| *l == load && *n == name)
-                .map(|(_, _, m)| m.clone())
-                .unwrap_or_default()
-        };
+        let pick = |name: &str| measured(&rows, load, name).cloned().unwrap_or_default();
         let (o, g) = (pick(ours.name), pick(theirs.name));
         println!(
             "  {}: time to Ready {:.2}x, CPU {:.2}x, API requests/object {:.2}x, peak RSS {:.2}x, RSS after delete {:.2}x",
