@@ -16,13 +16,21 @@ pub fn generated_target_dir() -> PathBuf {
     cli::workspace_root().join("target/generated-projects")
 }
 
-/// Runs `program args...` in `dir` with the shared target directory; panics with its output
-/// when it fails, else returns its stdout.
-pub fn shell(dir: &Path, program: &str, args: &[&str]) -> String {
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(dir)
+/// Sets what every cargo build of a generated project in the tests shares: the shared target
+/// directory, no incremental data (each project's own crates are built once per run) and line
+/// tables in place of full debug info, which keep the directory a few GB smaller. The project's
+/// own `Cargo.toml` is left as generated.
+pub fn generated_build_env(command: &mut Command) -> &mut Command {
+    command
         .env("CARGO_TARGET_DIR", generated_target_dir())
+        .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_PROFILE_DEV_DEBUG", "line-tables-only")
+}
+
+/// Runs `program args...` in `dir` with [`generated_build_env`]; panics with its output when it
+/// fails, else returns its stdout.
+pub fn shell(dir: &Path, program: &str, args: &[&str]) -> String {
+    let out = generated_build_env(Command::new(program).args(args).current_dir(dir))
         .output()
         .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
     assert!(

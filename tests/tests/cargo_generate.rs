@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use operator_gen_tests::cli::{self, UPDATE_GOLDENS};
+use operator_gen_tests::operator::generated_build_env;
 use operator_gen_tests::tools;
 
 /// The cargo-generate release `.ci/run` installs and the template is written for.
@@ -241,15 +242,13 @@ fn cargo_generate_writes_what_init_writes_and_it_builds() {
         // One build is enough: the other value sets differ only in text the compiler ignores
         // or in the k8s-openapi feature, which would rebuild k8s-openapi.
         if i == 0 && failures.is_empty() {
-            let out = Command::new(cli::cargo())
-                .arg("build")
-                .current_dir(&generated)
-                .env(
-                    "CARGO_TARGET_DIR",
-                    cli::workspace_root().join("target/generated-projects"),
-                )
-                .output()
-                .expect("run cargo build");
+            let out = generated_build_env(
+                Command::new(cli::cargo())
+                    .arg("build")
+                    .current_dir(&generated),
+            )
+            .output()
+            .expect("run cargo build");
             assert!(
                 out.status.success(),
                 "cargo build of the cargo-generate output failed:\n{}",

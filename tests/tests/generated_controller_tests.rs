@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use operator_gen_tests::cli;
-use operator_gen_tests::operator::{generated_target_dir, operator_gen};
+use operator_gen_tests::operator::{generated_build_env, operator_gen};
 use operator_gen_tests::tools::{Ran, record_ran};
 
 /// The control-plane binaries and `make`, or `None` after the skip (a failure in CI).
@@ -69,14 +69,14 @@ fn make_test_passes(name: &str, init: &str, apis: &[&str], files: &[&str], tests
 
 /// The project's `make test`, as CI runs it; its stdout and stderr.
 fn make_test(dir: &Path, assets: &Path) -> (String, String) {
-    let out = Command::new("make")
-        .arg("test")
+    let mut make = Command::new("make");
+    make.arg("test")
         .arg(format!(
             "OPERATOR_GEN={}",
             cli::operator_gen_bin().display()
         ))
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", generated_target_dir())
+        .current_dir(dir);
+    let out = generated_build_env(&mut make)
         .env("KUBEBUILDER_ASSETS", assets)
         .env("CI", "true")
         .env_remove("WATCH_NAMESPACE")
