@@ -300,7 +300,9 @@ fn keep_smaps(pid: u32, run: &Path, moment: &str) {
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
     let to = Path::new(&dir).join(format!("{run}-{moment}.smaps"));
-    if let Err(e) = std::fs::copy(format!("/proc/{pid}/smaps"), &to) {
+    let copied = std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::copy(format!("/proc/{pid}/smaps"), &to));
+    if let Err(e) = copied {
         eprintln!("operator_load: cannot keep {}: {e}", to.display());
     }
 }
