@@ -47,14 +47,14 @@ pub fn mentions_marker(text: &str) -> bool {
 pub fn inspect(text: &str, kind: &str) -> Storage {
     // as the scan reads files: what it never reads blanked, refused past its nesting bound,
     // parsed on its deep stack
-    let text = &crate::summary::blank_unread(text);
-    if let Some((line, _)) = crate::scan::too_deep(text) {
+    let text = &crate::manifests::summary::blank_unread(text);
+    if let Some((line, _)) = crate::manifests::universe::too_deep(text) {
         return Storage::Unknown(format!(
             "its brackets nest more than {} levels deep at line {line}",
-            crate::scan::MAX_NESTING
+            crate::manifests::universe::MAX_NESTING
         ));
     }
-    crate::scan::on_scan_stack(|| inspect_parsed(text, kind))
+    crate::manifests::universe::on_scan_stack(|| inspect_parsed(text, kind))
 }
 
 /// [`inspect`] once `text` is known to nest within the scan's bound.

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use operator_gen::{manifests, scan};
+use operator_gen::manifests;
 use operator_gen_codegen::schema::Settings;
 
 /// Target `marker_line`: any text through the marker parser; it may refuse, never panic.
@@ -15,7 +15,7 @@ pub fn marker_line(line: &str) {
 /// every manifests emitter (CRDs, RBAC, webhooks) under two settings; diagnostics are fine,
 /// panics are not.
 pub fn scan_source(source: &str) {
-    let Ok(universe) = scan::scan_source(Path::new("src/lib.rs"), source) else {
+    let Ok(universe) = manifests::scan_source(Path::new("src/lib.rs"), source) else {
         return;
     };
     for settings in [

@@ -1,9 +1,9 @@
 //! The source scan's diagnostics for the compile-fail ui cases: each `tests/ui/<case>.rs` goes
-//! through `operator_gen::scan::scan_source` (what `operator-gen manifests` runs, no compile) and
+//! through `operator_gen::manifests::scan_source` (what `operator-gen manifests` runs, no compile) and
 //! must fail with exactly one diagnostic, with the expected message, at the `line:col` the derive's
 //! error has in `tests/ui/<case>.stderr`. Both paths report the same problem at the same place.
 
-use operator_gen::scan::scan_source;
+use operator_gen::manifests::scan_source;
 use operator_gen_tests::workspace;
 use std::path::Path;
 
@@ -169,7 +169,7 @@ fn deep_nesting_is_a_diagnostic() {
         [format!(
             "src/lib.rs:3:{}: brackets nest more than {} levels deep: name the inner types or expressions",
             11 + 127 * 4 + 3 + 1,
-            operator_gen::scan::MAX_NESTING
+            operator_gen::manifests::MAX_NESTING
         )]
     );
     // just under the limit still scans

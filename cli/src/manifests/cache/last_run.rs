@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::sources::{self, Cache, Lookup, ReadFile};
+use crate::manifests::read::{self, Cache, Lookup, ReadFile};
 
 /// The record's file in the scan cache's directory, and the format of its text.
 const RECORD: (&str, &str) = ("last-run", "operator-gen last run v1");
@@ -36,7 +36,7 @@ impl Record {
         (files, lookups): (Vec<ReadFile>, Vec<Lookup>),
         outputs: Vec<(String, u128)>,
     ) -> (Cache, Record) {
-        let (cache, _) = sources::summaries_in(dir);
+        let (cache, _) = read::summaries_in(dir);
         let given = cache.key(given.as_bytes());
         let record = Record {
             given,
@@ -54,7 +54,7 @@ impl Record {
             return;
         };
         let text = format!("{:032x}\n{body}", cache.key(body.as_bytes()));
-        let _ = sources::write_atomically(cache.dir(), RECORD.0, text.as_bytes());
+        let _ = read::write_atomically(cache.dir(), RECORD.0, text.as_bytes());
     }
 
     /// The record as lines of tab-separated fields, after a line naming the format; `None`
@@ -164,15 +164,15 @@ fn load(cache: &Cache) -> Option<Record> {
 
 /// Whether the run recorded in the cache in `dir` would write what it wrote and the files it
 /// wrote still hold it: the same `given` (the options and the crates, described by the
-/// caller), every file it read still meaning the same ([`sources::still_mean`]), every output's
+/// caller), every file it read still meaning the same ([`read::still_mean`]), every output's
 /// stamp matching. Then the stamps are stored, and the run has nothing left to do.
 pub(crate) fn nothing_changed(root: &Path, dir: PathBuf, given: &str) -> bool {
-    let (cache, stamps) = sources::summaries_in(dir);
+    let (cache, stamps) = read::summaries_in(dir);
     let Some(record) = load(&cache) else {
         return false;
     };
     let same = record.given == cache.key(given.as_bytes())
-        && sources::still_mean(&record.files, &record.lookups, &cache, &stamps)
+        && read::still_mean(&record.files, &record.lookups, &cache, &stamps)
         && record
             .outputs
             .iter()

@@ -1,6 +1,14 @@
 //! `operator-gen manifests`: scans the project's sources and writes the CRDs, the RBAC role and
 //! the webhook configurations, all through codegen's emitters.
 
+mod cache;
+pub mod crates;
+pub mod read;
+pub mod summary;
+pub mod universe;
+
+pub use universe::{MAX_NESTING, scan_source};
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -15,9 +23,9 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::printer::Printer;
 use crate::scaffold::{IfExists, Scaffold};
-use crate::scan::{self, Diagnostic, ScanScope, Universe};
-use crate::sources::Cache as TextCache;
+use read::Cache as TextCache;
 use serde::{Deserialize, Serialize};
+use universe::{Diagnostic, ScanScope, Universe};
 
 /// Options of `operator-gen manifests`.
 #[derive(Clone, Debug, Default)]
@@ -113,13 +121,13 @@ pub fn generate(root: &Path, opts: &ManifestsOptions) -> Result<Outputs> {
 /// instead of freeing it value by value, which took a third of a run with nothing to do.
 struct Scanned(
     #[allow(dead_code)] Universe,
-    scan::PendingCache,
+    universe::PendingCache,
     Option<TextCache>,
 );
 
 impl Scanned {
     /// Writes the scan's new cache entries: file summaries (taken from the scan with
-    /// [`scan::PendingCache::take_fresh`]) and CRDs.
+    /// [`universe::PendingCache::take_fresh`]) and CRDs.
     fn store_caches(&self, summaries: NewEntries, crds: NewEntries) {
         self.1.store_fresh(summaries);
         if let Some(cache) = &self.2
@@ -134,7 +142,7 @@ impl Scanned {
 /// other crates it brings in.
 struct Given {
     entries: Vec<PathBuf>,
-    crates: crate::crates::Crates,
+    crates: crate::manifests::crates::Crates,
 }
 
 impl Given {
@@ -144,7 +152,7 @@ impl Given {
             .map(|e| root.join(e))
             .filter(|p| p.is_file())
             .collect();
-        let crates = crate::crates::discover(root).map_err(Error::msg)?;
+        let crates = crate::manifests::crates::discover(root).map_err(Error::msg)?;
         if entries.is_empty() && crates.others.is_empty() {
             return Err(Error::msg(format!(
                 "{} has neither src/main.rs nor src/lib.rs; run manifests at the project root",
@@ -155,7 +163,7 @@ impl Given {
     }
 
     /// Everything a run's outputs depend on besides the files the scan reads, as text for
-    /// [`crate::rerun`]: this, and the options that change what is emitted.
+    /// [`crate::manifests::cache::last_run`]: this, and the options that change what is emitted.
     fn describe(&self, opts: &ManifestsOptions) -> String {
         format!(
             "{:?}\0{:?}\0{:?}\0{:?}\0{:?}\0{:?}",
@@ -189,7 +197,7 @@ fn generate_keeping(
     given: &Given,
 ) -> Result<(Outputs, Scanned, NewEntries)> {
     let (entries, crates) = (&given.entries, &given.crates);
-    let scan_settings = scan::ScanSettings {
+    let scan_settings = universe::ScanSettings {
         cache_dir: cache_dir_of(root, opts),
     };
     // a type not found may be in a crate that could not be looked for: say why
@@ -200,7 +208,7 @@ fn generate_keeping(
         _ => diagnostics_error(diags),
     };
     let (universe, pending) =
-        scan::scan_crates(root, entries, crates, &scan_settings).map_err(noted)?;
+        universe::scan_crates(root, entries, crates, &scan_settings).map_err(noted)?;
     let settings = Settings {
         allow_dangerous_types: opts.allow_dangerous_types,
         max_desc_len: opts.max_desc_len,
@@ -221,7 +229,7 @@ fn generate_keeping(
         max_crd_bytes,
         cache: crds.as_ref(),
     };
-    let (out, fresh) = scan::on_scan_stack(|| emit(&emitting, role_name)).map_err(noted)?;
+    let (out, fresh) = universe::on_scan_stack(|| emit(&emitting, role_name)).map_err(noted)?;
     Ok((out, Scanned(universe, pending, crds), fresh))
 }
 
@@ -237,7 +245,7 @@ pub fn outputs(
         max_crd_bytes: Some(MAX_CRD_BYTES),
         cache: None,
     };
-    scan::on_scan_stack(|| emit(&emitting, role_name)).map(|(out, _)| out)
+    universe::on_scan_stack(|| emit(&emitting, role_name)).map(|(out, _)| out)
 }
 
 /// The CRD cache's file in the scan cache's directory, and the format of its entries.
@@ -306,7 +314,7 @@ fn emit(e: &Emitting, role_name: &str) -> std::result::Result<Emitted, Vec<Diagn
     }
     // each kind's CRD is independent of the others': emitted in parallel, kept in kind order
     let specs: Vec<&Vec<Resource>> = kinds.values().collect();
-    let emitted = crate::sources::in_pool(|| {
+    let emitted = crate::manifests::read::in_pool(|| {
         specs
             .par_iter()
             .map(|specs| cached_kind(e, specs))
@@ -399,7 +407,7 @@ fn cached_kind(e: &Emitting, specs: &[Resource]) -> (Crd, Vec<Diagnostic>, Optio
     {
         return (Some((hit.file, hit.yaml)), Vec::new(), None);
     }
-    let ((crd, diags), mut seen) = scan::consulted(|| emit_kind(e, specs));
+    let ((crd, diags), mut seen) = universe::consulted(|| emit_kind(e, specs));
     seen.extend(specs.iter().map(|(m, _)| (*m).clone()));
     let entry = match &crd {
         Some((file, yaml)) if diags.is_empty() => seen
@@ -525,14 +533,14 @@ fn located(file: &Path, loc: Option<operator_gen_codegen::ir::Loc>, message: Str
 pub fn run(opts: &ManifestsOptions, printer: &Printer) -> Result<()> {
     // the scan's threads start while the project is looked up; a run that needs no scan
     // leaves them idle
-    crate::sources::pool();
+    crate::manifests::read::pool();
     let root = project_root(opts)?;
     let _lock = crate::transaction::lock(&root, printer)?;
     let given = Given::of(&root)?;
     let described = given.describe(opts);
     let cache_dir = cache_dir_of(&root, opts);
     if let Some(dir) = &cache_dir
-        && crate::rerun::nothing_changed(&root, dir.clone(), &described)
+        && crate::manifests::cache::last_run::nothing_changed(&root, dir.clone(), &described)
     {
         return Ok(());
     }
@@ -540,7 +548,7 @@ pub fn run(opts: &ManifestsOptions, printer: &Printer) -> Result<()> {
     let summaries = scanned.1.take_fresh();
     // the new cache entries are written beside the outputs, by another of the scan's threads
     let kept = &scanned;
-    let (_, done) = crate::sources::in_pool(|| {
+    let (_, done) = crate::manifests::read::in_pool(|| {
         rayon::join(
             move || kept.store_caches(summaries, crds),
             || write_outputs(&root, outputs, kept, printer, &described, cache_dir),
@@ -583,13 +591,14 @@ fn write_outputs(
             s.holds(path, *key);
         }
         // two files, written at once
-        crate::sources::in_pool(|| {
+        crate::manifests::read::in_pool(|| {
             rayon::join(
                 || s.store(),
                 || {
                     if let (Some(dir), Some(read)) = (cache_dir, scanned.1.read_record()) {
-                        let (cache, record) =
-                            crate::rerun::Record::new(dir, described, read, written);
+                        let (cache, record) = crate::manifests::cache::last_run::Record::new(
+                            dir, described, read, written,
+                        );
                         record.store(&cache);
                     }
                 },
@@ -621,7 +630,7 @@ pub mod api {
 
     /// The files `manifests` writes for `source`, or its messages.
     fn run(source: &str) -> std::result::Result<Vec<String>, Vec<String>> {
-        let universe = scan::scan_source(Path::new("src/lib.rs"), source)
+        let universe = universe::scan_source(Path::new("src/lib.rs"), source)
             .map_err(|d| d.iter().map(|d| d.message.clone()).collect::<Vec<_>>())?;
         outputs(&universe, &Settings::default(), "manager-role")
             .map(|o| o.into_keys().collect())
@@ -662,7 +671,7 @@ pub mod api {
         );
         assert_eq!(run(&with_tests), run(SOURCE));
         let roles = |source: &str| {
-            let universe = scan::scan_source(Path::new("src/lib.rs"), source).expect("scans");
+            let universe = universe::scan_source(Path::new("src/lib.rs"), source).expect("scans");
             let out = outputs(&universe, &Settings::default(), "manager-role").expect("emits");
             out["config/rbac/role.yaml"].clone()
         };

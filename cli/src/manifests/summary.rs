@@ -9,7 +9,7 @@ use operator_gen_codegen::lower::{self, Errors};
 use operator_gen_codegen::markers::{Effect, Kind, Target};
 use serde::{Deserialize, Serialize};
 
-use crate::scan::{self, Module};
+use crate::manifests::universe::{self, Module};
 
 /// What a file (or an inline module) contributes, in source order.
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
@@ -63,17 +63,17 @@ impl ModSummary {
 }
 
 /// The summary of one file's text. Runs on the caller's thread, which needs room for
-/// [`scan::MAX_NESTING`] levels of syn's recursion (see [`scan::on_scan_stack`]).
+/// [`universe::MAX_NESTING`] levels of syn's recursion (see [`universe::on_scan_stack`]).
 pub fn summarize(source: &str) -> ModSummary {
     let mut out = ModSummary::default();
     let blanked = blank_unread(source);
-    if let Some((line, column)) = scan::too_deep(&blanked) {
+    if let Some((line, column)) = universe::too_deep(&blanked) {
         out.steps.push(Step::Error {
             line,
             column,
             message: format!(
                 "brackets nest more than {} levels deep: name the inner types or expressions",
-                scan::MAX_NESTING
+                universe::MAX_NESTING
             ),
         });
         return out;
@@ -118,7 +118,7 @@ fn items(out: &mut ModSummary, items: &[syn::Item]) {
             syn::Item::Struct(s) => type_item(out, syn::DeriveInput::from(s.clone())),
             syn::Item::Enum(e) => type_item(out, syn::DeriveInput::from(e.clone())),
             syn::Item::Union(u) => type_item(out, syn::DeriveInput::from(u.clone())),
-            syn::Item::Use(u) => scan::collect_use(&u.tree, Vec::new(), &mut out.module),
+            syn::Item::Use(u) => universe::collect_use(&u.tree, Vec::new(), &mut out.module),
             syn::Item::Mod(m) => {
                 if is_cfg_test(&m.attrs) {
                     continue;

@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::crates::Crates;
-use crate::sources::{self, FileId, Files};
-use crate::summary::{self, ModSummary, Step};
+use crate::manifests::crates::Crates;
+use crate::manifests::read::{self, FileId, Files};
+use crate::manifests::summary::{self, ModSummary, Step};
 
 /// A module: its path from the crate root, its items and its `use` aliases.
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
@@ -101,7 +101,7 @@ pub(crate) const SCAN_STACK: usize = 64 << 20;
 /// started): the scan and the emitters recurse once per nesting level of the source.
 pub(crate) fn on_scan_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     // the scan's pool threads have that stack: one of them runs it, and no thread is started
-    if let Some(pool) = sources::pool() {
+    if let Some(pool) = read::pool() {
         return pool.install(work);
     }
     let mut work = Some(work);
@@ -171,7 +171,7 @@ pub fn scan_crates(
         // the project's own source directory holds most of its module files
         let likely = entries
             .first()
-            .map(|e| sources::rust_files_under(&dir_of(e), MAX_LIKELY_FILES))
+            .map(|e| read::rust_files_under(&dir_of(e), MAX_LIKELY_FILES))
             .unwrap_or_default();
         files.prefetch(
             roots.iter().map(|(e, _)| (e.clone(), dir_of(e))).collect(),
@@ -239,12 +239,12 @@ impl PendingCache {
 
     /// The stat stamps of the files the scan read (with the cache only); the caller stamps
     /// what it writes and stores them.
-    pub fn stamps(&self) -> Option<&sources::Stamps> {
+    pub fn stamps(&self) -> Option<&read::Stamps> {
         self.0.stamps()
     }
 
-    /// What the scan read, for [`crate::rerun`] (see [`Files::read_record`]).
-    pub(crate) fn read_record(&self) -> Option<(Vec<sources::ReadFile>, Vec<sources::Lookup>)> {
+    /// What the scan read, for [`crate::manifests::cache::last_run`] (see [`Files::read_record`]).
+    pub(crate) fn read_record(&self) -> Option<(Vec<read::ReadFile>, Vec<read::Lookup>)> {
         self.0.read_record()
     }
 }

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::scan;
-use crate::summary::{self, ModSummary, Step};
+use crate::manifests::summary::{self, ModSummary, Step};
+use crate::manifests::universe;
 
 /// The identity of a file on disk (device and inode where the platform has them, else its
 /// canonical path): two paths to one file, through symlinks or `..`, compare equal.
@@ -121,14 +121,14 @@ pub fn rust_files_under(dir: &Path, most: usize) -> Vec<PathBuf> {
     out
 }
 
-/// The scan's thread pool (threads with [`scan::SCAN_STACK`] bytes of stack), built on first
+/// The scan's thread pool (threads with [`universe::SCAN_STACK`] bytes of stack), built on first
 /// use and shared by the file reads and the emitters; `None` when no thread can be started.
 pub(crate) fn pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
         rayon::ThreadPoolBuilder::new()
             .thread_name(|i| format!("operator-gen-scan-{i}"))
-            .stack_size(scan::SCAN_STACK)
+            .stack_size(universe::SCAN_STACK)
             .build()
             .ok()
     })
@@ -189,7 +189,7 @@ impl Files {
         let mut followed: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
         let mut likely = Some(likely);
         let mut levels = 0;
-        while !wave.is_empty() && levels <= scan::MAX_MODULE_FILES {
+        while !wave.is_empty() && levels <= universe::MAX_MODULE_FILES {
             levels += 1;
             wave.retain(|(p, _)| followed.insert(p.clone()));
             let mut paths: Vec<PathBuf> = wave
@@ -261,7 +261,7 @@ impl Files {
         }
     }
 
-    /// What this scan read, for [`crate::rerun`]: every file read with the key of its summary
+    /// What this scan read, for [`crate::manifests::cache::last_run`]: every file read with the key of its summary
     /// (none without a cache), and every `mod` file looked up. A file that could not be read is
     /// left out: after a scan without errors it is one read ahead that no module declares.
     pub fn read_record(&self) -> Option<(Vec<ReadFile>, Vec<Lookup>)> {

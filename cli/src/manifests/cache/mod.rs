@@ -1,0 +1,3 @@
+//! What `manifests` keeps between runs.
+
+pub(crate) mod last_run;
