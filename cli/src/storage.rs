@@ -47,14 +47,16 @@ pub fn mentions_marker(text: &str) -> bool {
 pub fn inspect(text: &str, kind: &str) -> Storage {
     // as the scan reads files: what it never reads blanked, refused past its nesting bound,
     // parsed on its deep stack
-    let text = &crate::manifests::summary::blank_unread(text);
-    if let Some((line, _)) = crate::manifests::universe::too_deep(text) {
-        return Storage::Unknown(format!(
-            "its brackets nest more than {} levels deep at line {line}",
-            crate::manifests::universe::MAX_NESTING
-        ));
-    }
-    crate::manifests::universe::on_scan_stack(|| inspect_parsed(text, kind))
+    let text = &match crate::manifests::blank_within_bound(text) {
+        Ok(blanked) => blanked,
+        Err((line, _)) => {
+            return Storage::Unknown(format!(
+                "its brackets nest more than {} levels deep at line {line}",
+                crate::manifests::MAX_NESTING
+            ));
+        }
+    };
+    crate::manifests::on_scan_stack(|| inspect_parsed(text, kind))
 }
 
 /// [`inspect`] once `text` is known to nest within the scan's bound.

@@ -1,31 +1,45 @@
-//! `operator-gen manifests`: scans the project's sources and writes the CRDs, the RBAC role and
-//! the webhook configurations, all through codegen's emitters.
+//! `operator-gen manifests`: one pipeline from the project's sources to its CRDs, RBAC role and
+//! webhook configurations, all through codegen's emitters:
+//!
+//! 1. [`read`]: the crate's entry files and the other crates it brings in, then every file of
+//!    their module trees, read in parallel one level at a time;
+//! 2. [`summary`]: each file's summary, from its text alone (its types, `use` declarations,
+//!    module declarations, markers and errors);
+//! 3. [`universe`]: the modules assembled from the summaries, and the resolution of paths;
+//! 4. [`emit`]: each kind's CRD, the role and the webhook configurations;
+//! 5. [`write`]: the outputs that changed, written at once.
+//!
+//! What makes a run incremental is one layer the stages ask and tell ([`incremental`]): kept
+//! on disk by [`cache`], absent ([`incremental::NoCache`]) when no cache is asked for.
 
 mod cache;
-pub mod crates;
-pub mod read;
-pub mod summary;
-pub mod universe;
+mod crates;
+mod diag;
+mod emit;
+mod incremental;
+mod read;
+mod summary;
+mod threads;
+mod universe;
+mod write;
 
-pub use universe::{MAX_NESTING, scan_source};
-
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use operator_gen_codegen::crd::{self, VersionInput};
-use operator_gen_codegen::ir::Marker;
-use operator_gen_codegen::markers::Kind;
-use operator_gen_codegen::rbac;
-use operator_gen_codegen::schema::{Scope, Settings};
-use operator_gen_codegen::webhook;
-use rayon::prelude::*;
+use operator_gen_codegen::schema::Settings;
 
 use crate::error::{Error, Result};
 use crate::printer::Printer;
-use crate::scaffold::{IfExists, Scaffold};
-use read::Cache as TextCache;
-use serde::{Deserialize, Serialize};
-use universe::{Diagnostic, ScanScope, Universe};
+use cache::DiskCache;
+use incremental::{Incremental, NoCache};
+use read::{Files, Given};
+
+pub use diag::Diagnostic;
+pub use emit::Outputs;
+pub use summary::MAX_NESTING;
+pub use summary::Module;
+pub(crate) use summary::blank_within_bound;
+pub(crate) use threads::on_scan_stack;
+pub use universe::{Universe, scan_source};
 
 /// Options of `operator-gen manifests`.
 #[derive(Clone, Debug, Default)]
@@ -70,15 +84,137 @@ pub fn cache_dir(root: &Path) -> PathBuf {
     target.join("operator-gen").join("scan-cache")
 }
 
-const MIB: f64 = 1024.0 * 1024.0;
-
 /// The largest object etcd stores by default (`--max-request-bytes`, 1.5 MiB): a bigger CRD
 /// cannot be created.
 pub const MAX_CRD_BYTES: usize = 3 << 19;
 
-/// The files `manifests` writes, relative to the project root, with their contents.
-pub type Outputs = BTreeMap<String, String>;
+/// Generate the project's manifests and write the ones that changed.
+pub fn run(opts: &ManifestsOptions, printer: &Printer) -> Result<()> {
+    // the pipeline's threads start while the project is looked up; a run with nothing to do
+    // leaves them idle
+    threads::pool();
+    let root = project_root(opts)?;
+    let _lock = crate::transaction::lock(&root, printer)?;
+    let given = Given::of(&root)?;
+    let described = describe(&given, opts);
+    let layer = layer(&root, opts);
+    let layer = layer.as_ref();
+    if layer.nothing_changed(&root, &described) {
+        return Ok(());
+    }
+    let (outputs, built) = pipeline(&root, opts, &given, layer)?;
+    // what the run computed is kept beside the outputs' writing, on another of the pool's threads
+    let (_, done) = threads::in_pool(|| {
+        rayon::join(
+            || layer.keep_computed(),
+            || {
+                let written = write::write(&root, outputs, layer, printer)?;
+                layer.keep_run(&described, built.files.record(), written);
+                Ok(())
+            },
+        )
+    });
+    // the command ends here: the process's exit frees the pipeline's structures at once
+    std::mem::forget(built);
+    done
+}
 
+/// Everything `manifests` would write for the crate rooted at `root`, computed in memory (what
+/// the run computed is kept, as [`run`] keeps it).
+pub fn generate(root: &Path, opts: &ManifestsOptions) -> Result<Outputs> {
+    let layer = layer(root, opts);
+    let (out, _built) = pipeline(root, opts, &Given::of(root)?, layer.as_ref())?;
+    layer.keep_computed();
+    layer.keep_stamps();
+    Ok(out)
+}
+
+/// The manifests of a universe assembled by [`scan_source`] (a CRD bigger than
+/// [`MAX_CRD_BYTES`] is an error), nothing kept.
+pub fn outputs(
+    universe: &Universe,
+    settings: &Settings,
+    role_name: &str,
+) -> std::result::Result<Outputs, Vec<Diagnostic>> {
+    let emitting = emit::Emitting {
+        universe,
+        settings,
+        role_name,
+        max_crd_bytes: Some(MAX_CRD_BYTES),
+        layer: &NoCache,
+    };
+    on_scan_stack(|| emit::emit(&emitting)).map_err(|s| s.diagnostics)
+}
+
+/// What a pipeline built besides its outputs: the modules and the files they came from, which
+/// [`run`] hands to the process's exit instead of freeing them value by value.
+struct Built<'l> {
+    #[allow(dead_code)]
+    universe: Universe,
+    files: Files<'l>,
+}
+
+/// The pipeline but its last stage: reads the files of the crates `given` names, summarizes
+/// them, assembles the universe and emits its manifests.
+fn pipeline<'l>(
+    root: &Path,
+    opts: &ManifestsOptions,
+    given: &Given,
+    layer: &'l dyn Incremental,
+) -> Result<(Outputs, Built<'l>)> {
+    // a type not found may be in a crate that could not be looked for: the note says why
+    let note = given.crates.note.as_deref();
+    let (universe, files) = on_scan_stack(|| {
+        let mut files = Files::new(layer);
+        files.read_ahead(given);
+        universe::assemble(root, given, &mut files).map(|u| (u, files))
+    })
+    .map_err(|d| diag::Stopped::from(d).into_error(note))?;
+    let settings = Settings {
+        allow_dangerous_types: opts.allow_dangerous_types,
+        max_desc_len: opts.max_desc_len,
+    };
+    let role_name = if opts.role_name.is_empty() {
+        "manager-role"
+    } else {
+        opts.role_name.as_str()
+    };
+    let emitting = emit::Emitting {
+        universe: &universe,
+        settings: &settings,
+        role_name,
+        max_crd_bytes: (!opts.allow_oversized_crds).then_some(MAX_CRD_BYTES),
+        layer,
+    };
+    let out = on_scan_stack(|| emit::emit(&emitting)).map_err(|s| s.into_error(note))?;
+    Ok((out, Built { universe, files }))
+}
+
+/// The incremental layer `opts` asks for.
+fn layer(root: &Path, opts: &ManifestsOptions) -> Box<dyn Incremental> {
+    match &opts.cache {
+        Cache::Off => Box::new(NoCache),
+        Cache::Project => Box::new(DiskCache::new(cache_dir(root))),
+        Cache::At(dir) => Box::new(DiskCache::new(dir.clone())),
+    }
+}
+
+/// Everything a run's outputs depend on besides the files it reads, as text for the record of
+/// the last run: what it was given, and the options that change what is emitted.
+fn describe(given: &Given, opts: &ManifestsOptions) -> String {
+    format!(
+        "{:?}\0{:?}\0{:?}\0{:?}\0{:?}\0{:?}",
+        given.entries,
+        given.crates,
+        opts.max_desc_len,
+        opts.allow_dangerous_types,
+        opts.role_name,
+        opts.allow_oversized_crds
+    )
+}
+
+/// The nearest directory upwards of the options' root (else the working directory) that holds
+/// a `PROJECT` file.
 fn project_root(opts: &ManifestsOptions) -> Result<PathBuf> {
     let start = match &opts.root {
         Some(r) => r.clone(),
@@ -99,513 +235,6 @@ fn project_root(opts: &ManifestsOptions) -> Result<PathBuf> {
             }
         }
     }
-}
-
-fn diagnostics_error(diags: Vec<Diagnostic>) -> Error {
-    let lines: Vec<String> = diags.iter().map(ToString::to_string).collect();
-    Error::msg(lines.join("\n"))
-}
-
-/// Everything `manifests` would write for the crate rooted at `root`, computed in memory.
-pub fn generate(root: &Path, opts: &ManifestsOptions) -> Result<Outputs> {
-    let (out, mut scanned, crds) = generate_keeping(root, opts, &Given::of(root)?)?;
-    let summaries = scanned.1.take_fresh();
-    scanned.store_caches(summaries, crds);
-    if let Some(stamps) = scanned.1.stamps() {
-        stamps.store();
-    }
-    Ok(out)
-}
-
-/// What a scan built: the modules and their summaries. [`run`] hands it to the process's exit
-/// instead of freeing it value by value, which took a third of a run with nothing to do.
-struct Scanned(
-    #[allow(dead_code)] Universe,
-    universe::PendingCache,
-    Option<TextCache>,
-);
-
-impl Scanned {
-    /// Writes the scan's new cache entries: file summaries (taken from the scan with
-    /// [`universe::PendingCache::take_fresh`]) and CRDs.
-    fn store_caches(&self, summaries: NewEntries, crds: NewEntries) {
-        self.1.store_fresh(summaries);
-        if let Some(cache) = &self.2
-            && !crds.is_empty()
-        {
-            cache.store(crds);
-        }
-    }
-}
-
-/// What a scan starts from besides the files it reads: the crate's entry files and the
-/// other crates it brings in.
-struct Given {
-    entries: Vec<PathBuf>,
-    crates: crate::manifests::crates::Crates,
-}
-
-impl Given {
-    fn of(root: &Path) -> Result<Given> {
-        let entries: Vec<PathBuf> = ["src/lib.rs", "src/main.rs"]
-            .iter()
-            .map(|e| root.join(e))
-            .filter(|p| p.is_file())
-            .collect();
-        let crates = crate::manifests::crates::discover(root).map_err(Error::msg)?;
-        if entries.is_empty() && crates.others.is_empty() {
-            return Err(Error::msg(format!(
-                "{} has neither src/main.rs nor src/lib.rs; run manifests at the project root",
-                root.display()
-            )));
-        }
-        Ok(Given { entries, crates })
-    }
-
-    /// Everything a run's outputs depend on besides the files the scan reads, as text for
-    /// [`crate::manifests::cache::last_run`]: this, and the options that change what is emitted.
-    fn describe(&self, opts: &ManifestsOptions) -> String {
-        format!(
-            "{:?}\0{:?}\0{:?}\0{:?}\0{:?}\0{:?}",
-            self.entries,
-            self.crates,
-            opts.max_desc_len,
-            opts.allow_dangerous_types,
-            opts.role_name,
-            opts.allow_oversized_crds
-        )
-    }
-}
-
-/// The scan cache's directory for `opts` (`None`: no cache).
-fn cache_dir_of(root: &Path, opts: &ManifestsOptions) -> Option<PathBuf> {
-    match &opts.cache {
-        Cache::Off => None,
-        Cache::Project => Some(cache_dir(root)),
-        Cache::At(dir) => Some(dir.clone()),
-    }
-}
-
-/// Cache entries computed by a run, by key, to be written once it succeeded.
-type NewEntries = Vec<(u128, String)>;
-
-/// [`generate`], also returning the scan's structures for the caller to drop or leak, and the
-/// CRDs emitted anew, for [`Scanned::store_caches`].
-fn generate_keeping(
-    root: &Path,
-    opts: &ManifestsOptions,
-    given: &Given,
-) -> Result<(Outputs, Scanned, NewEntries)> {
-    let (entries, crates) = (&given.entries, &given.crates);
-    let scan_settings = universe::ScanSettings {
-        cache_dir: cache_dir_of(root, opts),
-    };
-    // a type not found may be in a crate that could not be looked for: say why
-    let noted = |diags: Vec<Diagnostic>| match &crates.note {
-        Some(note) if diags.iter().any(|d| d.message.contains("has no schema")) => {
-            Error::msg(format!("{}\nnote: {note}", diagnostics_error(diags)))
-        }
-        _ => diagnostics_error(diags),
-    };
-    let (universe, pending) =
-        universe::scan_crates(root, entries, crates, &scan_settings).map_err(noted)?;
-    let settings = Settings {
-        allow_dangerous_types: opts.allow_dangerous_types,
-        max_desc_len: opts.max_desc_len,
-    };
-    let role_name = if opts.role_name.is_empty() {
-        "manager-role"
-    } else {
-        opts.role_name.as_str()
-    };
-    let max_crd_bytes = (!opts.allow_oversized_crds).then_some(MAX_CRD_BYTES);
-    let crds = scan_settings
-        .cache_dir
-        .clone()
-        .map(|dir| TextCache::new(dir, CRD_CACHE.0, CRD_CACHE.1));
-    let emitting = Emitting {
-        universe: &universe,
-        settings: &settings,
-        max_crd_bytes,
-        cache: crds.as_ref(),
-    };
-    let (out, fresh) = universe::on_scan_stack(|| emit(&emitting, role_name)).map_err(noted)?;
-    Ok((out, Scanned(universe, pending, crds), fresh))
-}
-
-/// The manifests of a scanned crate (a CRD bigger than [`MAX_CRD_BYTES`] is an error).
-pub fn outputs(
-    universe: &Universe,
-    settings: &Settings,
-    role_name: &str,
-) -> std::result::Result<Outputs, Vec<Diagnostic>> {
-    let emitting = Emitting {
-        universe,
-        settings,
-        max_crd_bytes: Some(MAX_CRD_BYTES),
-        cache: None,
-    };
-    universe::on_scan_stack(|| emit(&emitting, role_name)).map(|(out, _)| out)
-}
-
-/// The CRD cache's file in the scan cache's directory, and the format of its entries.
-const CRD_CACHE: (&str, &str) = ("crds", "operator-gen crd v1");
-
-/// What every kind's CRD is emitted from.
-struct Emitting<'u> {
-    universe: &'u Universe,
-    settings: &'u Settings,
-    max_crd_bytes: Option<usize>,
-    /// CRDs emitted by earlier runs, each with the modules it depended on (`None`: no cache).
-    cache: Option<&'u TextCache>,
-}
-
-/// A cached CRD: the content of each module its emission looked up (`None`: the module did
-/// not exist) and what it emitted.
-#[derive(Serialize, Deserialize)]
-struct CachedCrd {
-    depends_on: Vec<(Vec<String>, Option<String>)>,
-    file: String,
-    yaml: String,
-}
-
-/// A custom resource's spec struct and the module it is defined in.
-type Resource<'u> = (&'u Vec<String>, &'u operator_gen_codegen::ir::TypeDef);
-
-/// The manifests, and the CRDs emitted anew as cache entries.
-type Emitted = (Outputs, Vec<(u128, String)>);
-
-fn emit(e: &Emitting, role_name: &str) -> std::result::Result<Emitted, Vec<Diagnostic>> {
-    let universe = e.universe;
-    let mut out = Outputs::new();
-    let mut fresh = Vec::new();
-    let mut diags = Vec::new();
-    // group versions of one kind: (group, kind) → specs
-    let mut kinds: BTreeMap<(String, String), Vec<Resource>> = BTreeMap::new();
-    for (module, def) in universe.resources() {
-        let Some(r) = &def.resource else { continue };
-        if skipped(universe, module) {
-            continue;
-        }
-        if let Some(markers) = universe.module_markers.get(module) {
-            for m in markers {
-                let (given, what) = match m.kind {
-                    Kind::GroupName => (&r.group, "group"),
-                    Kind::VersionName => (&r.version, "version"),
-                    _ => continue,
-                };
-                if m.value.as_str() != Some(given.as_str()) {
-                    let file = universe
-                        .modules
-                        .get(module)
-                        .map(|m| m.file.clone())
-                        .unwrap_or_default();
-                    diags.push(located(&file, def.loc, format!(
-                        "`{}` says {what} `{given}` but its module says `+{}={}`: make them agree",
-                        def.name, m.name(), m.value.as_str().unwrap_or_default()
-                    )));
-                }
-            }
-        }
-        kinds
-            .entry((r.group.clone(), r.kind.clone()))
-            .or_default()
-            .push((module, def));
-    }
-    // each kind's CRD is independent of the others': emitted in parallel, kept in kind order
-    let specs: Vec<&Vec<Resource>> = kinds.values().collect();
-    let emitted = crate::manifests::read::in_pool(|| {
-        specs
-            .par_iter()
-            .map(|specs| cached_kind(e, specs))
-            .collect::<Vec<_>>()
-    });
-    for (crd, kind_diags, entry) in emitted {
-        out.extend(crd);
-        diags.extend(kind_diags);
-        fresh.extend(entry);
-    }
-    let package_markers: Vec<&Marker> = universe.package_markers.iter().map(|(_, m)| m).collect();
-    match rbac::role_file(&package_markers, role_name) {
-        Ok(text) => {
-            out.insert("config/rbac/role.yaml".to_string(), text);
-        }
-        Err(errors) => diags.extend(errors.into_iter().map(|e| {
-            let (file, m) = &universe.package_markers[e.marker];
-            located(file, m.loc, e.message)
-        })),
-    }
-    let webhook_markers: Vec<&(PathBuf, Marker)> = universe
-        .package_markers
-        .iter()
-        .filter(|(_, m)| webhook::is_webhook_marker(m.kind))
-        .collect();
-    if !webhook_markers.is_empty() {
-        let markers: Vec<Marker> = webhook_markers.iter().map(|(_, m)| m.clone()).collect();
-        match webhook::configurations(&markers) {
-            Ok(objects) => {
-                out.insert(
-                    "config/webhook/manifests.yaml".to_string(),
-                    webhook::to_yaml(&objects),
-                );
-            }
-            Err(errors) => diags.extend(errors.into_iter().map(|e| {
-                let (file, m) = webhook_markers[e.marker];
-                located(file, m.loc, e.message)
-            })),
-        }
-    }
-    if diags.is_empty() {
-        Ok((out, fresh))
-    } else {
-        Err(diags)
-    }
-}
-
-/// One kind's CRD as [`emit_kind`] gives it, taken from the cache when every module its last
-/// emission looked up is as it was then (same content, or still missing), else emitted while
-/// the lookups are recorded and returned with a new cache entry. The entry's key names the
-/// kind, its versions' spec structs, the settings and the crates the scan read, so a change to
-/// any of them is a miss; a module read without a content key (no scan cache) is never cached.
-fn cached_kind(e: &Emitting, specs: &[Resource]) -> (Crd, Vec<Diagnostic>, Option<(u128, String)>) {
-    let Some(cache) = e.cache else {
-        let (crd, diags) = emit_kind(e, specs);
-        return (crd, diags, None);
-    };
-    let u = e.universe;
-    let identity = format!(
-        "{:?}\0{:?}\0{:?}\0{:?}\0{:?}\0{:?}",
-        specs
-            .iter()
-            .map(|(m, d)| (
-                m,
-                &d.name,
-                d.resource.as_ref().map(|r| (&r.group, &r.kind, &r.version))
-            ))
-            .collect::<Vec<_>>(),
-        e.settings,
-        e.max_crd_bytes,
-        u.externs,
-        u.aliases,
-        u.foreign,
-    );
-    let key = cache.key(identity.as_bytes());
-    let content = |path: &Vec<String>| -> Option<Option<String>> {
-        match u.modules.get(path) {
-            None => Some(None),
-            Some(m) => m.content.map(|c| Some(format!("{c:032x}"))),
-        }
-    };
-    if let Some(hit) = cache
-        .get(key)
-        .and_then(|text| serde_json::from_str::<CachedCrd>(text).ok())
-        .filter(|c| {
-            c.depends_on
-                .iter()
-                .all(|(path, was)| content(path).as_ref() == Some(was))
-        })
-    {
-        return (Some((hit.file, hit.yaml)), Vec::new(), None);
-    }
-    let ((crd, diags), mut seen) = universe::consulted(|| emit_kind(e, specs));
-    seen.extend(specs.iter().map(|(m, _)| (*m).clone()));
-    let entry = match &crd {
-        Some((file, yaml)) if diags.is_empty() => seen
-            .into_iter()
-            .map(|path| content(&path).map(|c| (path, c)))
-            .collect::<Option<Vec<_>>>()
-            .and_then(|depends_on| {
-                serde_json::to_string(&CachedCrd {
-                    depends_on,
-                    file: file.clone(),
-                    yaml: yaml.clone(),
-                })
-                .ok()
-            })
-            .map(|text| (key, text)),
-        _ => None,
-    };
-    (crd, diags, entry)
-}
-
-/// One kind's CRD: its file name and text, or none.
-type Crd = Option<(String, String)>;
-
-/// One kind's CRD (file name and text), or the problems that keep it from being written.
-fn emit_kind(e: &Emitting, specs: &[Resource]) -> (Crd, Vec<Diagnostic>) {
-    let (universe, settings, max_crd_bytes) = (e.universe, e.settings, e.max_crd_bytes);
-    let mut diags = Vec::new();
-    let scopes: Vec<ScanScope> = specs
-        .iter()
-        .map(|(m, d)| ScanScope {
-            universe,
-            module: (*m).clone(),
-            def: d,
-        })
-        .collect();
-    let mut inputs = Vec::new();
-    let mut failed = false;
-    for scope in &scopes {
-        let status = match scope.def.resource.as_ref().and_then(|r| r.status.clone()) {
-            Some(s) => match scope.resolve(&s) {
-                Ok(st) => Some(st),
-                Err(m) => {
-                    diags.push(located(&file_of(universe, &scope.module), scope.def.loc, m));
-                    failed = true;
-                    None
-                }
-            },
-            None => None,
-        };
-        inputs.push(VersionInput {
-            spec: scope as &dyn Scope,
-            status,
-        });
-    }
-    if failed {
-        return (None, diags);
-    }
-    match crd::crd(&inputs, settings) {
-        Ok(Some(c)) => {
-            let yaml = crd::to_yaml(&c);
-            if max_crd_bytes.is_some_and(|max| yaml.len() > max) {
-                let (module, def) = specs[0];
-                diags.push(located(
-                    &file_of(universe, module),
-                    def.loc,
-                    format!(
-                        "the CRD of `{}` would be {:.1} MiB, more than the {:.1} MiB the apiserver can store (etcd's request limit); shorten its doc comments or pass --max-desc-len",
-                        def.name,
-                        yaml.len() as f64 / MIB,
-                        MAX_CRD_BYTES as f64 / MIB
-                    ),
-                ));
-                return (None, diags);
-            }
-            (
-                Some((format!("config/crd/bases/{}", crd::file_name(&c)), yaml)),
-                diags,
-            )
-        }
-        Ok(None) => (None, diags),
-        Err(e) => {
-            // the scan's scopes name their file; a definition without one is the first spec's
-            let file = e
-                .file
-                .clone()
-                .or_else(|| specs.first().map(|(m, _)| file_of(universe, m)))
-                .unwrap_or_default();
-            diags.push(located(&file, e.loc, e.message));
-            (None, diags)
-        }
-    }
-}
-
-/// Whether `+kubebuilder:skip` stands on the module or one of its ancestors: no CRD for it.
-fn skipped(universe: &Universe, module: &[String]) -> bool {
-    (0..=module.len()).any(|n| {
-        universe
-            .module_markers
-            .get(&module[..n])
-            .is_some_and(|ms| operator_gen_codegen::ir::has_marker(ms, Kind::Skip))
-    })
-}
-
-fn file_of(universe: &Universe, module: &[String]) -> PathBuf {
-    universe
-        .modules
-        .get(module)
-        .map(|m| m.file.clone())
-        .unwrap_or_default()
-}
-
-fn located(file: &Path, loc: Option<operator_gen_codegen::ir::Loc>, message: String) -> Diagnostic {
-    let loc = loc.unwrap_or_default();
-    Diagnostic {
-        file: file.to_path_buf(),
-        line: loc.line,
-        column: loc.column,
-        message,
-    }
-}
-
-/// Generate the project's manifests and write the ones that changed.
-pub fn run(opts: &ManifestsOptions, printer: &Printer) -> Result<()> {
-    // the scan's threads start while the project is looked up; a run that needs no scan
-    // leaves them idle
-    crate::manifests::read::pool();
-    let root = project_root(opts)?;
-    let _lock = crate::transaction::lock(&root, printer)?;
-    let given = Given::of(&root)?;
-    let described = given.describe(opts);
-    let cache_dir = cache_dir_of(&root, opts);
-    if let Some(dir) = &cache_dir
-        && crate::manifests::cache::last_run::nothing_changed(&root, dir.clone(), &described)
-    {
-        return Ok(());
-    }
-    let (outputs, mut scanned, crds) = generate_keeping(&root, opts, &given)?;
-    let summaries = scanned.1.take_fresh();
-    // the new cache entries are written beside the outputs, by another of the scan's threads
-    let kept = &scanned;
-    let (_, done) = crate::manifests::read::in_pool(|| {
-        rayon::join(
-            move || kept.store_caches(summaries, crds),
-            || write_outputs(&root, outputs, kept, printer, &described, cache_dir),
-        )
-    });
-    // the command ends here: the process's exit frees the scan's structures at once
-    std::mem::forget(scanned);
-    done
-}
-
-/// Writes the outputs that changed, then (once they are written) the stamps and the record of
-/// this run.
-fn write_outputs(
-    root: &Path,
-    outputs: Outputs,
-    scanned: &Scanned,
-    printer: &Printer,
-    described: &str,
-    cache_dir: Option<PathBuf>,
-) -> Result<()> {
-    let stamps = scanned.1.stamps();
-    let mut scaffold = Scaffold::new(root);
-    // an output whose stamp says the file holds it already is not read back
-    let mut checked = Vec::new();
-    let mut written = Vec::new();
-    for (rel, text) in outputs {
-        let key = stamps.map(|s| s.key(text.as_bytes()));
-        written.extend(key.map(|k| (rel.clone(), k)));
-        if let (Some(s), Some(k)) = (stamps, key)
-            && s.unchanged(&root.join(&rel), k)
-        {
-            continue;
-        }
-        checked.extend(key.map(|k| (root.join(&rel), k)));
-        scaffold.file(&rel, text, IfExists::Overwrite)?;
-    }
-    let done = scaffold.commit(printer);
-    if let (Some(s), Ok(())) = (stamps, &done) {
-        for (path, key) in &checked {
-            s.holds(path, *key);
-        }
-        // two files, written at once
-        crate::manifests::read::in_pool(|| {
-            rayon::join(
-                || s.store(),
-                || {
-                    if let (Some(dir), Some(read)) = (cache_dir, scanned.1.read_record()) {
-                        let (cache, record) = crate::manifests::cache::last_run::Record::new(
-                            dir, described, read, written,
-                        );
-                        record.store(&cache);
-                    }
-                },
-            )
-        });
-    }
-    done
 }
 
 #[cfg(test)]

@@ -4,12 +4,35 @@
 //! markers the scan reads), and a summary depends on nothing but the text, so the scan can
 //! compute summaries in parallel and keep them in a content-addressed cache.
 
-use operator_gen_codegen::ir::Marker;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use operator_gen_codegen::ir::{Marker, TypeDef};
 use operator_gen_codegen::lower::{self, Errors};
 use operator_gen_codegen::markers::{Effect, Kind, Target};
 use serde::{Deserialize, Serialize};
 
-use crate::manifests::universe::{self, Module};
+/// Deepest nesting of brackets (`(`, `[`, `{`, `<`) a file may have: deeper input would overflow
+/// the stack instead of getting a diagnostic.
+pub const MAX_NESTING: usize = 128;
+
+/// A module: its path from the crate root, its items and its `use` aliases.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Module {
+    pub file: PathBuf,
+    /// The incremental layer's key of its file's bytes, when there is one: two runs that see
+    /// the same key saw the same module.
+    #[serde(skip)]
+    pub content: Option<u128>,
+    /// `crate::a::b` as `["a", "b"]`.
+    pub path: Vec<String>,
+    pub types: BTreeMap<String, TypeDef>,
+    pub children: Vec<String>,
+    /// alias → absolute path (`["crate", "api", "v1", "Foo"]` or relative to this module).
+    pub uses: BTreeMap<String, Vec<String>>,
+    /// `use x::*` targets.
+    pub globs: Vec<Vec<String>>,
+}
 
 /// What a file (or an inline module) contributes, in source order.
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
@@ -63,21 +86,23 @@ impl ModSummary {
 }
 
 /// The summary of one file's text. Runs on the caller's thread, which needs room for
-/// [`universe::MAX_NESTING`] levels of syn's recursion (see [`universe::on_scan_stack`]).
+/// [`MAX_NESTING`] levels of syn's recursion (see
+/// [`on_scan_stack`](super::threads::on_scan_stack)).
 pub fn summarize(source: &str) -> ModSummary {
     let mut out = ModSummary::default();
-    let blanked = blank_unread(source);
-    if let Some((line, column)) = universe::too_deep(&blanked) {
-        out.steps.push(Step::Error {
-            line,
-            column,
-            message: format!(
-                "brackets nest more than {} levels deep: name the inner types or expressions",
-                universe::MAX_NESTING
-            ),
-        });
-        return out;
-    }
+    let blanked = match blank_within_bound(source) {
+        Ok(blanked) => blanked,
+        Err((line, column)) => {
+            out.steps.push(Step::Error {
+                line,
+                column,
+                message: format!(
+                    "brackets nest more than {MAX_NESTING} levels deep: name the inner types or expressions"
+                ),
+            });
+            return out;
+        }
+    };
     let parsed = match syn::parse_file(&blanked) {
         Ok(f) => f,
         Err(e) => {
@@ -118,7 +143,7 @@ fn items(out: &mut ModSummary, items: &[syn::Item]) {
             syn::Item::Struct(s) => type_item(out, syn::DeriveInput::from(s.clone())),
             syn::Item::Enum(e) => type_item(out, syn::DeriveInput::from(e.clone())),
             syn::Item::Union(u) => type_item(out, syn::DeriveInput::from(u.clone())),
-            syn::Item::Use(u) => universe::collect_use(&u.tree, Vec::new(), &mut out.module),
+            syn::Item::Use(u) => collect_use(&u.tree, Vec::new(), &mut out.module),
             syn::Item::Mod(m) => {
                 if is_cfg_test(&m.attrs) {
                     continue;
@@ -150,6 +175,40 @@ fn items(out: &mut ModSummary, items: &[syn::Item]) {
             syn::Item::Impl(i) => package_docs(out, &i.attrs),
             syn::Item::Type(t) => package_docs(out, &t.attrs),
             _ => {}
+        }
+    }
+}
+
+/// Adds the aliases and globs of a `use` tree under `prefix` to `module`.
+fn collect_use(tree: &syn::UseTree, prefix: Vec<String>, module: &mut Module) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            let mut next = prefix;
+            next.push(p.ident.to_string());
+            collect_use(&p.tree, next, module);
+        }
+        syn::UseTree::Name(n) => {
+            let name = n.ident.to_string();
+            let mut full = prefix;
+            if name == "self" {
+                if let Some(last) = full.last().cloned() {
+                    module.uses.insert(last, full);
+                }
+                return;
+            }
+            full.push(name.clone());
+            module.uses.insert(name, full);
+        }
+        syn::UseTree::Rename(r) => {
+            let mut full = prefix;
+            full.push(r.ident.to_string());
+            module.uses.insert(r.rename.to_string(), full);
+        }
+        syn::UseTree::Glob(_) => module.globs.push(prefix),
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                collect_use(t, prefix.clone(), module);
+            }
         }
     }
 }
@@ -245,6 +304,48 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
         })
 }
 
+/// `source` with what the scan never reads blanked ([`blank_unread`]), or where the blanked text
+/// first nests deeper than [`MAX_NESTING`] brackets: a 1-based line and a 0-based column, in
+/// characters (blanking keeps every line and column that is left).
+pub(crate) fn blank_within_bound(source: &str) -> Result<String, (usize, usize)> {
+    let blanked = blank_unread(source);
+    match too_deep(&blanked) {
+        Some(at) => Err(at),
+        None => Ok(blanked),
+    }
+}
+
+/// Where `source` first nests deeper than [`MAX_NESTING`] brackets, by the tokens of [`Lexer`]
+/// (comments and literals hold none): `<` counts as an opener and `>` (not in `->`, `=>`) as a
+/// closer, so comparisons can only make the count too high.
+fn too_deep(source: &str) -> Option<(usize, usize)> {
+    let bytes = source.as_bytes();
+    let mut lexer = Lexer::new(bytes);
+    let (mut brackets, mut angles) = (0usize, 0usize);
+    while let Some(token) = lexer.next() {
+        let at = lexer.at - 1;
+        match token {
+            Token::Open(_) => brackets += 1,
+            Token::Close(_) => brackets = brackets.saturating_sub(1),
+            Token::Punct(b'<') => angles += 1,
+            Token::Punct(b'>') => {
+                let prev = at.checked_sub(1).map_or(b' ', |p| bytes[p]);
+                if prev != b'-' && prev != b'=' {
+                    angles = angles.saturating_sub(1);
+                }
+            }
+            _ => continue,
+        }
+        if brackets + angles > MAX_NESTING {
+            let before = &source[..at];
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count());
+            return Some((line, column));
+        }
+    }
+    None
+}
+
 /// `source` with what the scan never reads blanked, so that `syn` parses only the rest:
 /// - the inside of every function body (`fn name ... { ... }`) and of every `#[cfg(test)]`
 ///   module (`#[cfg(test)] mod name { ... }`: built for tests only, so none of its types or
@@ -262,13 +363,7 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
 /// them; a `fn` not followed by a name (a function pointer type) has no body. Text that does not
 /// lex as expected is left as it is, so syn reports it.
 pub fn blank_unread(source: &str) -> String {
-    let mut lexer = Lexer {
-        bytes: source.as_bytes(),
-        at: 0,
-        docs: Vec::new(),
-        inner_docs: Vec::new(),
-        comments: Vec::new(),
-    };
+    let mut lexer = Lexer::new(source.as_bytes());
     let mut edits: Vec<Edit> = Vec::new();
     // where the next item starts: after the last `;`, `{` or `}` outside an attribute
     let mut item_start = 0;
@@ -385,7 +480,7 @@ fn plain_type(lexer: &mut Lexer, source: &str, item_start: usize, edits: &mut Ve
     let open = loop {
         match lexer.next() {
             Some(Token::Open(b'{')) => break lexer.at,
-            Some(Token::Ident(_) | Token::Other) => {}
+            Some(Token::Ident(_) | Token::Punct(b'<' | b'>') | Token::Other) => {}
             _ => {
                 lexer.at = after;
                 return false;
@@ -632,13 +727,14 @@ enum Token<'a> {
     Ident(&'a [u8]),
     Open(u8),
     Close(u8),
+    /// `;`, `#`, `<` or `>`.
     Punct(u8),
     /// A literal, lifetime or anything else that is neither of the above.
     Other,
 }
 
-/// Just enough of Rust's lexer to find brackets, identifiers and `;` outside comments and
-/// literals. Positions are byte offsets on char boundaries.
+/// Just enough of Rust's lexer to find brackets, identifiers, `;`, `#`, `<` and `>` outside
+/// comments and literals: what blanking and the nesting bound read. Positions are byte offsets on char boundaries.
 struct Lexer<'a> {
     bytes: &'a [u8],
     at: usize,
@@ -661,6 +757,16 @@ fn is_ident_byte(b: u8) -> bool {
 }
 
 impl<'a> Lexer<'a> {
+    fn new(bytes: &'a [u8]) -> Lexer<'a> {
+        Lexer {
+            bytes,
+            at: 0,
+            docs: Vec::new(),
+            inner_docs: Vec::new(),
+            comments: Vec::new(),
+        }
+    }
+
     fn peek(&self, ahead: usize) -> Option<u8> {
         self.bytes.get(self.at + ahead).copied()
     }
@@ -788,7 +894,7 @@ impl<'a> Lexer<'a> {
             return Some(match b {
                 b'(' | b'[' | b'{' => Token::Open(b),
                 b')' | b']' | b'}' => Token::Close(b),
-                b';' | b'#' => Token::Punct(b),
+                b';' | b'#' | b'<' | b'>' => Token::Punct(b),
                 _ => Token::Other,
             });
         }
@@ -843,7 +949,18 @@ fn utf8_width(first: u8) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::blank_unread;
+    use super::{MAX_NESTING, blank_unread, too_deep};
+
+    #[test]
+    fn too_deep_skips_comments_strings_and_char_literals_and_counts_columns_in_characters() {
+        let prefix = "let s = \"é(\"; let c = 'é'; let d = '('; let e = '\\''; ";
+        let deep = "(".repeat(MAX_NESTING + 1);
+        let source = format!("// é (\n/* ( /* ( */ */\n{prefix}{deep}");
+        let column = prefix.chars().count() + MAX_NESTING;
+        assert_eq!(too_deep(&source), Some((3, column)));
+        let shallow = format!("// é (\n{prefix}{}", "(".repeat(MAX_NESTING));
+        assert_eq!(too_deep(&shallow), None);
+    }
 
     /// `source` with each of `bodies` (text between a body's braces) replaced by its line
     /// breaks and as many spaces as its last line has chars.

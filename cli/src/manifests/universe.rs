@@ -1,35 +1,20 @@
-//! The source scan behind `operator-gen manifests`: parses a crate's files with `syn` (no
-//! compile), follows its module tree and `use` declarations, and lowers every item that derives
-//! `CustomResource` or `Schema` into the IR the derives also build.
+//! The pipeline's third stage: the universe, every module of the crates read, assembled from
+//! their files' summaries by following the module tree, and the resolution of the paths written
+//! in it (through `use`, renames, `pub use` and globs) for the emitters.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 use operator_gen_codegen::ir::{Marker, TypeDef};
 use operator_gen_codegen::known;
 use operator_gen_codegen::schema::{Definition, Scope};
-use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 
-use crate::manifests::crates::Crates;
-use crate::manifests::read::{self, FileId, Files};
-use crate::manifests::summary::{self, ModSummary, Step};
-
-/// A module: its path from the crate root, its items and its `use` aliases.
-#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Module {
-    pub file: PathBuf,
-    /// The scan cache's key of its file's bytes, when the scan has a cache: two runs that see
-    /// the same key saw the same module.
-    #[serde(skip)]
-    pub content: Option<u128>,
-    /// `crate::a::b` as `["a", "b"]`.
-    pub path: Vec<String>,
-    pub types: BTreeMap<String, TypeDef>,
-    pub children: Vec<String>,
-    /// alias → absolute path (`["crate", "api", "v1", "Foo"]` or relative to this module).
-    pub uses: BTreeMap<String, Vec<String>>,
-    /// `use x::*` targets.
-    pub globs: Vec<Vec<String>>,
-}
+use super::diag::Diagnostic;
+use super::incremental::NoCache;
+use super::read::{FileId, Files, Given, MAX_MODULE_FILES, dir_of};
+use super::summary::{self, ModSummary, Module, Step};
+use super::threads::on_scan_stack;
 
 /// Every module of a crate and every package-level marker found in it.
 #[derive(Debug, Default)]
@@ -58,140 +43,67 @@ fn crate_root(module: &[String]) -> &[String] {
     }
 }
 
-/// A located problem in a source file.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Diagnostic {
-    pub file: PathBuf,
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
-
-impl std::fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}",
-            self.file.display(),
-            self.line,
-            self.column + 1,
-            self.message
-        )
-    }
-}
-
-struct Scanner<'a> {
+/// The universe being assembled.
+struct Assembly<'a, 'l> {
     root: &'a Path,
     universe: Universe,
     diagnostics: Vec<Diagnostic>,
-    files: Files,
+    files: &'a mut Files<'l>,
     /// The files of the modules being assembled, outermost first: a module that includes one
     /// of them again is a cycle.
     open: Vec<FileId>,
 }
 
-/// input would overflow the stack instead of getting a diagnostic.
-pub const MAX_NESTING: usize = 128;
-
-/// Stack of the thread the scan parses on: room for [`MAX_NESTING`] levels of syn's recursion
-/// in a debug build, whatever stack the caller's thread has.
-pub(crate) const SCAN_STACK: usize = 64 << 20;
-
-/// Runs `work` on a thread with [`SCAN_STACK`] bytes of stack (inline when no thread can be
-/// started): the scan and the emitters recurse once per nesting level of the source.
-pub(crate) fn on_scan_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
-    // the scan's pool threads have that stack: one of them runs it, and no thread is started
-    if let Some(pool) = read::pool() {
-        return pool.install(work);
-    }
-    let mut work = Some(work);
-    let done = std::thread::scope(|scope| {
-        let slot = &mut work;
-        let spawned = std::thread::Builder::new()
-            .name("operator-gen-scan".into())
-            .stack_size(SCAN_STACK)
-            .spawn_scoped(scope, move || slot.take().map(|w| w()));
-        match spawned {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p)),
-            Err(_) => None,
-        }
-    });
-    match (done, work.take()) {
-        (Some(value), _) => value,
-        (None, Some(w)) => w(),
-        (None, None) => unreachable!("the scan thread took its work and returned nothing"),
-    }
-}
-
-/// How the scan reads files.
-#[derive(Clone, Debug, Default)]
-pub struct ScanSettings {
-    /// Directory of the content-addressed cache of file summaries (`None`: no cache). Entries
-    /// are read when they check out and written only after a scan without errors.
-    pub cache_dir: Option<PathBuf>,
-}
-
-/// Scans the crate whose entry files are `entries` (e.g. `src/main.rs`); paths are reported
-/// relative to `root`.
-pub fn scan(root: &Path, entries: &[PathBuf]) -> Result<Universe, Vec<Diagnostic>> {
-    scan_with(root, entries, &ScanSettings::default())
-}
-
-/// [`scan`] with settings: files are parsed in parallel, one wave of the module tree at a
-/// time, and summaries come from the cache when it holds them.
-pub fn scan_with(
+/// Assembles the universe of the crates `given` names from the files `files` has read (and
+/// those it reads now); paths are reported relative to `root`.
+pub(crate) fn assemble(
     root: &Path,
-    entries: &[PathBuf],
-    settings: &ScanSettings,
+    given: &Given,
+    files: &mut Files,
 ) -> Result<Universe, Vec<Diagnostic>> {
-    let (universe, mut pending) = scan_crates(root, entries, &Crates::default(), settings)?;
-    pending.store();
-    Ok(universe)
+    let mut s = Assembly {
+        root,
+        universe: Universe::of_crates(given),
+        diagnostics: Vec::new(),
+        files,
+        open: Vec::new(),
+    };
+    for (entry, path) in given.roots() {
+        s.file(&entry, path, dir_of(&entry), None);
+    }
+    s.finish()
 }
 
-/// [`scan_with`] for the project's crate (`entries`, its library and binary roots) and the
-/// other crates it brings in, each under its own root module (`["::name"]`). The new cache
-/// entries are returned, not written: the caller stores them once everything succeeded.
-pub fn scan_crates(
-    root: &Path,
-    entries: &[PathBuf],
-    crates: &Crates,
-    settings: &ScanSettings,
-) -> Result<(Universe, PendingCache), Vec<Diagnostic>> {
-    let dir_of = |e: &Path| e.parent().map(Path::to_path_buf).unwrap_or_default();
-    let mut roots: Vec<(PathBuf, Vec<String>)> =
-        entries.iter().map(|e| (e.clone(), Vec::new())).collect();
-    for c in &crates.others {
-        roots.push((c.entry.clone(), vec![format!("::{}", c.name)]));
-    }
+/// Assembles one source text as the crate root; used by tests and the fuzz target.
+pub fn scan_source(name: &Path, source: &str) -> Result<Universe, Vec<Diagnostic>> {
     on_scan_stack(|| {
-        let mut files = Files::new(settings.cache_dir.clone());
-        // the project's own source directory holds most of its module files
-        let likely = entries
-            .first()
-            .map(|e| read::rust_files_under(&dir_of(e), MAX_LIKELY_FILES))
-            .unwrap_or_default();
-        files.prefetch(
-            roots.iter().map(|(e, _)| (e.clone(), dir_of(e))).collect(),
-            likely,
-        );
-        let mut s = Scanner {
-            root,
+        let mut files = Files::new(&NoCache);
+        let mut s = Assembly {
+            root: Path::new(""),
             universe: Universe::default(),
             diagnostics: Vec::new(),
-            files,
+            files: &mut files,
             open: Vec::new(),
         };
+        let summary = summary::summarize(source);
+        s.summary(name, &summary, Vec::new(), None, None);
+        s.finish()
+    })
+}
+
+impl Universe {
+    /// No module yet; the names the crates of `given` are known by.
+    fn of_crates(given: &Given) -> Universe {
+        let crates = &given.crates;
+        let mut universe = Universe::default();
         if let Some(own) = &crates.own {
-            s.universe.externs.insert(own.clone(), Vec::new());
+            universe.externs.insert(own.clone(), Vec::new());
         }
         for c in crates.others.iter().filter(|c| !c.local) {
-            s.universe.foreign.insert(vec![format!("::{}", c.name)]);
+            universe.foreign.insert(vec![format!("::{}", c.name)]);
         }
         for c in &crates.others {
-            s.universe
+            universe
                 .externs
                 .entry(c.name.clone())
                 .or_insert_with(|| vec![format!("::{}", c.name)]);
@@ -201,168 +113,19 @@ pub fn scan_crates(
                 None => Vec::new(),
                 Some(name) => vec![format!("::{name}")],
             };
-            if let Some(target) = s.universe.externs.get(&a.target).cloned() {
-                s.universe
+            if let Some(target) = universe.externs.get(&a.target).cloned() {
+                universe
                     .aliases
                     .entry(user)
                     .or_default()
                     .insert(a.name.clone(), target);
             }
         }
-        for (entry, path) in &roots {
-            s.file(entry, path.clone(), dir_of(entry), None);
-        }
-        let pending = PendingCache(std::mem::replace(&mut s.files, Files::new(None)));
-        s.finish().map(|u| (u, pending))
-    })
-}
-
-/// Cache entries a scan computed, to be written once the run has succeeded (a failing run
-/// changes nothing on disk).
-pub struct PendingCache(Files);
-
-impl PendingCache {
-    /// Writes the entries (best effort: a cache that cannot be written only costs time).
-    pub fn store(&mut self) {
-        self.0.store();
-    }
-
-    /// The new entries, to write with [`PendingCache::store_fresh`].
-    pub fn take_fresh(&mut self) -> Vec<(u128, String)> {
-        self.0.take_fresh()
-    }
-
-    /// Writes entries taken with [`PendingCache::take_fresh`].
-    pub fn store_fresh(&self, fresh: Vec<(u128, String)>) {
-        self.0.store_fresh(fresh);
-    }
-
-    /// The stat stamps of the files the scan read (with the cache only); the caller stamps
-    /// what it writes and stores them.
-    pub fn stamps(&self) -> Option<&read::Stamps> {
-        self.0.stamps()
-    }
-
-    /// What the scan read, for [`crate::manifests::cache::last_run`] (see [`Files::read_record`]).
-    pub(crate) fn read_record(&self) -> Option<(Vec<read::ReadFile>, Vec<read::Lookup>)> {
-        self.0.read_record()
+        universe
     }
 }
 
-/// Scans one source text as the crate root; used by tests and the fuzz target.
-pub fn scan_source(name: &Path, source: &str) -> Result<Universe, Vec<Diagnostic>> {
-    on_scan_stack(|| {
-        let mut s = Scanner {
-            root: Path::new(""),
-            universe: Universe::default(),
-            diagnostics: Vec::new(),
-            files: Files::new(None),
-            open: Vec::new(),
-        };
-        let summary = summary::summarize(source);
-        s.summary(name, &summary, Vec::new(), None, None);
-        s.finish()
-    })
-}
-
-/// Where `source` first nests deeper than [`MAX_NESTING`] brackets, as a 1-based line and a
-/// 0-based column. Comments, strings and char literals are skipped; `<` counts as an opener and
-/// `>` (not in `->`, `=>`) as a closer, so comparisons can only make the count too high.
-pub(crate) fn too_deep(source: &str) -> Option<(usize, usize)> {
-    // bytes, not chars: every delimiter is ASCII, and no byte of a multi-byte character is
-    let bytes = source.as_bytes();
-    let (mut brackets, mut angles) = (0usize, 0usize);
-    let mut i = 0;
-    let rest_until = |from: usize, b: u8| {
-        bytes[from..]
-            .iter()
-            .position(|&c| c == b)
-            .unwrap_or(bytes.len() - from)
-    };
-    while i < bytes.len() {
-        let c = bytes[i];
-        let next = bytes.get(i + 1).copied();
-        let skip = match (c, next) {
-            (b'/', Some(b'/')) => rest_until(i, b'\n'),
-            (b'/', Some(b'*')) => {
-                let mut depth = 0usize;
-                let mut j = i;
-                while j < bytes.len() {
-                    match (bytes[j], bytes.get(j + 1)) {
-                        (b'/', Some(b'*')) => {
-                            depth += 1;
-                            j += 2;
-                        }
-                        (b'*', Some(b'/')) => {
-                            depth -= 1;
-                            j += 2;
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        _ => j += 1,
-                    }
-                }
-                j.min(bytes.len()) - i
-            }
-            (b'"', _) => {
-                let mut j = i + 1;
-                while j < bytes.len() && bytes[j] != b'"' {
-                    j += if bytes[j] == b'\\' { 2 } else { 1 };
-                }
-                (j + 1).min(bytes.len()) - i
-            }
-            (b'\'', Some(b'\\')) => bytes
-                .get(i + 3..)
-                .unwrap_or_default()
-                .iter()
-                .position(|&c| c == b'\'')
-                .map_or(bytes.len() - i, |p| p + 4),
-            (b'\'', Some(_)) => {
-                // a char literal of one character, which may take several bytes
-                let width = source
-                    .get(i + 1..)
-                    .and_then(|r| r.chars().next())
-                    .map_or(1, char::len_utf8);
-                if bytes.get(i + 1 + width) == Some(&b'\'') {
-                    width + 2
-                } else {
-                    0
-                }
-            }
-            _ => 0,
-        };
-        if skip > 0 {
-            i += skip;
-            continue;
-        }
-        let prev = if i > 0 { bytes[i - 1] } else { b' ' };
-        match c {
-            b'(' | b'[' | b'{' => brackets += 1,
-            b')' | b']' | b'}' => brackets = brackets.saturating_sub(1),
-            b'<' => angles += 1,
-            b'>' if prev != b'-' && prev != b'=' => angles = angles.saturating_sub(1),
-            _ => {}
-        }
-        if brackets + angles > MAX_NESTING {
-            let before = &source[..i];
-            let line = before.matches('\n').count() + 1;
-            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count());
-            return Some((line, column));
-        }
-        i += 1;
-    }
-    None
-}
-
-/// Most files [`scan_crates`] reads from the project's source directory before it walks the
-/// module tree.
-const MAX_LIKELY_FILES: usize = 4096;
-
-/// Deepest chain of module files (`mod a;` in a file of `mod b;` ...) the scan follows.
-pub const MAX_MODULE_FILES: usize = 64;
-
-impl Scanner<'_> {
+impl Assembly<'_, '_> {
     fn finish(self) -> Result<Universe, Vec<Diagnostic>> {
         if self.diagnostics.is_empty() {
             Ok(self.universe)
@@ -496,74 +259,63 @@ impl Scanner<'_> {
     }
 }
 
-pub(crate) fn collect_use(tree: &syn::UseTree, prefix: Vec<String>, module: &mut Module) {
-    match tree {
-        syn::UseTree::Path(p) => {
-            let mut next = prefix;
-            next.push(p.ident.to_string());
-            collect_use(&p.tree, next, module);
+/// What the emission of one kind looked up: every module path, found or not, when asked to
+/// keep them (what resolving its paths depended on), and whether a type path named nothing the
+/// scanned crates define or operator-gen knows.
+#[derive(Default)]
+pub(crate) struct Lookups {
+    modules: Option<RefCell<BTreeSet<Vec<String>>>>,
+    type_not_found: Cell<bool>,
+}
+
+impl Lookups {
+    /// Lookups that keep the module paths looked up.
+    pub(crate) fn keeping_modules() -> Lookups {
+        Lookups {
+            modules: Some(RefCell::new(BTreeSet::new())),
+            type_not_found: Cell::new(false),
         }
-        syn::UseTree::Name(n) => {
-            let name = n.ident.to_string();
-            let mut full = prefix;
-            if name == "self" {
-                if let Some(last) = full.last().cloned() {
-                    module.uses.insert(last, full);
-                }
-                return;
-            }
-            full.push(name.clone());
-            module.uses.insert(name, full);
-        }
-        syn::UseTree::Rename(r) => {
-            let mut full = prefix;
-            full.push(r.ident.to_string());
-            module.uses.insert(r.rename.to_string(), full);
-        }
-        syn::UseTree::Glob(_) => module.globs.push(prefix),
-        syn::UseTree::Group(g) => {
-            for t in &g.items {
-                collect_use(t, prefix.clone(), module);
-            }
-        }
+    }
+
+    /// The module paths looked up (none unless kept).
+    pub(crate) fn modules(self) -> BTreeSet<Vec<String>> {
+        self.modules.map(RefCell::into_inner).unwrap_or_default()
+    }
+
+    /// Whether a type path named nothing known.
+    pub(crate) fn type_not_found(&self) -> bool {
+        self.type_not_found.get()
     }
 }
 
-thread_local! {
-    /// The module paths looked up on this thread while [`consulted`] records them.
-    static CONSULTED: std::cell::RefCell<Option<BTreeSet<Vec<String>>>> =
-        const { std::cell::RefCell::new(None) };
+/// Path resolution in a universe, with its lookups told to a [`Lookups`].
+#[derive(Clone, Copy)]
+pub(crate) struct Resolver<'u> {
+    universe: &'u Universe,
+    lookups: &'u Lookups,
 }
 
-/// Runs `work` and returns, beside its result, every module path it looked up in a universe on
-/// this thread, found or not: what resolving its paths depended on.
-pub fn consulted<T>(work: impl FnOnce() -> T) -> (T, BTreeSet<Vec<String>>) {
-    CONSULTED.with(|c| *c.borrow_mut() = Some(BTreeSet::new()));
-    let out = work();
-    let seen = CONSULTED
-        .with(|c| c.borrow_mut().take())
-        .unwrap_or_default();
-    (out, seen)
-}
+impl<'u> Resolver<'u> {
+    pub(crate) fn new(universe: &'u Universe, lookups: &'u Lookups) -> Resolver<'u> {
+        Resolver { universe, lookups }
+    }
 
-impl Universe {
-    /// The module at `path`; every lookup goes through here, so [`consulted`] sees it.
-    pub fn module(&self, path: &[String]) -> Option<&Module> {
-        CONSULTED.with(|c| {
-            if let Some(seen) = c.borrow_mut().as_mut() {
-                seen.insert(path.to_vec());
-            }
-        });
-        self.modules.get(path)
+    /// The module at `path`; every lookup goes through here, so the lookups see it.
+    fn module(&self, path: &[String]) -> Option<&'u Module> {
+        if let Some(seen) = &self.lookups.modules {
+            seen.borrow_mut().insert(path.to_vec());
+        }
+        self.universe.modules.get(path)
     }
 
     /// The root module of the crate that `name` means as the first segment of a path written
     /// in module `from`: a renamed dependency of `from`'s crate, else a scanned crate's name.
-    fn extern_crate(&self, from: &[String], name: &str) -> Option<&Vec<String>> {
-        self.aliases
+    fn extern_crate(&self, from: &[String], name: &str) -> Option<&'u Vec<String>> {
+        let u = self.universe;
+        u.aliases
             .get(crate_root(from))
             .and_then(|a| a.get(name))
-            .or_else(|| self.externs.get(name))
+            .or_else(|| u.externs.get(name))
     }
 
     /// The module an absolute or relative module path names, seen from module `from`.
@@ -615,11 +367,11 @@ impl Universe {
 
     /// What a type path written in module `from` names: a definition of this crate, or the
     /// full path of a type of another crate (through `use`, renames, `pub use` and globs).
-    pub fn resolve(&self, from: &[String], path: &str) -> Option<Resolved<'_>> {
+    pub(crate) fn resolve(&self, from: &[String], path: &str) -> Option<Resolved<'u>> {
         self.resolve_depth(from, path, 0)
     }
 
-    fn resolve_depth(&self, from: &[String], path: &str, depth: usize) -> Option<Resolved<'_>> {
+    fn resolve_depth(&self, from: &[String], path: &str, depth: usize) -> Option<Resolved<'u>> {
         if depth > 16 {
             return None;
         }
@@ -670,7 +422,7 @@ impl Universe {
         from: &[String],
         target: &[String],
         depth: usize,
-    ) -> Option<Resolved<'_>> {
+    ) -> Option<Resolved<'u>> {
         let (last, mods) = target.split_last()?;
         if mods.is_empty() {
             return None;
@@ -702,7 +454,9 @@ impl Universe {
         !here.is_some_and(|h| h.children.iter().any(|c| c == first) || h.uses.contains_key(first))
             && self.extern_crate(from, first).is_none()
     }
+}
 
+impl Universe {
     /// Every custom resource spec struct of the project's crates, with its module path.
     pub fn resources(&self) -> Vec<(&Vec<String>, &TypeDef)> {
         let mut out = Vec::new();
@@ -729,9 +483,10 @@ pub enum Resolved<'u> {
     External(Vec<String>),
 }
 
-/// A definition in the module tree, for the schema emitter.
-pub struct ScanScope<'u> {
-    pub universe: &'u Universe,
+/// A definition in the module tree, for the schema emitter; the paths it resolves are told to
+/// its resolver's lookups.
+pub(crate) struct ScanScope<'u> {
+    pub resolver: Resolver<'u>,
     pub module: Vec<String>,
     pub def: &'u TypeDef,
 }
@@ -741,41 +496,34 @@ impl Scope for ScanScope<'_> {
         self.def
     }
     fn resolve(&self, path: &str) -> Result<Box<dyn Scope + '_>, String> {
-        match self.universe.resolve(&self.module, path) {
+        let not_found = || self.resolver.lookups.type_not_found.set(true);
+        match self.resolver.resolve(&self.module, path) {
             Some(Resolved::Local(module, def)) => Ok(Box::new(ScanScope {
-                universe: self.universe,
+                resolver: self.resolver,
                 module,
                 def,
             })),
             Some(Resolved::External(full)) => match known::external(&full.join("::")) {
                 known::External::Known(canonical) => Ok(Box::new(Definition::known(&canonical))),
-                _ => Err(known::missing(&full.join("::"))),
+                known::External::MissingKubernetes(_) => Err(known::missing(&full.join("::"))),
+                known::External::Unknown(_) => {
+                    not_found();
+                    Err(known::missing(&full.join("::")))
+                }
             },
-            None => Err(format!(
-                "`{path}` has no schema: add #[derive(Schema)] to it, or import it with `use`"
-            )),
+            None => {
+                not_found();
+                Err(format!(
+                    "`{path}` has no schema: add #[derive(Schema)] to it, or import it with `use`"
+                ))
+            }
         }
     }
     fn file(&self) -> Option<&Path> {
-        self.universe
+        self.resolver
+            .universe
             .modules
             .get(&self.module)
             .map(|m| m.file.as_path())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn too_deep_skips_comments_strings_and_char_literals_and_counts_columns_in_characters() {
-        let prefix = "let s = \"é(\"; let c = 'é'; let d = '('; let e = '\\''; ";
-        let deep = "(".repeat(MAX_NESTING + 1);
-        let source = format!("// é (\n/* ( /* ( */ */\n{prefix}{deep}");
-        let column = prefix.chars().count() + MAX_NESTING;
-        assert_eq!(too_deep(&source), Some((3, column)));
-        let shallow = format!("// é (\n{prefix}{}", "(".repeat(MAX_NESTING));
-        assert_eq!(too_deep(&shallow), None);
     }
 }

@@ -11,7 +11,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::manifests::read::{self, Cache, Lookup, ReadFile};
+use super::stamps::Stamps;
+use super::store::{TextCache, write_atomically};
+use super::summaries;
+use crate::manifests::read::{
+    Lookup, ReadFile, ReadRecord, child_file, file_id, first_of_each, read_bytes, summarize_bytes,
+};
 
 /// The record's file in the scan cache's directory, and the format of its text.
 const RECORD: (&str, &str) = ("last-run", "operator-gen last run v1");
@@ -28,33 +33,30 @@ pub(crate) struct Record {
 }
 
 impl Record {
-    /// The record of a run given `given` that read `files`, looked up `lookups` and wrote
-    /// `outputs`, keyed for the cache in `dir`.
+    /// The record of a run given `given` that read `read` and wrote `outputs`, keyed as
+    /// `cache` keys (the summary cache).
     pub(crate) fn new(
-        dir: PathBuf,
+        cache: &TextCache,
         given: &str,
-        (files, lookups): (Vec<ReadFile>, Vec<Lookup>),
+        read: ReadRecord,
         outputs: Vec<(String, u128)>,
-    ) -> (Cache, Record) {
-        let (cache, _) = read::summaries_in(dir);
-        let given = cache.key(given.as_bytes());
-        let record = Record {
-            given,
-            files,
-            lookups,
+    ) -> Record {
+        Record {
+            given: cache.key(given.as_bytes()),
+            files: read.files,
+            lookups: read.lookups,
             outputs,
-        };
-        (cache, record)
+        }
     }
 
     /// Writes the record (best effort: a record that cannot be written, or one with a path
     /// its lines cannot hold, only costs the next run a scan).
-    pub(crate) fn store(&self, cache: &Cache) {
+    pub(crate) fn store(&self, cache: &TextCache) {
         let Some(body) = self.text() else {
             return;
         };
         let text = format!("{:032x}\n{body}", cache.key(body.as_bytes()));
-        let _ = read::write_atomically(cache.dir(), RECORD.0, text.as_bytes());
+        let _ = write_atomically(cache.dir(), RECORD.0, text.as_bytes());
     }
 
     /// The record as lines of tab-separated fields, after a line naming the format; `None`
@@ -153,7 +155,7 @@ impl Record {
 
 /// The record in the cache's directory, when its checksum (seeded with this build: another
 /// build's record fails it, as a damaged one does) checks out and it parses.
-fn load(cache: &Cache) -> Option<Record> {
+fn load(cache: &TextCache) -> Option<Record> {
     let text = std::fs::read_to_string(cache.dir().join(RECORD.0)).ok()?;
     let (head, body) = text.split_once('\n')?;
     if u128::from_str_radix(head, 16).ok()? != cache.key(body.as_bytes()) {
@@ -162,17 +164,70 @@ fn load(cache: &Cache) -> Option<Record> {
     Record::parse(body)
 }
 
+/// Whether the files of an earlier scan (`files`, `lookups`, see [`crate::manifests::read::Files::record`]) still
+/// mean what they meant: each file's summary the same (its bytes may differ in comments and
+/// function bodies), the same files one another, and each `mod` lookup finding the same file.
+/// A scan would then build what that one built. A file is read and summarized only when its
+/// stamp does not say what it means; `false` as soon as one thing differs.
+fn still_mean(files: &[ReadFile], lookups: &[Lookup], cache: &TextCache, stamps: &Stamps) -> bool {
+    // a lookup that found `name.rs`, the first place looked, finds it while it is there, which
+    // the loop below sees as it reads the file's metadata; the others look again
+    let read: std::collections::HashSet<&Path> = files.iter().map(|f| f.path.as_path()).collect();
+    let first_place = |l: &Lookup| {
+        l.explicit.is_some()
+            || l.found.as_ref().is_some_and(|(file, _)| {
+                read.contains(file.as_path()) && *file == l.dir.join(format!("{}.rs", l.name))
+            })
+    };
+    if lookups
+        .iter()
+        .any(|l| !first_place(l) && child_file(&l.dir, &l.name, l.explicit.as_deref()) != l.found)
+    {
+        return false;
+    }
+    let mut ids = Vec::with_capacity(files.len());
+    for f in files {
+        let Ok(meta) = std::fs::metadata(&f.path) else {
+            return false;
+        };
+        ids.push(file_id(&f.path, &meta));
+        let meaning = match stamps.stamp_of(&f.path, &meta) {
+            Some((key, Some(meaning))) => {
+                stamps.note(&f.path, &meta, key, Some(meaning));
+                meaning
+            }
+            _ => {
+                let Ok((meta, bytes)) = read_bytes(&f.path) else {
+                    return false;
+                };
+                let Some((_, meaning)) = summaries::cached_form(cache, &summarize_bytes(&bytes))
+                else {
+                    return false;
+                };
+                stamps.note(&f.path, &meta, cache.key(&bytes), Some(meaning));
+                meaning
+            }
+        };
+        if meaning != f.meaning {
+            return false;
+        }
+    }
+    let same: Vec<usize> = files.iter().map(|f| f.same_as).collect();
+    first_of_each(&ids) == same
+}
+
 /// Whether the run recorded in the cache in `dir` would write what it wrote and the files it
 /// wrote still hold it: the same `given` (the options and the crates, described by the
-/// caller), every file it read still meaning the same ([`read::still_mean`]), every output's
+/// caller), every file it read still meaning the same ([`still_mean`]), every output's
 /// stamp matching. Then the stamps are stored, and the run has nothing left to do.
 pub(crate) fn nothing_changed(root: &Path, dir: PathBuf, given: &str) -> bool {
-    let (cache, stamps) = read::summaries_in(dir);
+    // stamps of its own: what the check notes is kept only when nothing changed
+    let (cache, stamps) = summaries::open(dir);
     let Some(record) = load(&cache) else {
         return false;
     };
     let same = record.given == cache.key(given.as_bytes())
-        && read::still_mean(&record.files, &record.lookups, &cache, &stamps)
+        && still_mean(&record.files, &record.lookups, &cache, &stamps)
         && record
             .outputs
             .iter()

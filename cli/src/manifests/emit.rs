@@ -1,0 +1,306 @@
+//! The pipeline's fourth stage: the manifests of a universe, all through codegen's emitters:
+//! each kind's CRD (in parallel, each from the incremental layer when its inputs are as they
+//! were), the RBAC role and the webhook configurations.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use operator_gen_codegen::crd::{self, VersionInput};
+use operator_gen_codegen::ir::{Marker, TypeDef, has_marker};
+use operator_gen_codegen::markers::Kind;
+use operator_gen_codegen::rbac;
+use operator_gen_codegen::schema::{Scope, Settings};
+use operator_gen_codegen::webhook;
+use rayon::prelude::*;
+
+use super::diag::{Diagnostic, Stopped, located};
+use super::incremental::{Crd, Incremental, Reuse};
+use super::threads::in_pool;
+use super::universe::{Lookups, Resolver, ScanScope, Universe};
+
+/// The files `manifests` writes, relative to the project root, with their contents.
+pub type Outputs = BTreeMap<String, String>;
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// What every kind's CRD is emitted from.
+pub(crate) struct Emitting<'u> {
+    pub universe: &'u Universe,
+    pub settings: &'u Settings,
+    pub role_name: &'u str,
+    /// The largest CRD written (`None`: any size).
+    pub max_crd_bytes: Option<usize>,
+    pub layer: &'u dyn Incremental,
+}
+
+/// A custom resource's spec struct and the module it is defined in.
+type Resource<'u> = (&'u Vec<String>, &'u TypeDef);
+
+/// One kind's CRD as emitted, the problems that keep it from being written, and whether one of
+/// them is a type not found.
+struct KindOutcome {
+    crd: Option<Crd>,
+    diagnostics: Vec<Diagnostic>,
+    type_not_found: bool,
+}
+
+/// Every manifest of the universe, or every problem found on the way.
+pub(crate) fn emit(e: &Emitting) -> Result<Outputs, Stopped> {
+    let universe = e.universe;
+    let mut out = Outputs::new();
+    let (kinds, mut diags) = kinds(universe);
+    // each kind's CRD is independent of the others': emitted in parallel, kept in kind order
+    let specs: Vec<&Vec<Resource>> = kinds.values().collect();
+    let emitted = in_pool(|| {
+        specs
+            .par_iter()
+            .map(|specs| kind_crd(e, specs))
+            .collect::<Vec<_>>()
+    });
+    let mut type_not_found = false;
+    for kind in emitted {
+        out.extend(kind.crd);
+        diags.extend(kind.diagnostics);
+        type_not_found |= kind.type_not_found;
+    }
+    let package_markers: Vec<&Marker> = universe.package_markers.iter().map(|(_, m)| m).collect();
+    match rbac::role_file(&package_markers, e.role_name) {
+        Ok(text) => {
+            out.insert("config/rbac/role.yaml".to_string(), text);
+        }
+        Err(errors) => diags.extend(errors.into_iter().map(|e| {
+            let (file, m) = &universe.package_markers[e.marker];
+            located(file, m.loc, e.message)
+        })),
+    }
+    webhooks(universe, &mut out, &mut diags);
+    if diags.is_empty() {
+        Ok(out)
+    } else {
+        Err(Stopped {
+            diagnostics: diags,
+            type_not_found,
+        })
+    }
+}
+
+/// The project's kinds, each with the spec structs of its versions, by group and kind; and the
+/// kinds whose module markers contradict them.
+fn kinds(
+    universe: &Universe,
+) -> (
+    BTreeMap<(String, String), Vec<Resource<'_>>>,
+    Vec<Diagnostic>,
+) {
+    let mut diags = Vec::new();
+    let mut kinds: BTreeMap<(String, String), Vec<Resource>> = BTreeMap::new();
+    for (module, def) in universe.resources() {
+        let Some(r) = &def.resource else { continue };
+        if skipped(universe, module) {
+            continue;
+        }
+        for m in universe.module_markers.get(module).into_iter().flatten() {
+            let (given, what) = match m.kind {
+                Kind::GroupName => (&r.group, "group"),
+                Kind::VersionName => (&r.version, "version"),
+                _ => continue,
+            };
+            if m.value.as_str() != Some(given.as_str()) {
+                diags.push(located(
+                    &file_of(universe, module),
+                    def.loc,
+                    format!(
+                        "`{}` says {what} `{given}` but its module says `+{}={}`: make them agree",
+                        def.name,
+                        m.name(),
+                        m.value.as_str().unwrap_or_default()
+                    ),
+                ));
+            }
+        }
+        kinds
+            .entry((r.group.clone(), r.kind.clone()))
+            .or_default()
+            .push((module, def));
+    }
+    (kinds, diags)
+}
+
+/// The webhook configurations, when a marker asks for one.
+fn webhooks(universe: &Universe, out: &mut Outputs, diags: &mut Vec<Diagnostic>) {
+    let webhook_markers: Vec<&(PathBuf, Marker)> = universe
+        .package_markers
+        .iter()
+        .filter(|(_, m)| webhook::is_webhook_marker(m.kind))
+        .collect();
+    if webhook_markers.is_empty() {
+        return;
+    }
+    let markers: Vec<Marker> = webhook_markers.iter().map(|(_, m)| m.clone()).collect();
+    match webhook::configurations(&markers) {
+        Ok(objects) => {
+            out.insert(
+                "config/webhook/manifests.yaml".to_string(),
+                webhook::to_yaml(&objects),
+            );
+        }
+        Err(errors) => diags.extend(errors.into_iter().map(|e| {
+            let (file, m) = webhook_markers[e.marker];
+            located(file, m.loc, e.message)
+        })),
+    }
+}
+
+/// One kind's CRD as [`emit_kind`] gives it, taken from the incremental layer when every module
+/// its last emission looked up is as it was then (same content, or still missing), else emitted
+/// while the lookups are recorded and told to the layer. What the layer is asked for names the
+/// kind, its versions' spec structs, the settings and the crates read, so a change to any of
+/// them is a miss; a module read without a content key is never depended on.
+fn kind_crd(e: &Emitting, specs: &[Resource]) -> KindOutcome {
+    let u = e.universe;
+    let identity = || {
+        format!(
+            "{:?}\0{:?}\0{:?}\0{:?}\0{:?}\0{:?}",
+            specs
+                .iter()
+                .map(|(m, d)| (
+                    m,
+                    &d.name,
+                    d.resource.as_ref().map(|r| (&r.group, &r.kind, &r.version))
+                ))
+                .collect::<Vec<_>>(),
+            e.settings,
+            e.max_crd_bytes,
+            u.externs,
+            u.aliases,
+            u.foreign,
+        )
+    };
+    let content = |path: &[String]| -> Option<Option<String>> {
+        match u.modules.get(path) {
+            None => Some(None),
+            Some(m) => m.content.map(|c| Some(format!("{c:032x}"))),
+        }
+    };
+    let (key, lookups) = match e.layer.crd(&identity, &content) {
+        Reuse::Hit(crd) => {
+            return KindOutcome {
+                crd: Some(crd),
+                diagnostics: Vec::new(),
+                type_not_found: false,
+            };
+        }
+        Reuse::Miss(key) => (Some(key), Lookups::keeping_modules()),
+        Reuse::Off => (None, Lookups::default()),
+    };
+    let (crd, diagnostics) = emit_kind(e, specs, &lookups);
+    let type_not_found = lookups.type_not_found();
+    if let (Some(key), Some(crd), true) = (key, &crd, diagnostics.is_empty()) {
+        let mut seen = lookups.modules();
+        seen.extend(specs.iter().map(|(m, _)| (*m).clone()));
+        let depends_on = seen
+            .into_iter()
+            .map(|path| content(&path).map(|c| (path, c)))
+            .collect::<Option<Vec<_>>>();
+        if let Some(depends_on) = depends_on {
+            e.layer.emitted_crd(key, depends_on, crd);
+        }
+    }
+    KindOutcome {
+        crd,
+        diagnostics,
+        type_not_found,
+    }
+}
+
+/// One kind's CRD (file name and text), or the problems that keep it from being written; the
+/// paths its emission resolves are told to `lookups`.
+fn emit_kind(
+    e: &Emitting,
+    specs: &[Resource],
+    lookups: &Lookups,
+) -> (Option<Crd>, Vec<Diagnostic>) {
+    let (universe, settings) = (e.universe, e.settings);
+    let resolver = Resolver::new(universe, lookups);
+    let mut diags = Vec::new();
+    let scopes: Vec<ScanScope> = specs
+        .iter()
+        .map(|(m, d)| ScanScope {
+            resolver,
+            module: (*m).clone(),
+            def: d,
+        })
+        .collect();
+    let mut inputs = Vec::new();
+    for scope in &scopes {
+        let status = match scope.def.resource.as_ref().and_then(|r| r.status.clone()) {
+            Some(s) => match scope.resolve(&s) {
+                Ok(st) => Some(st),
+                Err(m) => {
+                    diags.push(located(&file_of(universe, &scope.module), scope.def.loc, m));
+                    None
+                }
+            },
+            None => None,
+        };
+        inputs.push(VersionInput {
+            spec: scope as &dyn Scope,
+            status,
+        });
+    }
+    if !diags.is_empty() {
+        return (None, diags);
+    }
+    match crd::crd(&inputs, settings) {
+        Ok(Some(c)) => {
+            let yaml = crd::to_yaml(&c);
+            if let Some(max) = e.max_crd_bytes.filter(|&max| yaml.len() > max) {
+                let (module, def) = specs[0];
+                diags.push(located(
+                    &file_of(universe, module),
+                    def.loc,
+                    format!(
+                        "the CRD of `{}` would be {:.1} MiB, more than the {:.1} MiB the apiserver can store (etcd's request limit); shorten its doc comments or pass --max-desc-len",
+                        def.name,
+                        yaml.len() as f64 / MIB,
+                        max as f64 / MIB
+                    ),
+                ));
+                return (None, diags);
+            }
+            (
+                Some((format!("config/crd/bases/{}", crd::file_name(&c)), yaml)),
+                diags,
+            )
+        }
+        Ok(None) => (None, diags),
+        Err(e) => {
+            // the scan's scopes name their file; a definition without one is the first spec's
+            let file = e
+                .file
+                .clone()
+                .or_else(|| specs.first().map(|(m, _)| file_of(universe, m)))
+                .unwrap_or_default();
+            diags.push(located(&file, e.loc, e.message));
+            (None, diags)
+        }
+    }
+}
+
+/// Whether `+kubebuilder:skip` stands on the module or one of its ancestors: no CRD for it.
+fn skipped(universe: &Universe, module: &[String]) -> bool {
+    (0..=module.len()).any(|n| {
+        universe
+            .module_markers
+            .get(&module[..n])
+            .is_some_and(|ms| has_marker(ms, Kind::Skip))
+    })
+}
+
+fn file_of(universe: &Universe, module: &[String]) -> PathBuf {
+    universe
+        .modules
+        .get(module)
+        .map(|m| m.file.clone())
+        .unwrap_or_default()
+}
