@@ -6,7 +6,7 @@
 //! Nothing is compiled or fetched. Local crates come from `cargo metadata --no-deps --offline`,
 //! asked only when the project's `Cargo.toml` has a `[workspace]` or a dependency by path or from
 //! the workspace. Registry and git crates come from `cargo metadata --offline` with the
-//! dependency graph (ten times slower), asked only when `Cargo.lock` lists such a package
+//! dependency graph (which resolves the whole graph), asked only when `Cargo.lock` lists such a package
 //! depending on one of our crates, or lacks a dependency the manifests declare (cargo then
 //! brings the lock up to date, as any cargo command would). Without a `Cargo.lock` they are not
 //! looked for; [`Crates::note`] says so, for the error of a type that is then not found.
@@ -14,6 +14,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use crate::error::{Error, Result};
 
 /// Another crate to scan: the name other crates use for it and its root file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,7 +116,7 @@ fn declared(table: &toml::Table) -> Vec<String> {
 }
 
 /// The crates the project at `root` brings in.
-pub fn discover(root: &Path) -> Result<Crates, String> {
+pub fn discover(root: &Path) -> Result<Crates> {
     let Ok(manifest) = std::fs::read_to_string(root.join("Cargo.toml")) else {
         return Ok(Crates::default());
     };
@@ -187,7 +189,7 @@ struct Local {
 }
 
 /// The workspace's members (when `root` is its root) and the path dependencies, transitively.
-fn local_crates(root: &Path, root_dir: &Path) -> Result<Local, String> {
+fn local_crates(root: &Path, root_dir: &Path) -> Result<Local> {
     let mut packages: BTreeMap<PathBuf, Package> = BTreeMap::new();
     let manifest = root.join("Cargo.toml");
     let first = metadata(&manifest, true).map_err(|e| e.fatal(&manifest))?;
@@ -225,10 +227,10 @@ fn local_crates(root: &Path, root_dir: &Path) -> Result<Local, String> {
             .into_iter()
             .find(|p| canonical(p.dir()) == dir)
             .ok_or_else(|| {
-                format!(
+                Error::msg(format!(
                     "cargo metadata does not list the package at {}: check its Cargo.toml",
                     dep.display()
-                )
+                ))
             })?,
         };
         todo.extend(p.path_deps.iter().map(|(d, _)| d.clone()));
@@ -246,16 +248,10 @@ fn local_crates(root: &Path, root_dir: &Path) -> Result<Local, String> {
     })
 }
 
-/// Adds the registry and git packages the scanned crates depend on that depend on one of
-/// [`DERIVES`], transitively through such packages, and the names the scanned crates give
-/// each other. Never fails: what stops it is kept in [`Crates::note`].
-fn registry_crates(
-    root: &Path,
-    local: &Local,
-    names: &mut BTreeMap<PathBuf, Option<String>>,
-    crates: &mut Crates,
-    aliases: &mut BTreeSet<Alias>,
-) {
+/// The dependency graph of the project at `root` (`cargo metadata` with dependencies), when
+/// its lock says it may hold registry or git packages that derive; `None` when there is none to
+/// look for, or when it cannot be had ([`Crates::note`] then says why).
+fn dependency_graph(root: &Path, local: &Local, crates: &mut Crates) -> Option<serde_json::Value> {
     // the project's own lock, else its workspace's; a member of an enclosing workspace that
     // names no path crate was not asked for its workspace root, so the nearest ancestor whose
     // manifest declares a workspace stands in for it
@@ -278,7 +274,7 @@ fn registry_crates(
             "{} has no Cargo.lock, so types from registry or git dependencies were not looked for: run `cargo generate-lockfile` (or build once), then run again",
             root.display()
         ));
-        return;
+        return None;
     };
     let lock = Lock::read(&lock);
     let stale = local
@@ -286,27 +282,33 @@ fn registry_crates(
         .iter()
         .any(|d| !OURS.contains(&d.as_str()) && !lock.has(d));
     if !lock.schema_crates && !stale {
-        return;
+        return None;
     }
-    let graph = match metadata(&root.join("Cargo.toml"), false) {
-        Ok(v) => v,
+    match metadata(&root.join("Cargo.toml"), false) {
+        Ok(v) => Some(v),
         Err(Failure::Cargo(m)) => {
             crates.note = Some(format!(
                 "types from registry or git dependencies were not looked for, as `cargo metadata --offline` fails: {m}; run `cargo fetch`, then run again"
             ));
-            return;
+            None
         }
         Err(Failure::Other(m)) => {
             crates.note = Some(format!(
                 "types from registry or git dependencies were not looked for: {m}"
             ));
-            return;
+            None
         }
-    };
-    let meta = Metadata::of(&graph);
-    let by_id: BTreeMap<&str, &Package> =
-        meta.packages.iter().map(|p| (p.id.as_str(), p)).collect();
-    let edges = resolve_edges(&graph);
+    }
+}
+
+/// The ids of the scanned crates (by `names`) and of the registry and git packages they reach
+/// through packages that depend on one of [`DERIVES`], those first.
+fn deriving<'m>(
+    meta: &'m Metadata,
+    by_id: &BTreeMap<&'m str, &'m Package>,
+    edges: &BTreeMap<&str, Vec<(String, String)>>,
+    names: &BTreeMap<PathBuf, Option<String>>,
+) -> Vec<&'m str> {
     // from the crates already scanned, through registry and git packages that derive
     let mut todo: Vec<&str> = meta
         .packages
@@ -330,6 +332,27 @@ fn registry_crates(
             }
         }
     }
+    scanned
+}
+
+/// Adds the registry and git packages the scanned crates depend on that depend on one of
+/// [`DERIVES`], transitively through such packages, and the names the scanned crates give
+/// each other. Never fails: what stops it is kept in [`Crates::note`].
+fn registry_crates(
+    root: &Path,
+    local: &Local,
+    names: &mut BTreeMap<PathBuf, Option<String>>,
+    crates: &mut Crates,
+    aliases: &mut BTreeSet<Alias>,
+) {
+    let Some(graph) = dependency_graph(root, local, crates) else {
+        return;
+    };
+    let meta = Metadata::of(&graph);
+    let by_id: BTreeMap<&str, &Package> =
+        meta.packages.iter().map(|p| (p.id.as_str(), p)).collect();
+    let edges = resolve_edges(&graph);
+    let scanned = deriving(&meta, &by_id, &edges, names);
     let mut taken: HashSet<String> = crates.others.iter().map(|c| c.name.clone()).collect();
     taken.extend(crates.own.clone());
     for id in &scanned {
@@ -412,9 +435,8 @@ fn resolve_edges(graph: &serde_json::Value) -> BTreeMap<&str, Vec<(String, Strin
     edges
 }
 
-/// What `manifests` needs of a `Cargo.lock`, found by substring search: a lock of a few
-/// hundred packages is searched in tens of microseconds, where parsing it (even line by line)
-/// takes a millisecond.
+/// What `manifests` needs of a `Cargo.lock`, found by substring search rather than by parsing
+/// the lock.
 struct Lock<'a> {
     text: &'a str,
     /// Whether a package from a registry or git depends on one of [`DERIVES`].
@@ -508,14 +530,14 @@ enum Failure {
 
 impl Failure {
     /// The message when `cargo metadata` on `manifest` is needed to go on.
-    fn fatal(self, manifest: &Path) -> String {
-        match self {
+    fn fatal(self, manifest: &Path) -> Error {
+        Error::msg(match self {
             Failure::Cargo(m) => format!(
                 "`cargo metadata` fails on {}: {m}; fix the manifest, then run again",
                 manifest.display()
             ),
             Failure::Other(m) => m,
-        }
+        })
     }
 }
 

@@ -36,6 +36,9 @@ pub(crate) struct Emitting<'u> {
 /// A custom resource's spec struct and the module it is defined in.
 type Resource<'u> = (&'u Vec<String>, &'u TypeDef);
 
+/// Each kind's versions, by group and kind.
+type Kinds<'u> = BTreeMap<(String, String), Vec<Resource<'u>>>;
+
 /// One kind's CRD as emitted, the problems that keep it from being written, and whether one of
 /// them is a type not found.
 struct KindOutcome {
@@ -86,14 +89,9 @@ pub(crate) fn emit(e: &Emitting) -> Result<Outputs, Stopped> {
 
 /// The project's kinds, each with the spec structs of its versions, by group and kind; and the
 /// kinds whose module markers contradict them.
-fn kinds(
-    universe: &Universe,
-) -> (
-    BTreeMap<(String, String), Vec<Resource<'_>>>,
-    Vec<Diagnostic>,
-) {
+fn kinds(universe: &Universe) -> (Kinds<'_>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let mut kinds: BTreeMap<(String, String), Vec<Resource>> = BTreeMap::new();
+    let mut kinds = Kinds::new();
     for (module, def) in universe.resources() {
         let Some(r) = &def.resource else { continue };
         if skipped(universe, module) {

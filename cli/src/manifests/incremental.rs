@@ -3,10 +3,34 @@
 //! already on disk) and tells what it computed, looked up and wrote; [`NoCache`] answers "no" to
 //! every question and keeps nothing, and [`super::cache::DiskCache`] keeps it on disk.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::read::ReadRecord;
 use super::summary::ModSummary;
+
+/// What a run read: its files and its `mod` lookups.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ReadRecord {
+    pub files: Vec<ReadFile>,
+    pub lookups: Vec<Lookup>,
+}
+
+/// A file a scan read: its path, the key of its summary, and which file of the scan it is on
+/// disk (the index of the first with its identity, as two paths may lead to one file).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadFile {
+    pub path: PathBuf,
+    pub meaning: u128,
+    pub same_as: usize,
+}
+
+/// A `mod` declaration's file looked up by a scan: [`child_file`](super::read::child_file)'s arguments and answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lookup {
+    pub dir: PathBuf,
+    pub name: String,
+    pub explicit: Option<String>,
+    pub found: Option<(PathBuf, PathBuf)>,
+}
 
 /// A file's summary as an earlier run computed it.
 pub(crate) struct Summarized {

@@ -97,8 +97,8 @@ pub fn run(opts: &ManifestsOptions, printer: &Printer) -> Result<()> {
     let _lock = crate::transaction::lock(&root, printer)?;
     let given = Given::of(&root)?;
     let described = describe(&given, opts);
-    let layer = layer(&root, opts);
-    let layer = layer.as_ref();
+    let kept = layer(&root, opts);
+    let layer = kept.as_ref();
     if layer.nothing_changed(&root, &described) {
         return Ok(());
     }
@@ -116,6 +116,7 @@ pub fn run(opts: &ManifestsOptions, printer: &Printer) -> Result<()> {
     });
     // the command ends here: the process's exit frees the pipeline's structures at once
     std::mem::forget(built);
+    std::mem::forget(kept);
     done
 }
 
@@ -147,7 +148,7 @@ pub fn outputs(
 }
 
 /// What a pipeline built besides its outputs: the modules and the files they came from, which
-/// [`run`] hands to the process's exit instead of freeing them value by value.
+/// [`run`] leaves to the process's exit to free, all at once.
 struct Built<'l> {
     #[allow(dead_code)]
     universe: Universe,

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::crates::{self, Crates};
-use super::incremental::{Incremental, Reuse};
+use super::incremental::{Incremental, Lookup, ReadFile, ReadRecord, Reuse};
 use super::summary::{self, ModSummary, Step};
 use super::threads::in_pool;
 use crate::error::{Error, Result};
@@ -125,7 +125,7 @@ pub fn child_file(dir: &Path, name: &str, explicit: Option<&str>) -> Option<(Pat
 /// looked up.
 pub struct Files<'l> {
     layer: &'l dyn Incremental,
-    loaded: HashMap<PathBuf, std::result::Result<Arc<Loaded>, String>>,
+    loaded: HashMap<PathBuf, ReadOutcome>,
     /// [`child_file`]'s answers, by its arguments: the waves look every file up once.
     found: HashMap<ChildOf, Option<(PathBuf, PathBuf)>>,
 }
@@ -328,31 +328,20 @@ impl<'l> Files<'l> {
 }
 
 /// A file read and summarized, or why it could not be read.
-pub type ReadOutcome = std::result::Result<Arc<Loaded>, String>;
+pub type ReadOutcome = std::result::Result<Arc<Loaded>, Unreadable>;
 
-/// What a run read: its files and its `mod` lookups.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct ReadRecord {
-    pub files: Vec<ReadFile>,
-    pub lookups: Vec<Lookup>,
-}
+/// Why a file could not be read.
+#[derive(Clone, Debug)]
+pub struct Unreadable(Arc<std::io::Error>);
 
-/// A file a scan read: its path, the key of its summary, and which file of the scan it is on
-/// disk (the index of the first with its identity, as two paths may lead to one file).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReadFile {
-    pub path: PathBuf,
-    pub meaning: u128,
-    pub same_as: usize,
-}
-
-/// A `mod` declaration's file looked up by a scan: [`child_file`]'s arguments and answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Lookup {
-    pub dir: PathBuf,
-    pub name: String,
-    pub explicit: Option<String>,
-    pub found: Option<(PathBuf, PathBuf)>,
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot read: {}; make it a readable file (not a dangling or looping symlink) or remove the `mod` line that names it",
+            self.0
+        )
+    }
 }
 
 /// For each value, the index of its first occurrence (`None`s are each their own).
@@ -379,11 +368,7 @@ fn read(path: &Path, layer: &dyn Incremental) -> ReadOutcome {
             meaning: Some(known.meaning),
         }));
     }
-    let (meta, bytes) = read_bytes(path).map_err(|e| {
-        format!(
-            "cannot read: {e}; make it a readable file (not a dangling or looping symlink) or remove the `mod` line that names it"
-        )
-    })?;
+    let (meta, bytes) = read_bytes(path).map_err(|e| Unreadable(Arc::new(e)))?;
     let id = file_id(path, &meta);
     let key = match layer.summary_by_bytes(path, &meta, &bytes) {
         Reuse::Hit(known) => {

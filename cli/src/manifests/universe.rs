@@ -161,8 +161,8 @@ impl Assembly<'_, '_> {
     ) {
         let loaded = match self.files.load(file) {
             Ok(l) => l,
-            Err(message) => {
-                self.diag_at(file, 0, 0, message);
+            Err(unreadable) => {
+                self.diag_at(file, 0, 0, unreadable.to_string());
                 return;
             }
         };

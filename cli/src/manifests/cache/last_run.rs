@@ -14,9 +14,8 @@ use std::path::{Path, PathBuf};
 use super::stamps::Stamps;
 use super::store::{TextCache, write_atomically};
 use super::summaries;
-use crate::manifests::read::{
-    Lookup, ReadFile, ReadRecord, child_file, file_id, first_of_each, read_bytes, summarize_bytes,
-};
+use crate::manifests::incremental::{Lookup, ReadFile, ReadRecord};
+use crate::manifests::read::{child_file, file_id, first_of_each, read_bytes, summarize_bytes};
 
 /// The record's file in the scan cache's directory, and the format of its text.
 const RECORD: (&str, &str) = ("last-run", "operator-gen last run v1");

@@ -16,8 +16,7 @@ use std::sync::Mutex;
 use stamps::Stamps;
 use store::TextCache;
 
-use super::incremental::{Crd, Dependency, Incremental, Now, Reuse, Summarized};
-use super::read::ReadRecord;
+use super::incremental::{Crd, Dependency, Incremental, Now, ReadRecord, Reuse, Summarized};
 use super::summary::ModSummary;
 
 /// The incremental layer whose files are in one directory.

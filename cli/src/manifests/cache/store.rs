@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 /// hashes seeded with this build of operator-gen (its version, and the size and time of the
 /// running executable), so another build never reads this one's entries. An entry is two lines:
 /// the key and a checksum of the key and the text, then the text, on one line; an entry's
-/// checksum is checked when it is first used. One file rather than one per entry: creating
-/// hundreds of files cost more than computing them. A run appends the entries it computed, and
+/// checksum is checked when it is first used. One file rather than one per entry, so a run
+/// opens one file however many entries it uses. A run appends the entries it computed, and
 /// rewrites the file with only the entries it used once the others take more room than those.
 /// The summary cache ([`super::summaries`]) and the CRD cache ([`super::crds`]) are each one.
 pub(crate) struct TextCache {
