@@ -135,15 +135,15 @@ const SHIP: &str = "+kubebuilder:webhook:path=/validate,mutating=false,failurePo
 const PROVED_ELSEWHERE: &[(Kind, &str)] = &[
     (
         Kind::GroupName,
-        "cli/src/manifests.rs: module_markers_steer_the_scan",
+        "cli/src/manifests/mod.rs: module_markers_steer_the_scan",
     ),
     (
         Kind::VersionName,
-        "cli/src/manifests.rs: module_markers_steer_the_scan",
+        "cli/src/manifests/mod.rs: module_markers_steer_the_scan",
     ),
     (
         Kind::Skip,
-        "cli/src/manifests.rs: module_markers_steer_the_scan",
+        "cli/src/manifests/mod.rs: module_markers_steer_the_scan",
     ),
 ];
 

@@ -294,7 +294,7 @@ fn main() {
     for &kinds in &sizes {
         let project = ours(tmp.path(), kinds);
         // a user's project between commands: its manifests written, and no file changed in the
-        // last two seconds (`manifests` stamps no file younger than that, see `sources::Stamps`)
+        // last two seconds (`manifests` stamps no file younger than that, see `cli/src/manifests/cache/stamps.rs`)
         operator_gen_manifests(&bin, &project);
         std::thread::sleep(Duration::from_millis(2500));
         let cache = project.join("target/operator-gen");
