@@ -8,12 +8,15 @@ use serde::{Deserialize, Serialize};
 use super::store::TextCache;
 use crate::manifests::incremental::{Crd, Dependency, Now, Reuse};
 
-/// The CRD cache's file, and the format of its entries.
-const CRDS: (&str, &str) = ("crds", "operator-gen crd v1");
+/// The CRD cache's file in the cache's directory.
+const CRDS_FILE: &str = "crds";
+
+/// The format of its entries: a new format is a new name.
+const CRDS_FORMAT: &str = "operator-gen crd v1";
 
 /// The CRD cache in `dir`.
 pub(crate) fn open(dir: &Path) -> TextCache {
-    TextCache::new(dir.to_path_buf(), CRDS.0, CRDS.1)
+    TextCache::new(dir.to_path_buf(), CRDS_FILE, CRDS_FORMAT)
 }
 
 /// A cached CRD: the content of each module its emission looked up (`None`: the module did

@@ -17,8 +17,11 @@ use super::summaries;
 use crate::manifests::incremental::{Lookup, ReadFile, ReadRecord};
 use crate::manifests::read::{child_file, file_id, first_of_each, read_bytes, summarize_bytes};
 
-/// The record's file in the scan cache's directory, and the format of its text.
-const RECORD: (&str, &str) = ("last-run", "operator-gen last run v1");
+/// The record's file in the cache's directory.
+const RECORD_FILE: &str = "last-run";
+
+/// The format of its text, named on its first line.
+const RECORD_FORMAT: &str = "operator-gen last run v1";
 
 /// What the last run that wrote the manifests read and wrote.
 #[derive(Debug, PartialEq)]
@@ -55,7 +58,7 @@ impl Record {
             return;
         };
         let text = format!("{:032x}\n{body}", cache.key(body.as_bytes()));
-        let _ = write_atomically(cache.dir(), RECORD.0, text.as_bytes());
+        let _ = write_atomically(cache.dir(), RECORD_FILE, text.as_bytes());
     }
 
     /// The record as lines of tab-separated fields, after a line naming the format; `None`
@@ -68,7 +71,7 @@ impl Record {
             p.to_str().and_then(plain)
         }
         let maybe = |s: Option<&str>| s.map_or(String::new(), |s| format!("+{s}"));
-        let mut out = format!("{}\ngiven\t{:032x}\n", RECORD.1, self.given);
+        let mut out = format!("{}\ngiven\t{:032x}\n", RECORD_FORMAT, self.given);
         for f in &self.files {
             out.push_str(&format!(
                 "file\t{:032x}\t{}\t{}\n",
@@ -104,7 +107,7 @@ impl Record {
     /// The record [`Record::text`] wrote, unless a line does not parse.
     fn parse(body: &str) -> Option<Record> {
         let mut lines = body.lines();
-        if lines.next()? != RECORD.1 {
+        if lines.next()? != RECORD_FORMAT {
             return None;
         }
         let hex = |s: &str| u128::from_str_radix(s, 16).ok();
@@ -155,7 +158,7 @@ impl Record {
 /// The record in the cache's directory, when its checksum (seeded with this build: another
 /// build's record fails it, as a damaged one does) checks out and it parses.
 fn load(cache: &TextCache) -> Option<Record> {
-    let text = std::fs::read_to_string(cache.dir().join(RECORD.0)).ok()?;
+    let text = std::fs::read_to_string(cache.dir().join(RECORD_FILE)).ok()?;
     let (head, body) = text.split_once('\n')?;
     if u128::from_str_radix(head, 16).ok()? != cache.key(body.as_bytes()) {
         return None;

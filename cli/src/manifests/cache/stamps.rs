@@ -46,8 +46,11 @@ fn stat_of(_meta: &std::fs::Metadata) -> Option<Stat> {
     None
 }
 
-/// The stamps file in the scan cache's directory, and the format of its lines.
-const STAMPS: (&str, &str) = ("stamps", "operator-gen stamps v2");
+/// The stamps file in the cache's directory.
+const STAMPS_FILE: &str = "stamps";
+
+/// The format of its lines, part of each line's checksum.
+const STAMPS_FORMAT: &str = "operator-gen stamps v2";
 
 /// A file's stamp: its stat, the key of its bytes and, for a source, the key of its summary.
 type Stamp = (Stat, u128, Option<u128>);
@@ -84,7 +87,7 @@ impl Stamps {
 
     fn line_sum(&self, line: &str) -> u64 {
         let mut h = xxhash_rust::xxh3::Xxh3::with_seed(self.seed);
-        h.update(STAMPS.1.as_bytes());
+        h.update(STAMPS_FORMAT.as_bytes());
         h.update(b"\0");
         h.update(line.as_bytes());
         h.digest()
@@ -92,7 +95,7 @@ impl Stamps {
 
     fn known(&self) -> &HashMap<PathBuf, Stamp> {
         self.known.get_or_init(|| {
-            let text = std::fs::read_to_string(self.dir.join(STAMPS.0)).unwrap_or_default();
+            let text = std::fs::read_to_string(self.dir.join(STAMPS_FILE)).unwrap_or_default();
             text.lines()
                 .filter_map(|line| {
                     let (sum, rest) = line.split_once(' ')?;
@@ -194,6 +197,6 @@ impl Stamps {
             rest.push_str(path);
             text.push_str(&format!("{:016x} {rest}\n", self.line_sum(&rest)));
         }
-        let _ = write_atomically(&self.dir, STAMPS.0, text.as_bytes());
+        let _ = write_atomically(&self.dir, STAMPS_FILE, text.as_bytes());
     }
 }

@@ -6,12 +6,15 @@ use super::stamps::Stamps;
 use super::store::TextCache;
 use crate::manifests::summary::ModSummary;
 
-/// The summaries' cache file and the format of its entries.
-const SUMMARIES: (&str, &str) = ("summaries", "operator-gen scan summary v3");
+/// The summaries' cache file in the cache's directory.
+const SUMMARIES_FILE: &str = "summaries";
+
+/// The format of its entries: a new format is a new name.
+const SUMMARIES_FORMAT: &str = "operator-gen scan summary v3";
 
 /// The summary cache in `dir`, and the stamps kept beside it (keyed as it is).
 pub(crate) fn open(dir: PathBuf) -> (TextCache, Stamps) {
-    let cache = TextCache::new(dir, SUMMARIES.0, SUMMARIES.1);
+    let cache = TextCache::new(dir, SUMMARIES_FILE, SUMMARIES_FORMAT);
     let stamps = Stamps::new(cache.dir().to_path_buf(), cache.seed());
     (cache, stamps)
 }
