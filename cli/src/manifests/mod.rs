@@ -323,4 +323,38 @@ pub mod api {
             ])
         );
     }
+
+    #[test]
+    fn a_type_not_found_is_told_apart_from_other_problems() {
+        let stopped = |field: &str| {
+            let source = SOURCE.replace(
+                "pub size: i32,",
+                &format!("pub size: i32,\n            pub other: {field},"),
+            );
+            let universe = scan_source(Path::new("src/lib.rs"), &source).expect("scans");
+            let settings = Settings::default();
+            let emitting = emit::Emitting {
+                universe: &universe,
+                settings: &settings,
+                role_name: "manager-role",
+                max_crd_bytes: None,
+                layer: &NoCache,
+            };
+            on_scan_stack(|| emit::emit(&emitting)).expect_err("does not emit")
+        };
+        // defined nowhere, or in a crate that was not read: the note may say why
+        for missing in ["Missing", "other_crate::Widget"] {
+            let s = stopped(missing);
+            assert!(s.type_not_found, "{missing}");
+            let text = s.into_error(Some("the lock is missing")).to_string();
+            assert!(text.ends_with("\nnote: the lock is missing"), "{text}");
+        }
+        // a Kubernetes type the table lacks, and a type that needs a flag, are other problems
+        for other in ["k8s_openapi::api::core::v1::NoSuchType", "f64"] {
+            let s = stopped(other);
+            assert!(!s.type_not_found, "{other}");
+            let text = s.into_error(Some("the lock is missing")).to_string();
+            assert!(!text.contains("note:"), "{text}");
+        }
+    }
 }

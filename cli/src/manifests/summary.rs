@@ -960,6 +960,18 @@ mod tests {
         assert_eq!(too_deep(&source), Some((3, column)));
         let shallow = format!("// é (\n{prefix}{}", "(".repeat(MAX_NESTING));
         assert_eq!(too_deep(&shallow), None);
+        // `<` opens and `>` closes, but not in `->` or `=>`; raw strings hold no brackets
+        let angles = "<".repeat(MAX_NESTING);
+        assert_eq!(too_deep(&format!("{angles}>(")), None);
+        assert_eq!(
+            too_deep(&format!("{angles}->(")),
+            Some((1, MAX_NESTING + 2))
+        );
+        assert_eq!(
+            too_deep(&format!("{angles}=>(")),
+            Some((1, MAX_NESTING + 2))
+        );
+        assert_eq!(too_deep(&format!("{angles}r#\"(\"#")), None);
     }
 
     /// `source` with each of `bodies` (text between a body's braces) replaced by its line
