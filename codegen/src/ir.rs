@@ -1,15 +1,9 @@
 //! The intermediate representation both front ends (source scan and derive) build and every
 //! emitter reads: type definitions, fields, serde attributes and markers.
 
+pub use crate::diag::Loc;
 pub use crate::markers::Kind;
 use serde::{Deserialize, Serialize};
-
-/// A position in a source file, 1-based line and 0-based column as `proc_macro2` reports them.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Loc {
-    pub line: usize,
-    pub column: usize,
-}
 
 /// One marker: its registry entry, whether it is the `items:` form, and its value. Single-value
 /// markers hold the value itself; markers with named arguments hold an object.
