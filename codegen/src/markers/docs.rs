@@ -31,6 +31,7 @@ pub enum ControllerGen {
 
 const DEEPCOPY_CG: &str = "The `object` generator writes `DeepCopy` methods for the package or type (none with `=false`).";
 const AC_CG: &str = "The `applyconfiguration` generator writes apply-configuration types, which Go clients use for server-side apply.";
+const FIELD_ONLY: &str = "The same on a field. controller-gen takes it on fields only; operator-gen also takes it on a type, where it applies wherever the type is used.";
 const CLIENT_GEN: &str = "client-gen (k8s.io/code-generator) reads it when it writes a Go clientset; controller-gen does not.";
 
 /// The description of `kind` in the marker reference.
@@ -218,15 +219,15 @@ pub fn doc(kind: Kind) -> Doc {
         ),
         Kind::Default => d(
             "Sets the default the apiserver fills in when the field is absent. The value is written as controller-gen writes literals: `true`, `1.5`, `ahoy`, `{a,b}` for a list, `{key: value}` for an object.",
-            Same,
+            Differs(FIELD_ONLY),
         ),
         Kind::K8sDefault => d(
             "Sets the default the apiserver fills in when the field is absent, written as JSON (strings in double quotes). `ref(...)` values are accepted and ignored.",
-            Same,
+            Differs(FIELD_ONLY),
         ),
         Kind::Example => d(
             "Sets the schema's `example`: documentation for readers of the CRD, not checked.",
-            Same,
+            Differs(FIELD_ONLY),
         ),
         Kind::Title => d(
             "Sets the schema's `title`: documentation for readers of the CRD, not checked.",
