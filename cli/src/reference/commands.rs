@@ -297,9 +297,19 @@ fn description(command: &clap::Command, arg: &Arg) -> String {
         .or(arg.get_help())
         .map(|h| h.to_string())
         .unwrap_or_default();
+    // clap refuses a conflict both ways, whichever of the two arguments declares it
     let conflicts: Vec<String> = command
-        .get_arg_conflicts_with(arg)
-        .iter()
+        .get_arguments()
+        .filter(|other| other.get_id() != arg.get_id())
+        .filter(|other| {
+            let declared = |a: &Arg, b: &Arg| {
+                command
+                    .get_arg_conflicts_with(a)
+                    .iter()
+                    .any(|c| c.get_id() == b.get_id())
+            };
+            declared(arg, other) || declared(other, arg)
+        })
         .map(|other| match other.get_long() {
             Some(l) => format!("`--{l}`"),
             None => format!("`{}`", value_name(other)),

@@ -154,7 +154,10 @@ fn section(def: &Def, out: &mut String) {
     out.push_str(&format!("### `+{}` {{#{}}}\n\n", def.name, anchor(def)));
     out.push_str(doc.summary);
     out.push_str("\n\n");
-    out.push_str(&format!("- **Doc comment:** `{}`\n", doc_form(def)));
+    out.push_str(&format!(
+        "- **Doc comment:** `{}`\n",
+        doc_form(def.name, def.arg)
+    ));
     if refused(def) {
         if let Effect::None(reason) = def.effect {
             out.push_str(&format!(
@@ -163,7 +166,7 @@ fn section(def: &Def, out: &mut String) {
             ));
         }
     } else {
-        match attribute_shape(def) {
+        match def.keys.first().map(|key| attribute_shape(key, def.arg)) {
             Some(form) => {
                 let aliases: Vec<String> = def.keys[1..].iter().map(|k| format!("`{k}`")).collect();
                 let also = if aliases.is_empty() {
@@ -187,12 +190,15 @@ fn section(def: &Def, out: &mut String) {
                 1,
             );
             let attribute = match def.keys.first() {
-                Some(key) => format!(" or `#[k8s(items_{key} = {})]`", literal_shape(def.arg)),
+                Some(key) => format!(
+                    " or `{}`",
+                    attribute_shape(&format!("items_{key}"), def.arg)
+                ),
                 None => String::new(),
             };
             out.push_str(&format!(
-                "- **For list items:** `+{items_name}{}`{attribute} applies it to each item of the list it stands on\n",
-                value_shape(def.arg),
+                "- **For list items:** `{}`{attribute} applies it to each item of the list it stands on\n",
+                doc_form(&items_name, def.arg),
             ));
         }
     }
@@ -210,7 +216,7 @@ fn section(def: &Def, out: &mut String) {
         out.push_str(&format!("- **Effect:** {}\n", effect(def)));
     }
     let cg = match doc.controller_gen {
-        ControllerGen::Same => "does the same.".to_string(),
+        ControllerGen::Same => "The same.".to_string(),
         ControllerGen::Differs(text) | ControllerGen::NotRead(text) => text.to_string(),
     };
     out.push_str(&format!("- **controller-gen:** {cg}\n"));
@@ -286,11 +292,12 @@ fn effect(def: &Def) -> String {
     }
 }
 
-/// How the doc-comment form is written, value included: `+name=<integer>`.
-fn doc_form(def: &Def) -> String {
-    match def.arg {
-        Arg::Args(_) => format!("+{}:<argument>=<value>,...", def.name),
-        other => format!("+{}{}", def.name, value_shape(other)),
+/// How the doc-comment form of the marker `name` is written, value included:
+/// `+name=<integer>`.
+fn doc_form(name: &str, arg: Arg) -> String {
+    match arg {
+        Arg::Args(_) => format!("+{name}:<argument>=<value>,..."),
+        other => format!("+{name}{}", value_shape(other)),
     }
 }
 
@@ -328,15 +335,13 @@ fn literal_shape(arg: Arg) -> &'static str {
     }
 }
 
-/// The attribute form's shape, `#[k8s(min_length = <integer>)]`; `None` when the marker has no
-/// attribute key.
-fn attribute_shape(def: &Def) -> Option<String> {
-    let key = def.keys.first()?;
-    Some(match def.arg {
+/// The shape of the attribute form of the key `key`: `#[k8s(min_length = <integer>)]`.
+fn attribute_shape(key: &str, arg: Arg) -> String {
+    match arg {
         Arg::Flag => format!("#[k8s({key})]"),
         Arg::Args(_) => format!("#[k8s({key}(argument = value, ...))]"),
         other => format!("#[k8s({key} = {})]", literal_shape(other)),
-    })
+    }
 }
 
 fn describe(arg: Arg) -> String {

@@ -44,7 +44,7 @@ pub fn doc(kind: Kind) -> Doc {
     };
     match kind {
         Kind::GroupName => d(
-            "Names the API group of the kinds in a module. Each kind already names its group in `#[k8s(group = ...)]`; `manifests` reports a kind whose group differs from the module's.",
+            "Names the API group of the kinds in a module. Each kind already names its group in `#[k8s(group = ...)]`; `operator-gen manifests` stops with an error naming a kind whose group differs from the module's.",
             Differs(
                 "Takes the CRD's group from it: a Go package has no other place to say its group. In Rust the marker only confirms what each kind says.",
             ),
