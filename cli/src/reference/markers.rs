@@ -203,7 +203,11 @@ fn section(def: &Def, out: &mut String) {
         }
     }
     out.push_str(&format!("- **Stands on:** {}\n", targets(def)));
-    out.push_str(&format!("- **Value:** {}\n", describe(def.arg)));
+    let mut value = describe(def.arg);
+    if matches!(def.arg, Arg::Any) && !refused(def) && !def.keys.is_empty() {
+        value.push_str(" (the attribute form takes literals and lists of them)");
+    }
+    out.push_str(&format!("- **Value:** {value}\n"));
     if !refused(def) {
         out.push_str(&format!(
             "- **Repeatable:** {}\n",
@@ -353,7 +357,7 @@ fn describe(arg: Arg) -> String {
         Arg::Str => "a string".to_string(),
         Arg::List => "a list of strings, `a;b;c`".to_string(),
         Arg::Any => {
-            "any value: a bool, a number, a string, a list `{a,b}` or an object `{key: value}` (the attribute form takes literals and lists of them)"
+            "any value: a bool, a number, a string, a list `{a,b}` or an object `{key: value}`"
                 .to_string()
         }
         Arg::Json => "a JSON value".to_string(),
