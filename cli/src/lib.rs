@@ -12,6 +12,7 @@ pub mod manifests;
 pub mod names;
 pub mod printer;
 pub mod project;
+pub mod reference;
 mod rerun;
 pub mod scaffold;
 pub mod scan;

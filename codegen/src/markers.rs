@@ -1,6 +1,7 @@
 //! The marker grammar: the parser for `+name:args` doc-comment lines and for the values of the
 //! Rust attribute form (`#[k8s(min_length = 4)]`), both checked against the [`registry`].
 
+pub mod docs;
 pub mod fixture;
 pub mod registry;
 
