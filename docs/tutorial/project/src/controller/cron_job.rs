@@ -19,7 +19,6 @@
 // ANCHOR: rbac
 //! +kubebuilder:rbac:groups=batch.tutorial.operator-gen.io,resources=cronjobs,verbs=get;list;watch;create;update;patch;delete
 //! +kubebuilder:rbac:groups=batch.tutorial.operator-gen.io,resources=cronjobs/status,verbs=get;update;patch
-//! +kubebuilder:rbac:groups=batch.tutorial.operator-gen.io,resources=cronjobs/finalizers,verbs=update
 //! +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;update;patch;delete
 //! +kubebuilder:rbac:groups=batch,resources=jobs/status,verbs=get
 //! +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -316,7 +315,7 @@ async fn start_run(
     let name = job.name_any();
     let job = match jobs.create(&PostParams::default(), &job).await {
         Ok(job) => job,
-        // an earlier reconcile created it and failed before it wrote the status
+        // the run's Job exists already: take it rather than fail
         Err(kube::Error::Api(status)) if status.code == 409 => jobs.get(&name).await?,
         Err(e) => return Err(e.into()),
     };

@@ -135,6 +135,9 @@ mod tests {
         );
         assert_eq!(hub.spec.successful_jobs_history_limit, Some(5));
         assert_eq!(hub.metadata, spoke.metadata);
+        // and from the hub to v2 and back, the same line
+        let again: hub::CronJob = super::super::CronJob::from(hub.clone()).into();
+        assert_eq!(again.spec.schedule, hub.spec.schedule);
 
         let back: super::super::CronJob = hub.into();
         assert_eq!(back.spec, spoke.spec);
