@@ -95,9 +95,11 @@ fn differences(
             (Some(_), None) => Some(format!(
                 "{path}: committed, but the script no longer writes it"
             )),
-            (None, Some(_)) => Some(format!("{path}: written by the script, but not committed")),
+            (None, Some(_)) => Some(format!(
+                "{path}: written by the script, but not in the project"
+            )),
             (Some(e), Some(a)) if e != a => Some(format!(
-                "{path}: differs, {}",
+                "{path}: differs (expected: the project's, actual: the script's), {}",
                 cli::first_line_difference(
                     &String::from_utf8_lossy(e),
                     &String::from_utf8_lossy(a)

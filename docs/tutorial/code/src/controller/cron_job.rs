@@ -545,7 +545,11 @@ mod tests {
         let started = jobs(&ctx).await;
         let names: Vec<String> = started.iter().map(|j| j.name_any()).collect();
         let expected = format!("{}-{}", obj.name_any(), due.as_second());
-        assert_eq!(names, [expected.clone()], "one Job for the latest due run");
+        assert_eq!(
+            names,
+            std::slice::from_ref(&expected),
+            "one Job for the latest due run"
+        );
         let owner = &started[0].owner_references()[0];
         assert_eq!(
             (owner.kind.as_str(), owner.controller),
