@@ -11,6 +11,9 @@
 //!    the controller test against etcd and kube-apiserver, with no skip; and `make manifests`,
 //!    which it runs first, leaves the committed files as they were.
 //!
+//! And the tutorial's pages (`docs/src/tutorial/*.md`) show no Rust they do not include, by
+//! mdBook anchor, from the project's files, and every anchor they name is in its file.
+//!
 //! Needs `make` and `kubectl` (the script renders config/default for the Helm chart), and for
 //! step 3 the control-plane binaries: without them the test skips outside CI and fails in CI.
 
