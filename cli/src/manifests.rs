@@ -440,12 +440,8 @@ fn emit_kind(e: &Emitting, specs: &[Resource]) -> (Crd, Vec<Diagnostic>) {
         let status = match scope.def.resource.as_ref().and_then(|r| r.status.clone()) {
             Some(s) => match scope.resolve(&s) {
                 Ok(st) => Some(st),
-                Err(m) => {
-                    diags.push(located(
-                        &file_of(universe, &scope.module),
-                        scope.def.loc,
-                        m.message,
-                    ));
+                Err(Diagnostic { message: m, .. }) => {
+                    diags.push(located(&file_of(universe, &scope.module), scope.def.loc, m));
                     failed = true;
                     None
                 }
