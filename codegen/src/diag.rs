@@ -268,7 +268,7 @@ mod tests {
         assert!(sink.is_empty());
         sink.push("first");
         sink.extend(["second", "third"]);
-        let found = sink.check().unwrap_err();
+        let found = sink.check().expect_err("three problems");
         let messages: Vec<&str> = found.iter().map(|d| d.message.as_str()).collect();
         assert_eq!(messages, ["first", "second", "third"]);
         assert_eq!(Diagnostics::<()>::new().check(), Ok(()));
@@ -282,7 +282,7 @@ mod tests {
         more.push_anchored(9, "b");
         sink.append(more);
         assert_eq!(sink.len(), 2);
-        let found = sink.check_anchored().unwrap_err();
+        let found = sink.check_anchored().expect_err("two problems");
         let anchors: Vec<(u32, &str)> = found
             .iter()
             .map(|(d, a)| (*a, d.message.as_str()))

@@ -197,15 +197,13 @@ fn one_of(value: &str, allowed: &[&str]) -> Option<String> {
 /// `sideEffects`, which admissionregistration.k8s.io/v1 requires to be None or NoneOnDryRun.
 fn side_effects(m: &Marker) -> Result<String, Diagnostic> {
     match m.arg_str("sideEffects") {
-        None | Some("") => {
-            return Err(Diagnostic::new(format!(
-                "`+{WEBHOOK}` needs `sideEffects=None` or `sideEffects=NoneOnDryRun` (admissionregistration.k8s.io/v1 requires it)"
-            )));
-        }
+        None | Some("") => Err(Diagnostic::new(format!(
+            "`+{WEBHOOK}` needs `sideEffects=None` or `sideEffects=NoneOnDryRun` (admissionregistration.k8s.io/v1 requires it)"
+        ))),
         Some(s) if s.eq_ignore_ascii_case("some") || s.eq_ignore_ascii_case("unknown") => {
-            return Err(Diagnostic::new(format!(
+            Err(Diagnostic::new(format!(
                 "sideEffects `{s}` is not allowed by admissionregistration.k8s.io/v1: use None or NoneOnDryRun"
-            )));
+            )))
         }
         Some(s) => one_of(s, &["None", "NoneOnDryRun"]).ok_or_else(|| {
             Diagnostic::new(format!(
@@ -221,12 +219,10 @@ fn timeout_seconds(m: &Marker) -> Result<Option<i32>, Diagnostic> {
         None => Ok(None),
         Some(_) => match int_arg(m, "timeoutSeconds") {
             Some(t @ 1..=30) => Ok(Some(t as i32)),
-            other => {
-                return Err(Diagnostic::new(format!(
-                    "timeoutSeconds `{}` is out of range: use 1 to 30 seconds, or drop it for the default of 10",
-                    other.map_or_else(|| "?".to_string(), |t| t.to_string())
-                )));
-            }
+            other => Err(Diagnostic::new(format!(
+                "timeoutSeconds `{}` is out of range: use 1 to 30 seconds, or drop it for the default of 10",
+                other.map_or_else(|| "?".to_string(), |t| t.to_string())
+            ))),
         },
     }
 }
