@@ -2,7 +2,9 @@
 //! controller-gen spelling, the `#[k8s]` keys, where the marker may stand, its argument grammar,
 //! whether it repeats, its priority and its effect, or the reason it has none in Rust (which the
 //! parser reports as an error). The [`Kind`] enum is generated from the same list, so emitters
-//! match on variants and adding a marker touches this file only.
+//! match on variants. Effects are data: the registry says what a marker does to a schema
+//! ([`SchemaEffect`]) and the schema emitter does it, so this module uses no other module of the
+//! crate, and a marker with an effect the emitters already know touches this file only.
 
 /// Where a marker may stand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
