@@ -94,8 +94,7 @@ fn project_root(opts: &ManifestsOptions) -> Result<PathBuf> {
 }
 
 fn diagnostics_error(diags: Vec<Diagnostic>) -> Error {
-    let lines: Vec<String> = diags.iter().map(ToString::to_string).collect();
-    Error::msg(lines.join("\n"))
+    Error::from(diags)
 }
 
 /// Everything `manifests` would write for the crate rooted at `root`, computed in memory.
@@ -323,7 +322,7 @@ fn emit(e: &Emitting, role_name: &str) -> std::result::Result<Emitted, Vec<Diagn
             out.insert("config/rbac/role.yaml".to_string(), text);
         }
         Err(errors) => diags.extend(errors.into_iter().map(|e| {
-            let (file, m) = &universe.package_markers[e.marker];
+            let (file, m) = &universe.package_markers[e.marker.unwrap_or_default()];
             located(file, m.loc, e.message)
         })),
     }
@@ -342,7 +341,7 @@ fn emit(e: &Emitting, role_name: &str) -> std::result::Result<Emitted, Vec<Diagn
                 );
             }
             Err(errors) => diags.extend(errors.into_iter().map(|e| {
-                let (file, m) = webhook_markers[e.marker];
+                let (file, m) = webhook_markers[e.marker.unwrap_or_default()];
                 located(file, m.loc, e.message)
             })),
         }
@@ -441,7 +440,7 @@ fn emit_kind(e: &Emitting, specs: &[Resource]) -> (Crd, Vec<Diagnostic>) {
         let status = match scope.def.resource.as_ref().and_then(|r| r.status.clone()) {
             Some(s) => match scope.resolve(&s) {
                 Ok(st) => Some(st),
-                Err(m) => {
+                Err(Diagnostic { message: m, .. }) => {
                     diags.push(located(&file_of(universe, &scope.module), scope.def.loc, m));
                     failed = true;
                     None
@@ -513,12 +512,7 @@ fn file_of(universe: &Universe, module: &[String]) -> PathBuf {
 
 fn located(file: &Path, loc: Option<operator_gen_codegen::ir::Loc>, message: String) -> Diagnostic {
     let loc = loc.unwrap_or_default();
-    Diagnostic {
-        file: file.to_path_buf(),
-        line: loc.line,
-        column: loc.column,
-        message,
-    }
+    Diagnostic::in_file(file, loc.line, loc.column, message)
 }
 
 /// Generate the project's manifests and write the ones that changed.

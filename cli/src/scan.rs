@@ -58,27 +58,8 @@ fn crate_root(module: &[String]) -> &[String] {
     }
 }
 
-/// A located problem in a source file.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Diagnostic {
-    pub file: PathBuf,
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
-
-impl std::fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}",
-            self.file.display(),
-            self.line,
-            self.column + 1,
-            self.message
-        )
-    }
-}
+/// A located problem in a source file: codegen's diagnostic, printed `file:line:column: message`.
+pub use operator_gen_codegen::diag::Diagnostic;
 
 struct Scanner<'a> {
     root: &'a Path,
@@ -379,12 +360,8 @@ impl Scanner<'_> {
 
     fn diag_at(&mut self, file: &Path, line: usize, column: usize, message: impl Into<String>) {
         let file = self.rel(file);
-        self.diagnostics.push(Diagnostic {
-            file,
-            line,
-            column,
-            message: message.into(),
-        });
+        self.diagnostics
+            .push(Diagnostic::in_file(file, line, column, message));
     }
 
     /// Assembles the module at `path` from `file`. `decl` is the `mod` declaration that named
@@ -740,7 +717,7 @@ impl Scope for ScanScope<'_> {
     fn def(&self) -> &TypeDef {
         self.def
     }
-    fn resolve(&self, path: &str) -> Result<Box<dyn Scope + '_>, String> {
+    fn resolve(&self, path: &str) -> Result<Box<dyn Scope + '_>, Diagnostic> {
         match self.universe.resolve(&self.module, path) {
             Some(Resolved::Local(module, def)) => Ok(Box::new(ScanScope {
                 universe: self.universe,
@@ -749,11 +726,11 @@ impl Scope for ScanScope<'_> {
             })),
             Some(Resolved::External(full)) => match known::external(&full.join("::")) {
                 known::External::Known(canonical) => Ok(Box::new(Definition::known(&canonical))),
-                _ => Err(known::missing(&full.join("::"))),
+                _ => Err(known::missing(&full.join("::")).into()),
             },
-            None => Err(format!(
+            None => Err(Diagnostic::new(format!(
                 "`{path}` has no schema: add #[derive(Schema)] to it, or import it with `use`"
-            )),
+            ))),
         }
     }
     fn file(&self) -> Option<&Path> {

@@ -144,6 +144,11 @@ impl<A> Default for Diagnostics<A> {
 }
 
 impl Diagnostics {
+    /// An empty sink of problems without anchors.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
     /// Adds a problem.
     pub fn push(&mut self, diagnostic: impl Into<Diagnostic>) {
         self.found.push((diagnostic.into(), ()));
@@ -151,11 +156,6 @@ impl Diagnostics {
 }
 
 impl<A> Diagnostics<A> {
-    /// An empty sink.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// Adds a problem with its anchor.
     pub fn push_anchored(&mut self, anchor: A, diagnostic: impl Into<Diagnostic>) {
         self.found.push((diagnostic.into(), anchor));
@@ -199,6 +199,15 @@ impl<A> Diagnostics<A> {
         } else {
             Err(self.found)
         }
+    }
+}
+
+/// Every problem with its anchor, in the order found.
+impl<A> IntoIterator for Diagnostics<A> {
+    type Item = (Diagnostic, A);
+    type IntoIter = std::vec::IntoIter<(Diagnostic, A)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.found.into_iter()
     }
 }
 
@@ -259,7 +268,7 @@ mod tests {
         assert!(sink.is_empty());
         sink.push("first");
         sink.extend(["second", "third"]);
-        let found = sink.check().unwrap_err();
+        let found = sink.check().expect_err("three problems");
         let messages: Vec<&str> = found.iter().map(|d| d.message.as_str()).collect();
         assert_eq!(messages, ["first", "second", "third"]);
         assert_eq!(Diagnostics::<()>::new().check(), Ok(()));
@@ -267,13 +276,13 @@ mod tests {
 
     #[test]
     fn anchors_stay_beside_their_diagnostics() {
-        let mut sink: Diagnostics<u32> = Diagnostics::new();
+        let mut sink: Diagnostics<u32> = Diagnostics::default();
         sink.push_anchored(7, "a");
-        let mut more = Diagnostics::new();
+        let mut more = Diagnostics::default();
         more.push_anchored(9, "b");
         sink.append(more);
         assert_eq!(sink.len(), 2);
-        let found = sink.check_anchored().unwrap_err();
+        let found = sink.check_anchored().expect_err("two problems");
         let anchors: Vec<(u32, &str)> = found
             .iter()
             .map(|(d, a)| (*a, d.message.as_str()))

@@ -85,7 +85,7 @@ pub fn crd_for_versions_with(
         Ok(None) => Err(format!(
             "every version of {name} is marked `+kubebuilder:skipversion`: it has no CRD"
         )),
-        Err(e) => Err(format!("{}: {}", e.in_type, e.message)),
+        Err(e) => Err(e.to_string()),
     }
 }
 
