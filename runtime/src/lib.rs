@@ -5,10 +5,12 @@ pub use operator_gen_macros::{CustomResource, Schema};
 
 pub mod cache;
 pub mod controller;
+mod error;
 pub mod events;
 pub mod fake;
 pub mod manager;
 pub mod schema;
+mod serve;
 pub mod shard;
 mod tables;
 pub mod webhook;

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::Converter;
+use super::hooks::Converter;
 
 /// One spoke: its JSON to the hub and the hub to its JSON.
 struct Spoke<H> {
