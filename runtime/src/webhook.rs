@@ -483,10 +483,24 @@ fn admit(
 }
 
 /// Decodes an object of the request as `K`.
-fn decode<K: DeserializeOwned>(obj: Option<&DynamicObject>, which: &str) -> Result<K, String> {
-    let obj = obj.ok_or_else(|| format!("the request has no {which}"))?;
-    let value = serde_json::to_value(obj).map_err(|e| format!("cannot read the {which}: {e}"))?;
-    serde_json::from_value(value).map_err(|e| format!("cannot decode the {which}: {e}"))
+/// Why an admission request's object cannot be read as the hook's type: a BadRequest.
+#[derive(Debug, thiserror::Error)]
+enum DecodeError {
+    #[error("the request has no {0}")]
+    Missing(&'static str),
+    #[error("cannot read the {0}: {1}")]
+    Read(&'static str, #[source] serde_json::Error),
+    #[error("cannot decode the {0}: {1}")]
+    Decode(&'static str, #[source] serde_json::Error),
+}
+
+fn decode<K: DeserializeOwned>(
+    obj: Option<&DynamicObject>,
+    which: &'static str,
+) -> Result<K, DecodeError> {
+    let obj = obj.ok_or(DecodeError::Missing(which))?;
+    let value = serde_json::to_value(obj).map_err(|e| DecodeError::Read(which, e))?;
+    serde_json::from_value(value).map_err(|e| DecodeError::Decode(which, e))
 }
 
 /// A response that denies with `message` and HTTP-like `code` in its status.
@@ -572,7 +586,7 @@ where
         Operation::Connect => Ok(Ok(Warnings::new())),
     };
     match verdict {
-        Err(bad) => denied(req, &bad, "BadRequest", 400),
+        Err(bad) => denied(req, &bad.to_string(), "BadRequest", 400),
         Ok(Ok(warnings)) => {
             let mut resp = AdmissionResponse::from(req);
             resp.warnings = (!warnings.is_empty()).then_some(warnings);

@@ -137,7 +137,7 @@ impl State {
 
     pub(super) fn list(&self, target: &Target, query: &Query) -> Result<Value> {
         let selector = Selector::parse(query.get("labelSelector"), query.get("fieldSelector"))
-            .map_err(Failure::bad_request)?;
+            .map_err(|e| Failure::bad_request(e.to_string()))?;
         let (revision, after) = match query.get("continue").filter(|c| !c.is_empty()) {
             Some(token) => {
                 let (revision, ns, name) = read_continue(token).ok_or_else(|| {
@@ -200,7 +200,7 @@ impl State {
         query: &Query,
     ) -> Result<mpsc::UnboundedReceiver<Bytes>> {
         let selector = Selector::parse(query.get("labelSelector"), query.get("fieldSelector"))
-            .map_err(Failure::bad_request)?;
+            .map_err(|e| Failure::bad_request(e.to_string()))?;
         let from = query
             .get("resourceVersion")
             .filter(|rv| !rv.is_empty() && *rv != "0")

@@ -267,7 +267,7 @@ impl State {
         write: &Write,
     ) -> Result<Value> {
         let selector = Selector::parse(query.get("labelSelector"), query.get("fieldSelector"))
-            .map_err(Failure::bad_request)?;
+            .map_err(|e| Failure::bad_request(e.to_string()))?;
         let keys: Vec<Key> = self
             .selected(target, &selector)
             .map(|o| {
