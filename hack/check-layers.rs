@@ -127,8 +127,12 @@ fn check_root(root: &Path, max_fn_lines: usize) -> bool {
         failed = true;
         println!("  cycle: {}", scc.iter().map(|m| label(m)).collect::<Vec<_>>().join(", "));
         let cycle = one_cycle(&edges, &scc);
-        for pair in cycle.windows(2) {
-            println!("    {} -> {} ({})", label(&pair[0]), label(&pair[1]), edges[&pair[0]][&pair[1]]);
+        let shortest: Vec<String> = cycle.iter().map(|m| label(m)).collect();
+        println!("    e.g. {}; every use inside it:", shortest.join(" -> "));
+        for from in &scc {
+            for (to, at) in edges[from].iter().filter(|(to, _)| scc.contains(to)) {
+                println!("    {} -> {} ({at})", label(from), label(to));
+            }
         }
     }
     for module in modules.values() {
