@@ -16,16 +16,23 @@ use super::select::Selector;
 use super::watch::{Change, Watch, Watches, line};
 use super::wire::{Query, read_continue, write_continue};
 
+/// Everything the fake holds, behind its one lock.
 #[derive(Default)]
 pub(super) struct State {
+    /// The resources served, one per group, version and plural.
     pub(super) types: Vec<ResourceType>,
+    /// The objects as stored (an `events.k8s.io` Event as the core Event it is kept as).
     pub(super) objects: BTreeMap<Key, Value>,
+    /// The revision of the latest write, which every `resourceVersion` comes from.
     pub(super) revision: u64,
+    /// How many uids have been handed out.
     pub(super) uids: u64,
+    /// How many generated names have been handed out.
     pub(super) names: u64,
     pub(super) watches: Watches,
 }
 
+/// The time now, as the apiserver writes timestamps.
 pub(super) fn now() -> Value {
     serde_json::to_value(Time(jiff::Timestamp::now())).unwrap_or(Value::Null)
 }
