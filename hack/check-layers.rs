@@ -35,21 +35,30 @@ fn main() -> ExitCode {
         }
     }
     if dirs.is_empty() {
-        eprintln!("usage: check-layers [--max-fn-lines N] CRATE_DIR...  (e.g. runtime cli codegen)");
+        eprintln!(
+            "usage: check-layers [--max-fn-lines N] CRATE_DIR...  (e.g. runtime cli codegen)"
+        );
         return ExitCode::from(2);
     }
     let mut failed = false;
     for dir in &dirs {
         let roots = crate_roots(dir);
         if roots.is_empty() {
-            eprintln!("{}: no src/lib.rs, src/main.rs or src/bin/*.rs: give a crate's directory", dir.display());
+            eprintln!(
+                "{}: no src/lib.rs, src/main.rs or src/bin/*.rs: give a crate's directory",
+                dir.display()
+            );
             return ExitCode::from(2);
         }
         for root in roots {
             failed |= check_root(&root, max_fn_lines);
         }
     }
-    if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn crate_roots(dir: &Path) -> Vec<PathBuf> {
@@ -97,12 +106,23 @@ fn check_root(root: &Path, max_fn_lines: usize) -> bool {
         for child in &children {
             let flat = dir.join(format!("{child}.rs"));
             let nested = dir.join(child).join("mod.rs");
-            let (path, owns) = if flat.is_file() { (flat, false) } else { (nested, true) };
+            let (path, owns) = if flat.is_file() {
+                (flat, false)
+            } else {
+                (nested, true)
+            };
             if path.is_file() {
                 queue.push((join(&name, child), path, owns));
             }
         }
-        modules.insert(name, Module { file, code, children });
+        modules.insert(
+            name,
+            Module {
+                file,
+                code,
+                children,
+            },
+        );
     }
 
     let known: BTreeSet<String> = modules.keys().cloned().collect();
@@ -111,7 +131,9 @@ fn check_root(root: &Path, max_fn_lines: usize) -> bool {
     for (name, module) in &modules {
         let out = edges.entry(name.clone()).or_default();
         for (line, path) in paths(&module.code) {
-            let Some(abs) = absolute(name, &module.children, &path) else { continue };
+            let Some(abs) = absolute(name, &module.children, &path) else {
+                continue;
+            };
             let target = longest_module(&known, &abs);
             if &target != name {
                 out.entry(target)
@@ -120,12 +142,21 @@ fn check_root(root: &Path, max_fn_lines: usize) -> bool {
         }
     }
 
-    let label = |m: &str| if m.is_empty() { "crate".to_owned() } else { m.to_owned() };
+    let label = |m: &str| {
+        if m.is_empty() {
+            "crate".to_owned()
+        } else {
+            m.to_owned()
+        }
+    };
     println!("{}: {} modules", root.display(), modules.len());
     let mut failed = false;
     for scc in cycles(&edges) {
         failed = true;
-        println!("  cycle: {}", scc.iter().map(|m| label(m)).collect::<Vec<_>>().join(", "));
+        println!(
+            "  cycle: {}",
+            scc.iter().map(|m| label(m)).collect::<Vec<_>>().join(", ")
+        );
         let cycle = one_cycle(&edges, &scc);
         let shortest: Vec<String> = cycle.iter().map(|m| label(m)).collect();
         println!("    e.g. {}; every use inside it:", shortest.join(" -> "));
@@ -138,7 +169,10 @@ fn check_root(root: &Path, max_fn_lines: usize) -> bool {
     for module in modules.values() {
         for (line, name, lines) in long_functions(&module.code, max_fn_lines) {
             failed = true;
-            println!("  long fn: {}:{line} {name} ({lines} lines, over {max_fn_lines})", module.file.display());
+            println!(
+                "  long fn: {}:{line} {name} ({lines} lines, over {max_fn_lines})",
+                module.file.display()
+            );
         }
     }
     if !failed {
@@ -148,7 +182,11 @@ fn check_root(root: &Path, max_fn_lines: usize) -> bool {
 }
 
 fn join(parent: &str, child: &str) -> String {
-    if parent.is_empty() { child.to_owned() } else { format!("{parent}::{child}") }
+    if parent.is_empty() {
+        child.to_owned()
+    } else {
+        format!("{parent}::{child}")
+    }
 }
 
 /// The text with comments, string and char literals replaced by spaces, newlines kept.
@@ -184,7 +222,10 @@ fn blank(text: &str) -> Vec<char> {
             }
             wipe(&mut out, i, j);
             i = j;
-        } else if s[i] == 'r' && matches!(next, Some('#' | '"')) && !ident_char(i.checked_sub(1).map(|p| s[p])) {
+        } else if s[i] == 'r'
+            && matches!(next, Some('#' | '"'))
+            && !ident_char(i.checked_sub(1).map(|p| s[p]))
+        {
             // raw string: r"..." or r#"..."#
             let mut j = i + 1;
             let mut hashes = 0;
@@ -260,7 +301,14 @@ fn strip_tests(code: &[char]) -> Vec<char> {
                 j += 1;
             }
             if code.get(j) == Some(&'#') {
-                j = skip_balanced(code, (j..code.len()).find(|&k| code[k] == '[').unwrap_or(code.len()), '[', ']');
+                j = skip_balanced(
+                    code,
+                    (j..code.len())
+                        .find(|&k| code[k] == '[')
+                        .unwrap_or(code.len()),
+                    '[',
+                    ']',
+                );
             } else {
                 break;
             }
@@ -325,14 +373,19 @@ fn tokens(code: &[char]) -> Vec<(usize, String)> {
         } else if c == ':' && code.get(i + 1) == Some(&':') {
             out.push((i, "::".to_owned()));
             i += 2;
-        } else if c == '\'' && code.get(i + 1).is_some_and(|c| c.is_alphabetic() || *c == '_') {
+        } else if c == '\''
+            && code
+                .get(i + 1)
+                .is_some_and(|c| c.is_alphabetic() || *c == '_')
+        {
             // a lifetime: not an identifier
             i += 1;
             while i < code.len() && (code[i].is_alphanumeric() || code[i] == '_') {
                 i += 1;
             }
         } else if c.is_ascii_digit() {
-            while i < code.len() && (code[i].is_alphanumeric() || code[i] == '_' || code[i] == '.') {
+            while i < code.len() && (code[i].is_alphanumeric() || code[i] == '_' || code[i] == '.')
+            {
                 i += 1;
             }
         } else if c.is_whitespace() {
@@ -377,12 +430,19 @@ fn paths(code: &[char]) -> Vec<(usize, Vec<String>)> {
 }
 
 fn is_ident(t: &str) -> bool {
-    t.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+    t.chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
 }
 
 /// Reads `seg (:: seg)* (:: { tree, .. })?` from `i`, pushing each full path; returns the index
 /// after it.
-fn path_tree(toks: &[(usize, String)], mut i: usize, mut prefix: Vec<String>, out: &mut Vec<Vec<String>>) -> usize {
+fn path_tree(
+    toks: &[(usize, String)],
+    mut i: usize,
+    mut prefix: Vec<String>,
+    out: &mut Vec<Vec<String>>,
+) -> usize {
     loop {
         match toks.get(i).map(|t| t.1.as_str()) {
             Some("{") => {
@@ -556,7 +616,9 @@ fn long_functions(code: &[char], max: usize) -> Vec<(usize, String, usize)> {
         if t != "fn" {
             continue;
         }
-        let Some((_, name)) = toks.get(k + 1).filter(|t| is_ident(&t.1)) else { continue };
+        let Some((_, name)) = toks.get(k + 1).filter(|t| is_ident(&t.1)) else {
+            continue;
+        };
         // the body is the first `{` after the signature, unless a `;` ends it first
         let mut depth = 0i32;
         let mut body = None;
