@@ -2,7 +2,7 @@
 # Runs the test suite (`cargo test --workspace --locked`, extra arguments passed on) and then
 # says what it ran and what it skipped, from the records the tests themselves leave under
 # <target>/operator-gen/test-record/ (see envtest/src/ci.rs): how many tests ran against a real
-# kube-apiserver, the scaffolded operator end to end, cargo-generate and the Go peers, and every
+# kube-apiserver, the scaffolded operator end to end, cargo-generate, the Go peers and mdBook, and every
 # skip with its reason and the command that installs what was missing. Exits with cargo's status.
 #
 # usage: hack/test.sh [cargo test arguments...]
@@ -21,7 +21,7 @@ status=$?
 
 echo
 echo "test record ($record):"
-for category in apiserver operator-e2e cargo-generate go-peers; do
+for category in apiserver operator-e2e cargo-generate go-peers mdbook; do
 	dir="$record/ran/$category"
 	count=0
 	[ -d "$dir" ] && count=$(find "$dir" -type f | wc -l)

@@ -1,6 +1,7 @@
 //! The one error type of the CLI: every failure is a single lower-case line naming the problem
 //! and the fix.
 
+use operator_gen_codegen::diag::Diagnostic;
 use std::path::{Path, PathBuf};
 
 /// A CLI failure. `Display` is the one line the user sees after `error: `.
@@ -9,6 +10,9 @@ pub enum Error {
     /// A complete message: the problem and the fix.
     #[error("{0}")]
     Message(String),
+    /// Problems found in the user's sources or markers, one line each, in the order found.
+    #[error("{}", lines(.0))]
+    Diagnostics(Vec<Diagnostic>),
     /// A filesystem operation failed.
     #[error("cannot {action} {}: {}; check the path and its permissions", path.display(), lower_first(&source.to_string()))]
     Io {
@@ -46,6 +50,18 @@ impl Error {
     }
 }
 
+impl From<Vec<Diagnostic>> for Error {
+    fn from(diagnostics: Vec<Diagnostic>) -> Error {
+        Error::Diagnostics(diagnostics)
+    }
+}
+
+impl From<Diagnostic> for Error {
+    fn from(diagnostic: Diagnostic) -> Error {
+        Error::Diagnostics(vec![diagnostic])
+    }
+}
+
 impl From<String> for Error {
     fn from(message: String) -> Error {
         Error::Message(message)
@@ -60,6 +76,12 @@ impl From<&str> for Error {
 
 /// The CLI's result.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Each diagnostic as it prints, one a line.
+fn lines(diagnostics: &[Diagnostic]) -> String {
+    let lines: Vec<String> = diagnostics.iter().map(ToString::to_string).collect();
+    lines.join("\n")
+}
 
 fn lower_first(s: &str) -> String {
     let mut chars = s.chars();
@@ -79,6 +101,18 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "cannot read x: boom; check the path and its permissions"
+        );
+    }
+
+    #[test]
+    fn diagnostics_print_one_a_line() {
+        let e = Error::from(vec![
+            Diagnostic::in_file("src/api.rs", 3, 4, "unknown marker `+foo`: drop it"),
+            Diagnostic::new("no kind found: add #[derive(CustomResource)]"),
+        ]);
+        assert_eq!(
+            e.to_string(),
+            "src/api.rs:3:5: unknown marker `+foo`: drop it\nno kind found: add #[derive(CustomResource)]"
         );
     }
 }

@@ -11,6 +11,7 @@ pub mod manifests;
 pub mod names;
 pub mod printer;
 pub mod project;
+pub mod reference;
 pub mod scaffold;
 pub mod storage;
 pub mod templates;

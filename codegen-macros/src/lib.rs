@@ -33,7 +33,7 @@ fn expand(input: &syn::DeriveInput, which: Derive) -> TokenStream {
         Ok(tokens) => tokens.into(),
         Err(errors) => {
             let mut out: proc_macro2::TokenStream = derive::reported(&errors)
-                .map(|e| syn::Error::new(e.span, &e.message).to_compile_error())
+                .map(|(e, span)| syn::Error::new(*span, &e.message).to_compile_error())
                 .collect();
             out.extend(derive::stubs(input, which));
             out.into()

@@ -1,5 +1,6 @@
 //! Which typed-client methods a kind gets: code-generator's `+genclient` verb rules.
 
+use crate::diag::Diagnostic;
 use crate::ir::{Marker, has_marker, marker};
 use crate::markers::Kind;
 
@@ -22,22 +23,22 @@ pub const VERBS: &[&str] = &[
 const STATUS_VERBS: &[&str] = &["updateStatus", "patchStatus", "applyStatus"];
 
 /// The verbs of a kind's typed client; an error names a bad marker and the fix.
-pub fn verbs(markers: &[Marker], has_status: bool) -> Result<Vec<&'static str>, String> {
+pub fn verbs(markers: &[Marker], has_status: bool) -> Result<Vec<&'static str>, Diagnostic> {
     let list = |kind: Kind| marker(markers, kind).map(|m| m.arg_list_of_value());
     let only = list(Kind::GenClientOnlyVerbs);
     let skip = list(Kind::GenClientSkipVerbs).unwrap_or_default();
     for v in only.iter().flatten().chain(&skip) {
         if !VERBS.contains(&v.as_str()) {
-            return Err(format!(
+            return Err(Diagnostic::new(format!(
                 "unknown client verb `{v}`: use one of {}",
                 VERBS.join(", ")
-            ));
+            )));
         }
     }
     if let Some(both) = only.iter().flatten().find(|v| skip.contains(v)) {
-        return Err(format!(
+        return Err(Diagnostic::new(format!(
             "client verb `{both}` is both in onlyVerbs and skipVerbs: keep it in one"
-        ));
+        )));
     }
     if has_marker(markers, Kind::GenClientNoVerbs) {
         return Ok(Vec::new());
@@ -56,9 +57,11 @@ pub fn verbs(markers: &[Marker], has_status: bool) -> Result<Vec<&'static str>, 
 
 /// Whether the typed client takes a namespace. code-generator's `+genclient:nonNamespaced`
 /// asks for a cluster-scoped client, which only a cluster-scoped kind can have.
-pub fn namespaced(markers: &[Marker], kind_namespaced: bool) -> Result<bool, String> {
+pub fn namespaced(markers: &[Marker], kind_namespaced: bool) -> Result<bool, Diagnostic> {
     if has_marker(markers, Kind::GenClientNonNamespaced) && kind_namespaced {
-        return Err("`+genclient:nonNamespaced` asks for a cluster-scoped client, but the kind is namespaced: add `+kubebuilder:resource:scope=Cluster` or drop the marker".into());
+        return Err(Diagnostic::new(
+            "`+genclient:nonNamespaced` asks for a cluster-scoped client, but the kind is namespaced: add `+kubebuilder:resource:scope=Cluster` or drop the marker",
+        ));
     }
     Ok(kind_namespaced)
 }
@@ -115,18 +118,25 @@ mod tests {
             m("genclient:onlyVerbs", json!(["get"])),
             m("genclient:skipVerbs", json!(["get"])),
         ];
-        assert!(verbs(&both, true).expect_err("conflict").contains("both"));
+        assert!(
+            verbs(&both, true)
+                .expect_err("conflict")
+                .message
+                .contains("both")
+        );
         let cluster = [m("genclient:nonNamespaced", json!(true))];
         assert_eq!(namespaced(&cluster, false), Ok(false));
         assert!(
             namespaced(&cluster, true)
                 .expect_err("a namespaced kind")
+                .message
                 .contains("scope=Cluster")
         );
         assert_eq!(namespaced(&[], true), Ok(true));
         assert!(
             verbs(&[m("genclient:skipVerbs", json!(["frobnicate"]))], true)
                 .expect_err("unknown")
+                .message
                 .contains("unknown client verb")
         );
     }

@@ -1,9 +1,10 @@
 //! CRD assembly: custom resource roots (one per version) into one `CustomResourceDefinition`
 //! per group and kind, with names, scope, versions, subresources and printer columns.
 
+use crate::diag::Diagnostic;
 use crate::ir::*;
 use crate::markers::Kind;
-use crate::schema::{Emitter, SchemaError, Scope, Settings};
+use crate::schema::{Emitter, Scope, Settings, located_in};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionNames,
     CustomResourceDefinitionSpec, CustomResourceDefinitionVersion, CustomResourceSubresourceScale,
@@ -24,15 +25,15 @@ pub struct VersionInput<'a> {
     pub status: Option<Box<dyn Scope + 'a>>,
 }
 
-fn error(scope: &dyn Scope, message: String) -> SchemaError {
-    SchemaError::at(scope, None, message)
+fn error(scope: &dyn Scope, message: String) -> Diagnostic {
+    located_in(scope, None, message)
 }
 
 fn root_schema(
     emitter: &mut Emitter,
     input: &VersionInput,
     names: &ResourceNames,
-) -> Result<Props, SchemaError> {
+) -> Result<Props, Diagnostic> {
     let spec_def = input.spec.def();
     let mut properties = BTreeMap::new();
     let string = |doc: &str| Props {
@@ -102,7 +103,7 @@ fn version(
     emitter: &mut Emitter,
     input: &VersionInput,
     names: &ResourceNames,
-) -> Result<Option<CustomResourceDefinitionVersion>, SchemaError> {
+) -> Result<Option<CustomResourceDefinitionVersion>, Diagnostic> {
     let def = input.spec.def();
     let m = &def.markers;
     if has_marker(m, Kind::SkipVersion) {
@@ -173,7 +174,7 @@ fn version(
 pub fn crd(
     inputs: &[VersionInput],
     settings: &Settings,
-) -> Result<Option<CustomResourceDefinition>, SchemaError> {
+) -> Result<Option<CustomResourceDefinition>, Diagnostic> {
     let Some(first) = inputs.first() else {
         return Ok(None);
     };
@@ -189,42 +190,76 @@ pub fn crd(
     };
     let mut emitter = Emitter::new(settings);
     let mut versions = Vec::new();
-    let mut annotations = BTreeMap::new();
-    let mut labels = BTreeMap::new();
-    annotations.insert(
+    let mut metadata = CrdMetadata::default();
+    metadata.annotations.insert(
         crate::VERSION_ANNOTATION.to_string(),
         crate::VERSION.to_string(),
     );
     for input in inputs {
-        let def = input.spec.def();
-        let Some(n) = self::names(def) else { continue };
-        if n.plural != names.plural
-            || n.namespaced != names.namespaced
-            || n.group != names.group
-            || n.kind != names.kind
-        {
-            return Err(error(
-                input.spec,
-                format!(
-                    "versions of {} disagree on plural, scope or group: give every version the same resource markers",
-                    names.kind
-                ),
-            ));
+        let Some(n) = self::names(input.spec.def()) else {
+            continue;
+        };
+        check_same_kind(input, &n, &names, &versions)?;
+        metadata.add(input)?;
+        if let Some(v) = version(&mut emitter, input, &n)? {
+            versions.push(v);
         }
-        if versions
-            .iter()
-            .any(|v: &CustomResourceDefinitionVersion| v.name == n.version)
-        {
-            return Err(error(
-                input.spec,
-                format!(
-                    "{} declares version {} twice: give each version its own module",
-                    names.kind, n.version
-                ),
-            ));
-        }
-        for md in markers_named(&def.markers, Kind::Metadata) {
-            for (list, target) in [("annotations", &mut annotations), ("labels", &mut labels)] {
+    }
+    if versions.is_empty() {
+        return Ok(None);
+    }
+    choose_storage(first, &names, &mut versions)?;
+    // controller-gen v0.21.0 sorts versions by name (strings.Compare, stable; pkg/crd/spec.go)
+    versions.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(Some(assemble(&names, versions, metadata)))
+}
+
+/// Refuses a version whose names differ from the first version's, or that is declared twice.
+fn check_same_kind(
+    input: &VersionInput,
+    n: &ResourceNames,
+    names: &ResourceNames,
+    versions: &[CustomResourceDefinitionVersion],
+) -> Result<(), Diagnostic> {
+    if n.plural != names.plural
+        || n.namespaced != names.namespaced
+        || n.group != names.group
+        || n.kind != names.kind
+    {
+        return Err(error(
+            input.spec,
+            format!(
+                "versions of {} disagree on plural, scope or group: give every version the same resource markers",
+                names.kind
+            ),
+        ));
+    }
+    if versions.iter().any(|v| v.name == n.version) {
+        return Err(error(
+            input.spec,
+            format!(
+                "{} declares version {} twice: give each version its own module",
+                names.kind, n.version
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The annotations and labels of the CRD object, from every version's `+kubebuilder:metadata`.
+#[derive(Default)]
+struct CrdMetadata {
+    annotations: BTreeMap<String, String>,
+    labels: BTreeMap<String, String>,
+}
+
+impl CrdMetadata {
+    fn add(&mut self, input: &VersionInput) -> Result<(), Diagnostic> {
+        for md in markers_named(&input.spec.def().markers, Kind::Metadata) {
+            for (list, target) in [
+                ("annotations", &mut self.annotations),
+                ("labels", &mut self.labels),
+            ] {
                 for kv in md.arg_list(list) {
                     let Some((k, v)) = kv.split_once('=') else {
                         return Err(error(
@@ -236,15 +271,19 @@ pub fn crd(
                 }
             }
         }
-        if let Some(v) = version(&mut emitter, input, &n)? {
-            versions.push(v);
-        }
+        Ok(())
     }
-    if versions.is_empty() {
-        return Ok(None);
-    }
-    if versions.len() == 1 {
-        versions[0].storage = true;
+}
+
+/// Makes a lone version the storage version, then checks that exactly one version is stored
+/// and at least one is served.
+fn choose_storage(
+    first: &VersionInput,
+    names: &ResourceNames,
+    versions: &mut [CustomResourceDefinitionVersion],
+) -> Result<(), Diagnostic> {
+    if let [only] = versions {
+        only.storage = true;
     }
     match versions.iter().filter(|v| v.storage).count() {
         1 => {}
@@ -277,13 +316,24 @@ pub fn crd(
             ),
         ));
     }
-    // controller-gen v0.21.0 sorts versions by name (strings.Compare, stable; pkg/crd/spec.go)
-    versions.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(())
+}
+
+/// The CRD object of checked, sorted versions.
+fn assemble(
+    names: &ResourceNames,
+    versions: Vec<CustomResourceDefinitionVersion>,
+    metadata: CrdMetadata,
+) -> CustomResourceDefinition {
     let sorted_list = |mut v: Vec<String>| {
         v.dedup();
         (!v.is_empty()).then_some(v)
     };
-    Ok(Some(CustomResourceDefinition {
+    let CrdMetadata {
+        annotations,
+        labels,
+    } = metadata;
+    CustomResourceDefinition {
         metadata: ObjectMeta {
             name: Some(format!("{}.{}", names.plural, names.group)),
             annotations: Some(annotations),
@@ -311,7 +361,7 @@ pub fn crd(
             preserve_unknown_fields: None,
         },
         status: None,
-    }))
+    }
 }
 
 /// The CRD as the YAML file `operator-gen manifests` writes.

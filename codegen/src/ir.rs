@@ -1,61 +1,9 @@
 //! The intermediate representation both front ends (source scan and derive) build and every
 //! emitter reads: type definitions, fields, serde attributes and markers.
 
-pub use crate::markers::Kind;
+pub use crate::diag::Loc;
+pub use crate::markers::{Kind, Marker, has_marker, marker, markers_named, value_to_string};
 use serde::{Deserialize, Serialize};
-
-/// A position in a source file, 1-based line and 0-based column as `proc_macro2` reports them.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Loc {
-    pub line: usize,
-    pub column: usize,
-}
-
-/// One marker: its registry entry, whether it is the `items:` form, and its value. Single-value
-/// markers hold the value itself; markers with named arguments hold an object.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[serde(try_from = "RawMarker", into = "RawMarker")]
-pub struct Marker {
-    pub kind: Kind,
-    /// `kubebuilder:validation:items:<Name>`: applies to the items of a list.
-    pub items: bool,
-    pub value: serde_json::Value,
-    pub loc: Option<Loc>,
-}
-
-/// A marker as the IR records it: by its controller-gen name.
-#[derive(Serialize, Deserialize)]
-struct RawMarker {
-    name: String,
-    #[serde(default)]
-    value: serde_json::Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    loc: Option<Loc>,
-}
-
-impl From<Marker> for RawMarker {
-    fn from(m: Marker) -> RawMarker {
-        RawMarker {
-            name: m.name(),
-            value: m.value,
-            loc: m.loc,
-        }
-    }
-}
-
-impl TryFrom<RawMarker> for Marker {
-    type Error = String;
-    fn try_from(raw: RawMarker) -> Result<Marker, String> {
-        let (def, items) = crate::markers::registry::by_name(&raw.name)
-            .ok_or_else(|| format!("unknown marker `{}`", raw.name))?;
-        Ok(Marker {
-            kind: def.kind,
-            items,
-            value: raw.value,
-            loc: raw.loc,
-        })
-    }
-}
 
 /// A named type definition: a struct, a newtype, an enum.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -204,76 +152,6 @@ pub enum Prim {
     F32,
     F64,
     Bytes,
-}
-
-impl Marker {
-    /// Whether this is a `kind` marker on the item itself (not an `items:` one on its elements).
-    pub fn names(&self, kind: Kind) -> bool {
-        self.kind == kind && !self.items
-    }
-
-    pub fn new(kind: Kind, value: serde_json::Value) -> Marker {
-        Marker {
-            kind,
-            items: false,
-            value,
-            loc: None,
-        }
-    }
-    /// The controller-gen name, `items:` form included.
-    pub fn name(&self) -> String {
-        let name = self.kind.name();
-        if self.items {
-            name.replacen(
-                "kubebuilder:validation:",
-                "kubebuilder:validation:items:",
-                1,
-            )
-        } else {
-            name.to_string()
-        }
-    }
-    /// The registry entry.
-    pub fn def(&self) -> &'static crate::markers::Def {
-        self.kind.def()
-    }
-    /// A named argument of a marker with arguments.
-    pub fn arg(&self, key: &str) -> Option<&serde_json::Value> {
-        self.value.as_object().and_then(|o| o.get(key))
-    }
-    pub fn arg_str(&self, key: &str) -> Option<&str> {
-        self.arg(key).and_then(|v| v.as_str())
-    }
-    /// A named list argument; a single value counts as a one-item list.
-    pub fn arg_list(&self, key: &str) -> Vec<String> {
-        match self.arg(key) {
-            Some(serde_json::Value::Array(items)) => items.iter().map(value_to_string).collect(),
-            Some(v) => vec![value_to_string(v)],
-            None => Vec::new(),
-        }
-    }
-}
-
-pub fn value_to_string(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-/// Markers of a given kind, in source order.
-pub fn markers_named(markers: &[Marker], kind: Kind) -> impl Iterator<Item = &Marker> + '_ {
-    markers.iter().filter(move |m| m.names(kind))
-}
-
-/// Whether a flag marker is given and not turned off with `=false`.
-pub fn has_marker(markers: &[Marker], kind: Kind) -> bool {
-    markers_named(markers, kind).any(|m| m.value != serde_json::Value::Bool(false))
-}
-
-/// The last marker of a given kind.
-pub fn marker(markers: &[Marker], kind: Kind) -> Option<&Marker> {
-    markers_named(markers, kind).last()
 }
 
 /// Every named type a definition's fields and variants mention, in first-use order.

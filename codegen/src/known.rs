@@ -3,6 +3,7 @@
 //! the same release, as controller-gen emits them; see `hack/k8s-types/regenerate.sh`), the
 //! listable Kubernetes kinds, and the time types of the Rust ecosystem.
 
+use crate::diag::Diagnostic;
 use crate::ir::{Body, TypeDef, TypeExpr};
 #[cfg(feature = "manifests")]
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps as Props;
@@ -46,8 +47,8 @@ pub struct Kind {
 
 #[derive(serde::Deserialize)]
 struct Entry {
-    // read by the schema emitter only, and parsed only when it asks: most runs need a few of
-    // the table's thousands of schemas, and parsing them all costs more than the rest of a run
+    // read by the schema emitter only, and parsed only when it asks: a run needs a few of the
+    // table's thousands of schemas
     #[cfg_attr(not(feature = "manifests"), allow(dead_code))]
     #[serde(borrow)]
     schema: &'static serde_json::value::RawValue,
@@ -57,7 +58,7 @@ struct Entry {
 
 /// The table: the release and kinds parsed, each type's entry kept as its JSON text (one line
 /// of `known/k8s.json` each) and parsed when a run asks for it ([`Table::entry`]): most runs
-/// need a few of the table's types, and parsing them all took a tenth of a small run.
+/// need a few of the table's types, so the others are never parsed.
 struct Table {
     kubernetes: String,
     kinds: Vec<Kind>,
@@ -72,7 +73,7 @@ struct Head {
 }
 
 /// The table's types: one `"path": {entry}` line each, sorted by path, searched where they lie
-/// in the text (indexing them first cost more than the lookups of a whole run).
+/// in the text by binary search over the sorted lines, without an index built first.
 struct Types(&'static str);
 
 impl Types {
@@ -120,18 +121,19 @@ impl Table {
     /// The table in `text`, laid out as `hack/k8s-types/regenerate.sh` writes it: the release
     /// and the kinds, then `"types": {`, one `"path": {entry}` per line sorted by path, and
     /// `}`.
-    fn parse(text: &'static str) -> Result<Table, String> {
+    fn parse(text: &'static str) -> Result<Table, Diagnostic> {
         const TYPES: &str = "\n\"types\": {\n";
-        let at = text.find(TYPES).ok_or("no `\"types\": {` line")?;
+        let at = text
+            .find(TYPES)
+            .ok_or_else(|| Diagnostic::new("no `\"types\": {` line"))?;
         let head = format!("{}\n}}", text[..at].trim_end().trim_end_matches(','));
-        let head: Head = serde_json::from_str(&head).map_err(|e| e.to_string())?;
-        // the types' `}` and the table's, from the end: searching the whole text for them
-        // cost more than the rest of a small run
+        let head: Head = serde_json::from_str(&head).map_err(|e| Diagnostic::new(e.to_string()))?;
+        // the types' `}` and the table's, found from the end so the text is not scanned whole
         let types = text[at + TYPES.len()..]
             .trim_end()
             .strip_suffix('}')
             .and_then(|t| t.trim_end().strip_suffix('}'))
-            .ok_or("the types and the table do not end with `}`")?;
+            .ok_or_else(|| Diagnostic::new("the types and the table do not end with `}`"))?;
         Ok(Table {
             kubernetes: head.kubernetes,
             kinds: head.kinds,
@@ -140,21 +142,27 @@ impl Table {
     }
 
     /// The entry of the type at `path` under `k8s_openapi::`, when the table has it.
-    fn entry(&self, path: &str) -> Option<Result<Entry, String>> {
+    fn entry(&self, path: &str) -> Option<Result<Entry, Diagnostic>> {
         self.types.get(path).map(|text| {
             serde_json::from_str(text).map_err(|e| {
-                format!("the built-in entry of `k8s_openapi::{path}` does not parse: {e}")
+                Diagnostic::new(format!(
+                    "the built-in entry of `k8s_openapi::{path}` does not parse: {e}"
+                ))
             })
         })
     }
 }
 
-fn table() -> Result<&'static Table, String> {
-    static TABLE: std::sync::OnceLock<Result<Table, String>> = std::sync::OnceLock::new();
+fn table() -> Result<&'static Table, Diagnostic> {
+    static TABLE: std::sync::OnceLock<Result<Table, Diagnostic>> = std::sync::OnceLock::new();
     TABLE
         .get_or_init(|| {
-            Table::parse(include_str!("known/k8s.json"))
-                .map_err(|e| format!("the built-in table of Kubernetes types does not parse: {e}"))
+            Table::parse(include_str!("known/k8s.json")).map_err(|e| {
+                Diagnostic::new(format!(
+                    "the built-in table of Kubernetes types does not parse: {}",
+                    e.message
+                ))
+            })
         })
         .as_ref()
         .map_err(Clone::clone)
@@ -292,7 +300,7 @@ pub fn missing(path: &str) -> String {
 
 #[cfg(feature = "manifests")]
 /// The schema of a known type, by the canonical path [`external`] returns.
-pub fn schema(path: &str) -> Result<Props, String> {
+pub fn schema(path: &str) -> Result<Props, Diagnostic> {
     let string = |format: Option<&str>| Props {
         type_: Some("string".into()),
         format: format.map(str::to_string),
@@ -314,10 +322,10 @@ pub fn schema(path: &str) -> Result<Props, String> {
     }
     let key = path
         .strip_prefix("k8s_openapi::")
-        .ok_or_else(|| missing(path))?;
+        .ok_or_else(|| Diagnostic::new(missing(path)))?;
     // every kind's status holds the same few Kubernetes types (Condition, ObjectMeta): expand
     // each once per process
-    type Expanded = std::collections::HashMap<String, Result<Props, String>>;
+    type Expanded = std::collections::HashMap<String, Result<Props, Diagnostic>>;
     static EXPANDED: std::sync::LazyLock<std::sync::Mutex<Expanded>> =
         std::sync::LazyLock::new(Default::default);
     if let Some(done) = EXPANDED.lock().ok().and_then(|m| m.get(key).cloned()) {
@@ -325,8 +333,9 @@ pub fn schema(path: &str) -> Result<Props, String> {
     }
     let mut stack = Vec::new();
     let result = expand_type(key, &mut stack).and_then(|expanded| {
-        serde_json::from_value(expanded)
-            .map_err(|e| format!("the built-in schema of `{path}` does not fit: {e}"))
+        serde_json::from_value(expanded).map_err(|e| {
+            Diagnostic::new(format!("the built-in schema of `{path}` does not fit: {e}"))
+        })
     });
     if let Ok(mut m) = EXPANDED.lock() {
         m.insert(key.to_string(), result.clone());
@@ -335,17 +344,20 @@ pub fn schema(path: &str) -> Result<Props, String> {
 }
 
 #[cfg(feature = "manifests")]
-fn expand_type(key: &str, stack: &mut Vec<String>) -> Result<Value, String> {
+fn expand_type(key: &str, stack: &mut Vec<String>) -> Result<Value, Diagnostic> {
     if stack.iter().any(|k| k == key) {
-        return Err(format!(
+        return Err(Diagnostic::new(format!(
             "`k8s_openapi::{key}` contains itself, and a CRD schema cannot be recursive: use serde_json::Value for this field"
-        ));
+        )));
     }
     let entry = table()?
         .entry(key)
-        .ok_or_else(|| missing(&format!("k8s_openapi::{key}")))??;
-    let schema: Value = serde_json::from_str(entry.schema.get())
-        .map_err(|e| format!("the built-in schema of `k8s_openapi::{key}` does not parse: {e}"))?;
+        .ok_or_else(|| Diagnostic::new(missing(&format!("k8s_openapi::{key}"))))??;
+    let schema: Value = serde_json::from_str(entry.schema.get()).map_err(|e| {
+        Diagnostic::new(format!(
+            "the built-in schema of `k8s_openapi::{key}` does not parse: {e}"
+        ))
+    })?;
     stack.push(key.to_string());
     let out = expand(&schema, stack);
     stack.pop();
@@ -358,7 +370,7 @@ fn expand_type(key: &str, stack: &mut Vec<String>) -> Result<Value, String> {
 /// description, `default`, `x-kubernetes-map-type` (`+structType=granular` on a field of an
 /// atomic type) and other keys win; its `x-kubernetes-validations` (`+k8s:immutable`) come before
 /// the type's; `required` lists are joined.
-fn expand(node: &Value, stack: &mut Vec<String>) -> Result<Value, String> {
+fn expand(node: &Value, stack: &mut Vec<String>) -> Result<Value, Diagnostic> {
     Ok(match node {
         Value::Object(map) => {
             if let Some(Value::String(key)) = map.get("$known") {
@@ -389,7 +401,7 @@ fn expand(node: &Value, stack: &mut Vec<String>) -> Result<Value, String> {
                 Value::Object(
                     map.iter()
                         .map(|(k, v)| Ok((k.clone(), expand(v, stack)?)))
-                        .collect::<Result<_, String>>()?,
+                        .collect::<Result<_, Diagnostic>>()?,
                 )
             }
         }
@@ -442,7 +454,7 @@ mod tests {
         for key in table.types.keys() {
             match schema(&format!("k8s_openapi::{key}")) {
                 Ok(_) => {}
-                Err(e) if e.contains("cannot be recursive") => recursive.push(key),
+                Err(e) if e.message.contains("cannot be recursive") => recursive.push(key),
                 Err(e) => panic!("{key}: {e}"),
             }
         }

@@ -7,6 +7,7 @@
 //! operator binary links neither syn nor them.
 
 pub mod client;
+pub mod diag;
 pub mod ir;
 pub mod known;
 pub mod markers;

@@ -1,38 +1,21 @@
 //! Lowering from `syn` items to the IR, shared by the derive and the source scan: doc comments,
 //! markers in both spellings, serde attributes, field types.
 
+use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::*;
 use crate::markers::{self, Target};
 use proc_macro2::Span;
 use serde_json::Value;
 use syn::spanned::Spanned;
 
-/// A problem in the input, with the span it points at.
-#[derive(Debug, Clone)]
-pub struct Error {
-    pub message: String,
-    pub span: Span,
-}
+/// What lowering reports problems into: [`Diagnostics`] anchored by the span each problem
+/// points at (the derive's `compile_error!` needs it; the scan reads the location).
+pub type Errors = Diagnostics<Span>;
 
-impl Error {
-    pub fn new(span: Span, message: impl Into<String>) -> Error {
-        Error {
-            message: message.into(),
-            span,
-        }
-    }
-}
-
-/// Collects errors so one run reports all of them.
-#[derive(Default, Debug)]
-pub struct Errors(pub Vec<Error>);
-
-impl Errors {
-    pub fn push(&mut self, span: Span, message: impl Into<String>) {
-        self.0.push(Error::new(span, message));
-    }
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+impl Diagnostics<Span> {
+    /// Reports a problem at `span`, located at the span's start.
+    pub fn push(&mut self, span: Span, problem: impl Into<Diagnostic>) {
+        self.push_anchored(span, problem.into().at(loc(span)));
     }
 }
 
@@ -420,7 +403,7 @@ fn skip_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
 
 /// Lowers a struct or enum. `None` for unions and for items lowering refused (errors recorded).
 pub fn type_def(input: &syn::DeriveInput, errors: &mut Errors) -> Option<TypeDef> {
-    let before = errors.0.len();
+    let before = errors.len();
     if input.generics.type_params().next().is_some()
         || input.generics.const_params().next().is_some()
     {
@@ -490,7 +473,7 @@ pub fn type_def(input: &syn::DeriveInput, errors: &mut Errors) -> Option<TypeDef
     {
         errors.push(input.ident.span(), message);
     }
-    (errors.0.len() == before).then_some(def)
+    (errors.len() == before).then_some(def)
 }
 
 fn field(f: &syn::Field, errors: &mut Errors) -> Option<Field> {

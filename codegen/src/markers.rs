@@ -1,12 +1,133 @@
 //! The marker grammar: the parser for `+name:args` doc-comment lines and for the values of the
 //! Rust attribute form (`#[k8s(min_length = 4)]`), both checked against the [`registry`].
 
+pub mod docs;
+/// Test support: the proof fixture is for the registry's tests and the apiserver test, not for
+/// operators, so it is built only for tests and with the `fixture` feature.
+#[cfg(any(test, feature = "fixture"))]
 pub mod fixture;
 pub mod registry;
 
-use crate::ir::Marker;
+use crate::diag::{Diagnostic, Loc};
 pub use registry::{Arg, Def, Effect, Kind, REGISTRY, Target};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+/// One marker: its registry entry, whether it is the `items:` form, and its value. Single-value
+/// markers hold the value itself; markers with named arguments hold an object.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(try_from = "RawMarker", into = "RawMarker")]
+pub struct Marker {
+    pub kind: Kind,
+    /// `kubebuilder:validation:items:<Name>`: applies to the items of a list.
+    pub items: bool,
+    pub value: serde_json::Value,
+    pub loc: Option<Loc>,
+}
+
+/// A marker as the IR records it: by its controller-gen name.
+#[derive(Serialize, Deserialize)]
+struct RawMarker {
+    name: String,
+    #[serde(default)]
+    value: serde_json::Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    loc: Option<Loc>,
+}
+
+impl From<Marker> for RawMarker {
+    fn from(m: Marker) -> RawMarker {
+        RawMarker {
+            name: m.name(),
+            value: m.value,
+            loc: m.loc,
+        }
+    }
+}
+
+impl TryFrom<RawMarker> for Marker {
+    type Error = Diagnostic;
+    fn try_from(raw: RawMarker) -> Result<Marker, Diagnostic> {
+        let (def, items) = registry::by_name(&raw.name)
+            .ok_or_else(|| Diagnostic::new(format!("unknown marker `{}`", raw.name)))?;
+        Ok(Marker {
+            kind: def.kind,
+            items,
+            value: raw.value,
+            loc: raw.loc,
+        })
+    }
+}
+
+impl Marker {
+    /// Whether this is a `kind` marker on the item itself (not an `items:` one on its elements).
+    pub fn names(&self, kind: Kind) -> bool {
+        self.kind == kind && !self.items
+    }
+
+    pub fn new(kind: Kind, value: serde_json::Value) -> Marker {
+        Marker {
+            kind,
+            items: false,
+            value,
+            loc: None,
+        }
+    }
+    /// The controller-gen name, `items:` form included.
+    pub fn name(&self) -> String {
+        let name = self.kind.name();
+        if self.items {
+            name.replacen(
+                "kubebuilder:validation:",
+                "kubebuilder:validation:items:",
+                1,
+            )
+        } else {
+            name.to_string()
+        }
+    }
+    /// The registry entry.
+    pub fn def(&self) -> &'static Def {
+        self.kind.def()
+    }
+    /// A named argument of a marker with arguments.
+    pub fn arg(&self, key: &str) -> Option<&serde_json::Value> {
+        self.value.as_object().and_then(|o| o.get(key))
+    }
+    pub fn arg_str(&self, key: &str) -> Option<&str> {
+        self.arg(key).and_then(|v| v.as_str())
+    }
+    /// A named list argument; a single value counts as a one-item list.
+    pub fn arg_list(&self, key: &str) -> Vec<String> {
+        match self.arg(key) {
+            Some(serde_json::Value::Array(items)) => items.iter().map(value_to_string).collect(),
+            Some(v) => vec![value_to_string(v)],
+            None => Vec::new(),
+        }
+    }
+}
+
+pub fn value_to_string(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Markers of a given kind, in source order.
+pub fn markers_named(markers: &[Marker], kind: Kind) -> impl Iterator<Item = &Marker> + '_ {
+    markers.iter().filter(move |m| m.names(kind))
+}
+
+/// Whether a flag marker is given and not turned off with `=false`.
+pub fn has_marker(markers: &[Marker], kind: Kind) -> bool {
+    markers_named(markers, kind).any(|m| m.value != serde_json::Value::Bool(false))
+}
+
+/// The last marker of a given kind.
+pub fn marker(markers: &[Marker], kind: Kind) -> Option<&Marker> {
+    markers_named(markers, kind).last()
+}
 
 /// The registry entry of a canonical marker name and whether it is its `items:` form.
 pub fn lookup(name: &str) -> Option<(&'static Def, bool)> {
@@ -60,21 +181,13 @@ pub fn suggest(name: &str) -> Option<String> {
     closest(name, registry::all_names(), 0.85)
 }
 
-/// Why a marker line was refused.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MarkerError {
-    pub message: String,
-}
-
-fn err<T>(message: impl Into<String>) -> Result<T, MarkerError> {
-    Err(MarkerError {
-        message: message.into(),
-    })
+fn err<T>(message: impl Into<String>) -> Result<T, Diagnostic> {
+    Err(Diagnostic::new(message))
 }
 
 /// Parses one doc-comment line that starts with `+` (the `+` included). `Ok(None)` means a
 /// scaffold marker. A marker without effect in Rust is refused with the registry's reason.
-pub fn parse_line(line: &str) -> Result<Option<Marker>, MarkerError> {
+pub fn parse_line(line: &str) -> Result<Option<Marker>, Diagnostic> {
     let body = line.trim().trim_start_matches('+');
     if body.is_empty() {
         return err("empty marker `+`: write a marker name after `+`, or drop the line");
@@ -117,7 +230,7 @@ pub fn parse_line(line: &str) -> Result<Option<Marker>, MarkerError> {
     }))
 }
 
-fn parse_value(name: &str, arg: Arg, rest: &str) -> Result<Value, MarkerError> {
+fn parse_value(name: &str, arg: Arg, rest: &str) -> Result<Value, Diagnostic> {
     match arg {
         Arg::Flag => match rest {
             "" => Ok(Value::Bool(true)),
@@ -141,15 +254,17 @@ fn parse_value(name: &str, arg: Arg, rest: &str) -> Result<Value, MarkerError> {
             let v = rest
                 .strip_prefix(":=")
                 .or_else(|| rest.strip_prefix('='))
-                .ok_or_else(|| MarkerError {
-                    message: format!("marker `+{name}` needs a value: write `+{name}=<value>`"),
+                .ok_or_else(|| {
+                    Diagnostic::new(format!(
+                        "marker `+{name}` needs a value: write `+{name}=<value>`"
+                    ))
                 })?;
             parse_single(name, single, v, true)
         }
     }
 }
 
-fn parse_single(name: &str, arg: Arg, raw: &str, whole: bool) -> Result<Value, MarkerError> {
+fn parse_single(name: &str, arg: Arg, raw: &str, whole: bool) -> Result<Value, Diagnostic> {
     let raw_t = raw.trim();
     match arg {
         Arg::Bool | Arg::Flag => match raw_t {
@@ -192,7 +307,7 @@ pub fn number(f: f64) -> Value {
     }
 }
 
-fn unquote_whole(raw: &str, whole: bool) -> Result<String, MarkerError> {
+fn unquote_whole(raw: &str, whole: bool) -> Result<String, Diagnostic> {
     match raw.chars().next() {
         Some(q @ ('"' | '\'' | '`')) => {
             let (s, used) = read_quoted(raw, q)?;
@@ -209,9 +324,10 @@ fn unquote_whole(raw: &str, whole: bool) -> Result<String, MarkerError> {
 }
 
 /// Reads a quoted string starting at byte 0; returns it and the bytes consumed.
-fn read_quoted(raw: &str, q: char) -> Result<(String, usize), MarkerError> {
+fn read_quoted(raw: &str, q: char) -> Result<(String, usize), Diagnostic> {
     if q == '"' {
-        return crate::unquote::double_quoted(raw).map_err(|e| MarkerError { message: e.message });
+        // the offset into the value is no place in the source: the caller locates the marker
+        return crate::unquote::double_quoted(raw).map_err(|e| Diagnostic::new(e.message));
     }
     // Backtick and single-quoted strings are raw: backslashes stay.
     let mut out = String::new();
@@ -227,7 +343,7 @@ fn read_quoted(raw: &str, q: char) -> Result<(String, usize), MarkerError> {
 }
 
 /// Splits `a;b;c` or `{a,b,c}` into items, honouring quotes.
-fn split_list(raw: &str) -> Result<Vec<String>, MarkerError> {
+fn split_list(raw: &str) -> Result<Vec<String>, Diagnostic> {
     let (inner, sep) = match raw.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
         Some(inner) => (inner, ','),
         None => (raw, ';'),
@@ -261,7 +377,7 @@ fn split_list(raw: &str) -> Result<Vec<String>, MarkerError> {
 }
 
 /// Named arguments `k=v,k2="a,b",k3=x;y`.
-fn parse_args(name: &str, keys: &[(&str, Arg)], raw: &str) -> Result<Value, MarkerError> {
+fn parse_args(name: &str, keys: &[(&str, Arg)], raw: &str) -> Result<Value, Diagnostic> {
     let mut map = Map::new();
     let mut rest = raw.trim();
     while !rest.is_empty() {
@@ -323,15 +439,15 @@ fn parse_args(name: &str, keys: &[(&str, Arg)], raw: &str) -> Result<Value, Mark
 
 /// One argument value as written: quoted strings, `{...}` lists and bare text up to the next
 /// `,`, joined by `;` into lists.
-fn take_arg_value(raw: &str) -> Result<(String, usize), MarkerError> {
+fn take_arg_value(raw: &str) -> Result<(String, usize), Diagnostic> {
     let mut used = 0;
     loop {
         let rest = &raw[used..];
         match rest.chars().next() {
             Some(q @ ('"' | '\'' | '`')) => used += read_quoted(rest, q)?.1,
             Some('{') => {
-                used += matching_brace(rest).ok_or_else(|| MarkerError {
-                    message: "unbalanced `{` in marker value: close it with `}`".into(),
+                used += matching_brace(rest).ok_or_else(|| {
+                    Diagnostic::new("unbalanced `{` in marker value: close it with `}`")
                 })? + 1
             }
             _ => used += rest.find([',', ';']).unwrap_or(rest.len()),
@@ -366,7 +482,7 @@ fn matching_brace(s: &str) -> Option<usize> {
 }
 
 /// controller-gen's "any" literal.
-pub fn parse_any(raw: &str) -> Result<Value, MarkerError> {
+pub fn parse_any(raw: &str) -> Result<Value, Diagnostic> {
     let raw = raw.trim();
     if let Some(inner) = raw.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
         let parts = split_top(inner, ',')?;
@@ -425,7 +541,7 @@ fn scalar(raw: &str) -> Value {
     }
 }
 
-fn split_top(s: &str, sep: char) -> Result<Vec<String>, MarkerError> {
+fn split_top(s: &str, sep: char) -> Result<Vec<String>, Diagnostic> {
     let mut parts = Vec::new();
     let mut depth = 0i32;
     let mut quote: Option<char> = None;
@@ -496,7 +612,7 @@ pub fn attribute_arg_name(def: &Def, key: &str) -> String {
 }
 
 /// Checks an attribute-form value of the marker `name` against its shape and normalises it.
-pub fn check_value(name: &str, arg: Arg, value: Value) -> Result<Value, MarkerError> {
+pub fn check_value(name: &str, arg: Arg, value: Value) -> Result<Value, Diagnostic> {
     let ok = match (arg, &value) {
         (Arg::Flag | Arg::Bool, Value::Bool(_)) => true,
         (Arg::Int, Value::Number(n)) => n.is_i64(),
@@ -526,7 +642,7 @@ pub fn check_value(name: &str, arg: Arg, value: Value) -> Result<Value, MarkerEr
     }
 }
 
-fn check_value_shape(arg: Arg, v: &Value, name: &str, key: &str) -> Result<(), MarkerError> {
+fn check_value_shape(arg: Arg, v: &Value, name: &str, key: &str) -> Result<(), Diagnostic> {
     let ok = matches!(
         (arg, v),
         (Arg::Bool | Arg::Flag, Value::Bool(_))

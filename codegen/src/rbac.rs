@@ -1,6 +1,7 @@
 //! The RBAC emitter: `+kubebuilder:rbac` markers merged, deduplicated and sorted exactly as
 //! controller-gen does, into a ClusterRole and one Role per namespace.
 
+use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::Marker;
 use crate::markers::Kind;
 use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, Role};
@@ -155,12 +156,16 @@ fn policy(rule: Rule) -> PolicyRule {
 }
 
 /// Checks one rbac marker; the message names the fix.
-pub fn check(m: &Marker) -> Result<(), String> {
+pub fn check(m: &Marker) -> Result<(), Diagnostic> {
     if m.arg_list("verbs").is_empty() {
-        return Err("`+kubebuilder:rbac` needs `verbs=...`, e.g. verbs=get;list;watch".into());
+        return Err(Diagnostic::new(
+            "`+kubebuilder:rbac` needs `verbs=...`, e.g. verbs=get;list;watch",
+        ));
     }
     if m.arg_list("resources").is_empty() && m.arg_list("urls").is_empty() {
-        return Err("`+kubebuilder:rbac` needs `resources=...` (with groups) or `urls=...`".into());
+        return Err(Diagnostic::new(
+            "`+kubebuilder:rbac` needs `resources=...` (with groups) or `urls=...`",
+        ));
     }
     Ok(())
 }
@@ -211,13 +216,6 @@ fn roles_of(markers: &[&Marker], default_role_name: &str) -> Vec<RoleObject> {
     out
 }
 
-/// A problem in one of the markers handed to [`role_file`]: its index there and the message.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RbacError {
-    pub marker: usize,
-    pub message: String,
-}
-
 /// Whether a marker is an RBAC marker (the others handed to [`role_file`] are skipped).
 pub fn is_rbac_marker(m: &Marker) -> bool {
     m.kind == Kind::Rbac
@@ -225,21 +223,17 @@ pub fn is_rbac_marker(m: &Marker) -> bool {
 
 /// The text of `config/rbac/role.yaml` for a project's package markers: its roles, or an empty
 /// ClusterRole named `role_name` when no marker grants anything (kustomize still needs the
-/// file). Errors point at the markers by their index in `markers`.
-pub fn role_file(markers: &[&Marker], role_name: &str) -> Result<String, Vec<RbacError>> {
-    let errors: Vec<RbacError> = markers
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| is_rbac_marker(m))
-        .filter_map(|(i, m)| {
-            check(m)
-                .err()
-                .map(|message| RbacError { marker: i, message })
-        })
-        .collect();
-    if !errors.is_empty() {
-        return Err(errors);
+/// file). Problems point at the markers by their index in `markers` ([`Diagnostic::marker`]).
+pub fn role_file(markers: &[&Marker], role_name: &str) -> Result<String, Vec<Diagnostic>> {
+    let mut problems = Diagnostics::new();
+    for (i, m) in markers.iter().enumerate() {
+        if is_rbac_marker(m)
+            && let Err(problem) = check(m)
+        {
+            problems.push(problem.on_marker(i));
+        }
     }
+    problems.check()?;
     let rbac: Vec<&Marker> = markers
         .iter()
         .copied()

@@ -1,11 +1,14 @@
 //! The schema emitter: IR types to OpenAPI v3 `JSONSchemaProps` as the apiserver wants them
 //! (structural, inlined), applying serde's wire format and the markers.
 
+use crate::diag::Diagnostic;
 use crate::ir::*;
 use crate::known;
+use crate::markers::registry::{FieldCount, Keyword, SchemaEffect};
 use crate::markers::{Effect, Kind};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
-    JSON, JSONSchemaProps as Props, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool, ValidationRule,
+    ExternalDocumentation, JSON, JSONSchemaProps as Props, JSONSchemaPropsOrArray,
+    JSONSchemaPropsOrBool, ValidationRule,
 };
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -14,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub trait Scope {
     fn def(&self) -> &TypeDef;
     /// The definition a path written inside this definition names.
-    fn resolve(&self, path: &str) -> std::result::Result<Box<dyn Scope + '_>, String>;
+    fn resolve(&self, path: &str) -> std::result::Result<Box<dyn Scope + '_>, Diagnostic>;
     /// The source file the definition was read from, when there is one (the scan's).
     fn file(&self) -> Option<&std::path::Path> {
         None
@@ -30,30 +33,21 @@ pub struct Settings {
     pub max_desc_len: Option<usize>,
 }
 
-/// An emission error, with the location of what caused it when known.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SchemaError {
-    pub message: String,
-    pub loc: Option<Loc>,
-    /// The type the error was found in.
-    pub in_type: String,
-    /// The file that type was read from, when known (the scan's; a derive has none).
-    pub file: Option<std::path::PathBuf>,
+/// A problem found in the definition `scope` stands for, at `loc` or else at the definition,
+/// located by that definition's type and file (errors of the emitter carry both).
+pub fn located_in(
+    scope: &dyn Scope,
+    loc: Option<Loc>,
+    problem: impl Into<Diagnostic>,
+) -> Diagnostic {
+    let def = scope.def();
+    let mut d = problem.into().in_type(def.name.clone());
+    d.loc = loc.or(def.loc);
+    d.file = scope.file().map(std::path::Path::to_path_buf);
+    d
 }
 
-impl SchemaError {
-    /// An error about the definition `scope` stands for, at `loc` or else at the definition.
-    pub fn at(scope: &dyn Scope, loc: Option<Loc>, message: impl Into<String>) -> SchemaError {
-        SchemaError {
-            message: message.into(),
-            loc: loc.or(scope.def().loc),
-            in_type: scope.def().name.clone(),
-            file: scope.file().map(std::path::Path::to_path_buf),
-        }
-    }
-}
-
-type Result<T> = std::result::Result<T, SchemaError>;
+type Result<T> = std::result::Result<T, Diagnostic>;
 
 pub struct Emitter<'s> {
     pub settings: &'s Settings,
@@ -65,8 +59,13 @@ impl<'s> Emitter<'s> {
         Emitter { settings, depth: 0 }
     }
 
-    fn err(&self, scope: &dyn Scope, loc: Option<Loc>, message: impl Into<String>) -> SchemaError {
-        SchemaError::at(scope, loc, message)
+    fn err(
+        &self,
+        scope: &dyn Scope,
+        loc: Option<Loc>,
+        problem: impl Into<Diagnostic>,
+    ) -> Diagnostic {
+        located_in(scope, loc, problem)
     }
 
     /// The schema of the definition `scope` stands for, with its type-level markers applied.
@@ -328,13 +327,6 @@ impl<'s> Emitter<'s> {
         let def = scope.def();
         let serde = &def.serde;
         let live: Vec<&Variant> = variants.iter().filter(|v| !v.serde.skip).collect();
-        let name_of = |v: &Variant| {
-            wire_name(
-                &v.ident,
-                v.serde.rename.as_deref(),
-                serde.rename_all.as_deref(),
-            )
-        };
         let all_unit = live.iter().all(|v| matches!(v.fields, VariantFields::Unit));
         if let Some(message) = enum_shape_error(def, variants) {
             return Err(self.err(scope, def.loc, message));
@@ -345,106 +337,109 @@ impl<'s> Emitter<'s> {
         if all_unit && serde.tag.is_none() {
             return Ok(Props {
                 type_: Some("string".into()),
-                enum_: Some(
-                    live.iter()
-                        .map(|v| JSON(Value::String(name_of(v))))
-                        .collect(),
-                ),
+                enum_: Some(variant_names(def, &live)),
                 ..Default::default()
             });
         }
-        match (&serde.tag, &serde.content) {
-            (Some(tag), content) => {
-                // internally or adjacently tagged: one object with the tag as a string enum
-                let mut properties = std::collections::BTreeMap::new();
-                properties.insert(
-                    tag.clone(),
-                    Props {
-                        type_: Some("string".into()),
-                        enum_: Some(
-                            live.iter()
-                                .map(|v| JSON(Value::String(name_of(v))))
-                                .collect(),
-                        ),
-                        ..Default::default()
-                    },
-                );
-                for v in &live {
-                    let body = match &v.fields {
-                        VariantFields::Unit => continue,
-                        VariantFields::Newtype(ty) => self.expr_schema(scope, ty, def.loc)?,
-                        VariantFields::Struct(fields) => {
-                            self.struct_schema(scope, fields, &ContainerSerde::default())?
-                        }
-                        VariantFields::Tuple(_) => continue,
-                    };
-                    match content {
-                        Some(c) => {
-                            let slot = properties.entry(c.clone()).or_insert_with(|| Props {
-                                x_kubernetes_preserve_unknown_fields: Some(true),
-                                ..Default::default()
-                            });
-                            if live
-                                .iter()
-                                .filter(|v| !matches!(v.fields, VariantFields::Unit))
-                                .count()
-                                == 1
-                            {
-                                *slot = body;
-                            }
-                        }
-                        None => {
-                            if body.type_.as_deref() != Some("object") {
-                                return Err(self.err(scope, def.loc, format!(
-                                    "variant `{}` of internally tagged `{}` does not hold an object: serde cannot tag it, use `#[serde(tag = \"...\", content = \"...\")]`",
-                                    v.ident, def.name
-                                )));
-                            }
-                            for (k, p) in body.properties.unwrap_or_default() {
-                                properties.entry(k).or_insert(p);
-                            }
-                        }
-                    }
-                }
-                Ok(Props {
-                    type_: Some("object".into()),
-                    properties: Some(properties),
-                    required: Some(vec![tag.clone()]),
-                    ..Default::default()
-                })
+        match &serde.tag {
+            Some(tag) => self.tagged_schema(scope, &live, tag, serde.content.as_ref()),
+            None => self.externally_tagged_schema(scope, &live),
+        }
+    }
+
+    /// The schema of a variant's data; `None` for a unit or tuple variant.
+    fn variant_body(&mut self, scope: &dyn Scope, v: &Variant) -> Result<Option<Props>> {
+        Ok(match &v.fields {
+            VariantFields::Unit | VariantFields::Tuple(_) => None,
+            VariantFields::Newtype(ty) => Some(self.expr_schema(scope, ty, scope.def().loc)?),
+            VariantFields::Struct(fields) => {
+                Some(self.struct_schema(scope, fields, &ContainerSerde::default())?)
             }
-            (None, _) => {
-                // externally tagged: an object with exactly one property per variant
-                let mut properties = std::collections::BTreeMap::new();
-                let mut one_of = Vec::new();
-                for v in &live {
-                    let body = match &v.fields {
-                        VariantFields::Unit => continue,
-                        VariantFields::Newtype(ty) => self.expr_schema(scope, ty, def.loc)?,
-                        VariantFields::Struct(fields) => {
-                            self.struct_schema(scope, fields, &ContainerSerde::default())?
-                        }
-                        VariantFields::Tuple(_) => continue,
-                    };
-                    let mut body = body;
-                    if let Some(d) = description(&v.doc) {
-                        body.description = Some(d);
-                    }
-                    let n = name_of(v);
-                    one_of.push(Props {
-                        required: Some(vec![n.clone()]),
+        })
+    }
+
+    /// An internally or adjacently tagged enum: one object with the tag as a string enum.
+    fn tagged_schema(
+        &mut self,
+        scope: &dyn Scope,
+        live: &[&Variant],
+        tag: &str,
+        content: Option<&String>,
+    ) -> Result<Props> {
+        let def = scope.def();
+        let mut properties = std::collections::BTreeMap::new();
+        properties.insert(
+            tag.to_string(),
+            Props {
+                type_: Some("string".into()),
+                enum_: Some(variant_names(def, live)),
+                ..Default::default()
+            },
+        );
+        for v in live {
+            let Some(body) = self.variant_body(scope, v)? else {
+                continue;
+            };
+            match content {
+                Some(c) => {
+                    let slot = properties.entry(c.clone()).or_insert_with(|| Props {
+                        x_kubernetes_preserve_unknown_fields: Some(true),
                         ..Default::default()
                     });
-                    properties.insert(n, body);
+                    if live
+                        .iter()
+                        .filter(|v| !matches!(v.fields, VariantFields::Unit))
+                        .count()
+                        == 1
+                    {
+                        *slot = body;
+                    }
                 }
-                Ok(Props {
-                    type_: Some("object".into()),
-                    properties: Some(properties),
-                    one_of: Some(one_of),
-                    ..Default::default()
-                })
+                None => {
+                    if body.type_.as_deref() != Some("object") {
+                        return Err(self.err(scope, def.loc, format!(
+                            "variant `{}` of internally tagged `{}` does not hold an object: serde cannot tag it, use `#[serde(tag = \"...\", content = \"...\")]`",
+                            v.ident, def.name
+                        )));
+                    }
+                    for (k, p) in body.properties.unwrap_or_default() {
+                        properties.entry(k).or_insert(p);
+                    }
+                }
             }
         }
+        Ok(Props {
+            type_: Some("object".into()),
+            properties: Some(properties),
+            required: Some(vec![tag.to_string()]),
+            ..Default::default()
+        })
+    }
+
+    /// An externally tagged enum: an object with exactly one property per variant.
+    fn externally_tagged_schema(&mut self, scope: &dyn Scope, live: &[&Variant]) -> Result<Props> {
+        let mut properties = std::collections::BTreeMap::new();
+        let mut one_of = Vec::new();
+        for v in live {
+            let Some(mut body) = self.variant_body(scope, v)? else {
+                continue;
+            };
+            if let Some(d) = description(&v.doc) {
+                body.description = Some(d);
+            }
+            let n = variant_name(scope.def(), v);
+            one_of.push(Props {
+                required: Some(vec![n.clone()]),
+                ..Default::default()
+            });
+            properties.insert(n, body);
+        }
+        Ok(Props {
+            type_: Some("object".into()),
+            properties: Some(properties),
+            one_of: Some(one_of),
+            ..Default::default()
+        })
     }
 
     /// An untagged enum, in the shape kube-rs's schema rewriter gives it: variants that are all
@@ -482,16 +477,30 @@ impl<'s> Emitter<'s> {
     }
 }
 
+/// A variant's name on the wire.
+fn variant_name(def: &TypeDef, v: &Variant) -> String {
+    wire_name(
+        &v.ident,
+        v.serde.rename.as_deref(),
+        def.serde.rename_all.as_deref(),
+    )
+}
+
+/// The wire names of variants, as enum values.
+fn variant_names(def: &TypeDef, variants: &[&Variant]) -> Vec<JSON> {
+    variants
+        .iter()
+        .map(|v| JSON(Value::String(variant_name(def, v))))
+        .collect()
+}
+
 /// The one schema the variants of an untagged enum share (see `untagged_schema`), or why there
 /// is none.
-fn untagged_merge(
-    enum_name: &str,
-    bodies: Vec<(&str, Props)>,
-) -> std::result::Result<Props, String> {
+fn untagged_merge(enum_name: &str, bodies: Vec<(&str, Props)>) -> Result<Props> {
     let Some((first, _)) = bodies.first() else {
-        return Err(format!(
+        return Err(Diagnostic::new(format!(
             "untagged enum `{enum_name}` has only unit variants, which are all `null` on the wire: drop `untagged` to write their names"
-        ));
+        )));
     };
     let first = first.to_string();
     let kind = |p: &Props| {
@@ -521,75 +530,85 @@ fn untagged_merge(
         .as_slice()
     {
         ["object"] if bodies.iter().all(|(_, b)| b.properties.is_some()) => {
-            let mut properties: BTreeMap<String, Props> = BTreeMap::new();
-            let mut owner: BTreeMap<String, &str> = BTreeMap::new();
-            let mut any_of = Vec::new();
-            for (variant, body) in &bodies {
-                let rest = Props {
-                    type_: None,
-                    description: None,
-                    properties: None,
-                    required: None,
-                    ..body.clone()
-                };
-                if rest != Props::default() {
-                    return Err(format!(
-                        "variant `{variant}` of untagged enum `{enum_name}` carries object-level validations, which the merged object would apply to every variant: move them onto fields"
-                    ));
-                }
-                for (name, p) in body.properties.clone().unwrap_or_default() {
-                    match properties.get(&name) {
-                        Some(q) if strip(q.clone()) != strip(p.clone()) => {
-                            return Err(format!(
-                                "variants `{}` and `{variant}` of untagged enum `{enum_name}` both have a field `{name}`, with different schemas: one object cannot hold both, so rename one",
-                                owner[&name]
-                            ));
-                        }
-                        Some(_) => {}
-                        None => {
-                            owner.insert(name.clone(), variant);
-                            properties.insert(name, p);
-                        }
-                    }
-                }
-                any_of.push(body.required.clone().unwrap_or_default());
-            }
-            // a variant without required fields matches every object: then anyOf says nothing
-            let any_of = (!any_of.iter().any(Vec::is_empty)).then(|| {
-                any_of
-                    .into_iter()
-                    .map(|r| Props {
-                        required: Some(r),
-                        ..Default::default()
-                    })
-                    .collect()
-            });
-            Ok(Props {
-                type_: Some("object".into()),
-                properties: Some(properties),
-                any_of,
-                ..Default::default()
-            })
+            untagged_objects(enum_name, &bodies)
         }
         [k] if *k != "object" => {
             let schema = strip(bodies[0].1.clone());
             match bodies.iter().find(|(_, b)| strip(b.clone()) != schema) {
                 None => Ok(schema),
-                Some((other, _)) => Err(format!(
+                Some((other, _)) => Err(Diagnostic::new(format!(
                     "variants `{first}` and `{other}` of untagged enum `{enum_name}` are both {k}s with different schemas: the apiserver needs one schema per field, so make them agree or tag the enum"
-                )),
+                ))),
             }
         }
         ["integer", "string"] => Ok(crate::known::int_or_string()),
-        _ => Err(format!(
+        _ => Err(Diagnostic::new(format!(
             "untagged enum `{enum_name}` has no structural schema: its variants are {} on the wire, and the apiserver needs one type per field; tag the enum or make the variants agree",
             kinds
                 .iter()
                 .map(|k| format!("{k} ({})", names(k)))
                 .collect::<Vec<_>>()
                 .join(" and ")
-        )),
+        ))),
     }
+}
+
+/// Untagged variants that are all objects, hoisted into one object holding every variant's
+/// fields, with `anyOf` their required sets.
+fn untagged_objects(enum_name: &str, bodies: &[(&str, Props)]) -> Result<Props> {
+    let strip = |mut p: Props| {
+        p.description = None;
+        p
+    };
+    let mut properties: BTreeMap<String, Props> = BTreeMap::new();
+    let mut owner: BTreeMap<String, &str> = BTreeMap::new();
+    let mut any_of = Vec::new();
+    for (variant, body) in bodies {
+        let rest = Props {
+            type_: None,
+            description: None,
+            properties: None,
+            required: None,
+            ..body.clone()
+        };
+        if rest != Props::default() {
+            return Err(Diagnostic::new(format!(
+                "variant `{variant}` of untagged enum `{enum_name}` carries object-level validations, which the merged object would apply to every variant: move them onto fields"
+            )));
+        }
+        for (name, p) in body.properties.clone().unwrap_or_default() {
+            match properties.get(&name) {
+                Some(q) if strip(q.clone()) != strip(p.clone()) => {
+                    return Err(Diagnostic::new(format!(
+                        "variants `{}` and `{variant}` of untagged enum `{enum_name}` both have a field `{name}`, with different schemas: one object cannot hold both, so rename one",
+                        owner[&name]
+                    )));
+                }
+                Some(_) => {}
+                None => {
+                    owner.insert(name.clone(), variant);
+                    properties.insert(name, p);
+                }
+            }
+        }
+        any_of.push(body.required.clone().unwrap_or_default());
+    }
+    // a variant without required fields matches every object: then anyOf says nothing
+    let any_of = (!any_of.iter().any(Vec::is_empty)).then(|| {
+        any_of
+            .into_iter()
+            .map(|r| Props {
+                required: Some(r),
+                ..Default::default()
+            })
+            .collect()
+    });
+    Ok(Props {
+        type_: Some("object".into()),
+        properties: Some(properties),
+        any_of,
+        ..Default::default()
+    })
 }
 
 /// Whether a path names a type with a built-in schema (a newtype over one takes the built-in
@@ -602,19 +621,20 @@ fn names_known_type(scope: &dyn Scope, path: &str) -> bool {
 
 /// Merges what a reference says (`src`) into the schema of the type it names (`dst`), following
 /// controller-gen's `flattenAllOfInto`; see [`Emitter::merged_schema`].
-fn merge_reference(dst: Props, src: Props) -> std::result::Result<Props, String> {
+fn merge_reference(dst: Props, src: Props) -> Result<Props> {
     let as_map = |p: Props| match serde_json::to_value(p) {
         Ok(Value::Object(m)) => Ok(m),
-        _ => Err("a schema does not serialise as an object".to_string()),
+        _ => Err(Diagnostic::new("a schema does not serialise as an object")),
     };
     let merged = merge_maps(as_map(dst)?, as_map(src)?)?;
-    serde_json::from_value(Value::Object(merged)).map_err(|e| format!("merged schema: {e}"))
+    serde_json::from_value(Value::Object(merged))
+        .map_err(|e| Diagnostic::new(format!("merged schema: {e}")))
 }
 
 fn merge_maps(
     mut dst: serde_json::Map<String, Value>,
     src: serde_json::Map<String, Value>,
-) -> std::result::Result<serde_json::Map<String, Value>, String> {
+) -> Result<serde_json::Map<String, Value>> {
     let (mut dst_rest, mut src_rest) = (serde_json::Map::new(), serde_json::Map::new());
     for (key, value) in src {
         match key.as_str() {
@@ -626,9 +646,9 @@ fn merge_maps(
             }
             "type" => match dst.get(&key) {
                 Some(t) if t != &value => {
-                    return Err(format!(
+                    return Err(Diagnostic::new(format!(
                         "conflicting types: the field says {value} but its type is {t}: drop the field's Type marker or change the type"
-                    ));
+                    )));
                 }
                 _ => {
                     dst.insert(key, value);
@@ -772,7 +792,7 @@ pub fn description(doc: &[String]) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
-pub(crate) fn push_rule(props: &mut Props, rule: ValidationRule) {
+fn push_rule(props: &mut Props, rule: ValidationRule) {
     props
         .x_kubernetes_validations
         .get_or_insert_with(Vec::new)
@@ -781,11 +801,11 @@ pub(crate) fn push_rule(props: &mut Props, rule: ValidationRule) {
 
 /// Applies the markers with a schema effect in their registry priority order (controller-gen's
 /// `ApplyPriority`); ties keep source order; `items:` markers apply to the list's items, last.
-pub fn apply_markers(props: &mut Props, markers: &[Marker]) -> std::result::Result<(), String> {
-    let mut ordered: Vec<(&Marker, crate::markers::registry::Apply)> = markers
+pub fn apply_markers(props: &mut Props, markers: &[Marker]) -> std::result::Result<(), Diagnostic> {
+    let mut ordered: Vec<(&Marker, SchemaEffect)> = markers
         .iter()
         .filter_map(|m| match m.def().effect {
-            Effect::Schema(apply) => Some((m, apply)),
+            Effect::Schema(effect) => Some((m, effect)),
             _ => None,
         })
         .collect();
@@ -796,23 +816,275 @@ pub fn apply_markers(props: &mut Props, markers: &[Marker]) -> std::result::Resu
             m.def().priority
         }
     });
-    for (m, apply) in ordered {
+    for (m, effect) in ordered {
         if m.items {
             let Some(JSONSchemaPropsOrArray::Schema(items)) = props.items.as_mut() else {
-                return Err(format!(
+                return Err(Diagnostic::new(format!(
                     "marker `+{}` applies to list items, but this is not a list: drop `items:`",
                     m.name()
-                ));
+                )));
             };
             let inner = Marker {
                 items: false,
                 ..m.clone()
             };
-            apply(items, &inner)?;
+            apply_effect(items, effect, &inner)?;
         } else {
-            apply(props, m)?;
+            apply_effect(props, effect, m)?;
         }
     }
+    Ok(())
+}
+
+/// What the registry says marker `m` does, done to `props`.
+fn apply_effect(
+    props: &mut Props,
+    effect: SchemaEffect,
+    m: &Marker,
+) -> std::result::Result<(), Diagnostic> {
+    match effect {
+        SchemaEffect::Set(keyword, needs) => {
+            if !needs.is_empty() {
+                need(props, needs, m)?;
+            }
+            set_keyword(props, keyword, m)
+        }
+        SchemaEffect::AddRule => add_rule(props, m),
+        SchemaEffect::AddFieldCountRule(count) => add_field_count_rule(props, count, m),
+        SchemaEffect::SortEnum => sort_enum(props),
+    }
+}
+
+fn set_keyword(
+    props: &mut Props,
+    keyword: Keyword,
+    m: &Marker,
+) -> std::result::Result<(), Diagnostic> {
+    match keyword {
+        Keyword::Minimum => props.minimum = Some(float(m)?),
+        Keyword::Maximum => props.maximum = Some(float(m)?),
+        Keyword::ExclusiveMinimum => props.exclusive_minimum = Some(on(m)),
+        Keyword::ExclusiveMaximum => props.exclusive_maximum = Some(on(m)),
+        Keyword::MultipleOf => props.multiple_of = Some(float(m)?),
+        Keyword::MinLength => props.min_length = Some(int(m)?),
+        Keyword::MaxLength => props.max_length = Some(int(m)?),
+        Keyword::Pattern => props.pattern = Some(string(m)?),
+        Keyword::Enum => {
+            let items = m.value.as_array().cloned().unwrap_or_default();
+            props.enum_ = Some(items.into_iter().map(|i| JSON(enum_item(i))).collect());
+        }
+        Keyword::Format => props.format = Some(string(m)?),
+        Keyword::MinItems => props.min_items = Some(int(m)?),
+        Keyword::MaxItems => props.max_items = Some(int(m)?),
+        Keyword::UniqueItems => props.unique_items = Some(on(m)),
+        Keyword::MinProperties => props.min_properties = Some(int(m)?),
+        Keyword::MaxProperties => props.max_properties = Some(int(m)?),
+        Keyword::Type => {
+            let t = string(m)?;
+            if t != "object" {
+                props.properties = None;
+                props.required = None;
+            }
+            props.type_ = Some(t);
+        }
+        Keyword::Default => {
+            let value = match (&m.value, props.type_.as_deref()) {
+                (Value::Object(o), Some("array")) if o.is_empty() => Value::Array(vec![]),
+                (v, _) => v.clone(),
+            };
+            props.default = Some(JSON(value));
+        }
+        Keyword::DefaultJson => {
+            if !m.value.is_null() {
+                props.default = Some(JSON(m.value.clone()));
+            }
+        }
+        Keyword::Example => props.example = Some(JSON(m.value.clone())),
+        Keyword::Title => props.title = Some(value_to_string(&m.value)),
+        Keyword::ListType => {
+            let t = string(m)?;
+            if !["map", "set", "atomic"].contains(&t.as_str()) {
+                return Err(Diagnostic::new(format!(
+                    "listType must be map, set or atomic, found `{t}`"
+                )));
+            }
+            props.x_kubernetes_list_type = Some(t);
+        }
+        Keyword::ListMapKey => {
+            let k = string(m)?;
+            let keys = props
+                .x_kubernetes_list_map_keys
+                .get_or_insert_with(Vec::new);
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+        Keyword::MapType => props.x_kubernetes_map_type = Some(string(m)?),
+        Keyword::ExternalDocs => {
+            props.external_docs = Some(ExternalDocumentation {
+                url: m.arg_str("url").map(str::to_string),
+                description: m.arg_str("description").map(str::to_string),
+            });
+        }
+        Keyword::Nullable => {
+            if on(m) {
+                props.nullable = Some(true);
+            }
+        }
+        Keyword::PreserveUnknownFields => {
+            if on(m) {
+                props.x_kubernetes_preserve_unknown_fields = Some(true);
+            }
+        }
+        Keyword::EmbeddedResource => {
+            if on(m) {
+                props.x_kubernetes_embedded_resource = Some(true);
+                props.x_kubernetes_preserve_unknown_fields = Some(true);
+                props.type_ = Some("object".into());
+            }
+        }
+        Keyword::IntOrString => {
+            if on(m) {
+                let int_or_string = known::int_or_string();
+                props.x_kubernetes_int_or_string = int_or_string.x_kubernetes_int_or_string;
+                props.any_of = int_or_string.any_of;
+                props.type_ = None;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn on(m: &Marker) -> bool {
+    m.value != Value::Bool(false)
+}
+
+fn int(m: &Marker) -> std::result::Result<i64, Diagnostic> {
+    m.value
+        .as_i64()
+        .ok_or_else(|| Diagnostic::new(format!("marker `+{}` expects an integer", m.name())))
+}
+
+fn float(m: &Marker) -> std::result::Result<f64, Diagnostic> {
+    m.value
+        .as_f64()
+        .ok_or_else(|| Diagnostic::new(format!("marker `+{}` expects a number", m.name())))
+}
+
+fn string(m: &Marker) -> std::result::Result<String, Diagnostic> {
+    m.value
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| Diagnostic::new(format!("marker `+{}` expects a string", m.name())))
+}
+
+/// Enum items are JSON-decoded where they parse (`1;2;"foo"`), strings otherwise.
+fn enum_item(v: Value) -> Value {
+    match v {
+        Value::String(s) => serde_json::from_str::<Value>(&s)
+            .ok()
+            .filter(|p| p.is_number() || p.is_string() || p.is_boolean())
+            .unwrap_or(Value::String(s)),
+        other => other,
+    }
+}
+
+/// `+kubebuilder:validation:{AtMostOneOf,ExactlyOneOf,AtLeastOneOf}`: a CEL rule on the object.
+fn add_field_count_rule(
+    props: &mut Props,
+    count: FieldCount,
+    m: &Marker,
+) -> std::result::Result<(), Diagnostic> {
+    let short = m.kind.name().trim_start_matches("kubebuilder:validation:");
+    let fields: Vec<String> = m
+        .value
+        .as_array()
+        .map(|a| a.iter().map(value_to_string).collect())
+        .unwrap_or_default();
+    if let Some(f) = fields.iter().find(|f| f.contains('.')) {
+        return Err(Diagnostic::new(format!(
+            "{short} lists `{f}`: name direct fields only, without dots"
+        )));
+    }
+    let counts: Vec<String> = fields
+        .iter()
+        .map(|f| format!("(has(self.{f})?1:0)"))
+        .collect();
+    let names = fields.join(" ");
+    let (rule, message) = match count {
+        FieldCount::AtMostOne => (
+            format!("{} <= 1", counts.join("+")),
+            format!("at most one of the fields in [{names}] may be set"),
+        ),
+        FieldCount::ExactlyOne => (
+            format!("{} == 1", counts.join("+")),
+            format!("exactly one of the fields in [{names}] must be set"),
+        ),
+        FieldCount::AtLeastOne => (
+            fields
+                .iter()
+                .map(|f| format!("has(self.{f})"))
+                .collect::<Vec<_>>()
+                .join("||"),
+            format!("at least one of the fields in [{names}] must be set"),
+        ),
+    };
+    push_rule(
+        props,
+        ValidationRule {
+            rule,
+            message: Some(message),
+            ..Default::default()
+        },
+    );
+    Ok(())
+}
+
+/// `+kubebuilder:validation:XValidation`: the rule its arguments spell.
+fn add_rule(props: &mut Props, m: &Marker) -> std::result::Result<(), Diagnostic> {
+    let reason = m.arg_str("reason").map(str::to_string);
+    if let Some(r) = &reason
+        && ![
+            "FieldValueInvalid",
+            "FieldValueForbidden",
+            "FieldValueRequired",
+            "FieldValueDuplicate",
+        ]
+        .contains(&r.as_str())
+    {
+        return Err(Diagnostic::new(format!(
+            "XValidation reason `{r}` is not one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate"
+        )));
+    }
+    let Some(rule) = m.arg_str("rule") else {
+        return Err(Diagnostic::new(
+            "XValidation needs `rule=\"<CEL expression>\"`",
+        ));
+    };
+    push_rule(
+        props,
+        ValidationRule {
+            rule: rule.to_string(),
+            message: m.arg_str("message").map(str::to_string),
+            message_expression: m.arg_str("messageExpression").map(str::to_string),
+            reason,
+            field_path: m.arg_str("fieldPath").map(str::to_string),
+            optional_old_self: m.arg("optionalOldSelf").and_then(Value::as_bool),
+        },
+    );
+    Ok(())
+}
+
+/// `+k8s:enum`: controller-gen collects the string constants of the type, sorted; in Rust the
+/// constants are the unit variants of an enum, whose wire names become the sorted values.
+fn sort_enum(props: &mut Props) -> std::result::Result<(), Diagnostic> {
+    let is_string = props.type_.as_deref() == Some("string");
+    let Some(values) = props.enum_.as_mut().filter(|_| is_string) else {
+        return Err(Diagnostic::new(
+            "`+k8s:enum` needs an enum of unit variants (its values, as Go's string constants are): put it on such an enum, or list values with `+kubebuilder:validation:Enum`",
+        ));
+    };
+    values.sort_by_key(|v| serde_json::to_string(&v.0).unwrap_or_default());
     Ok(())
 }
 
@@ -822,16 +1094,16 @@ fn type_is(props: &Props, types: &[&str]) -> bool {
 }
 
 /// Refuses a marker on a schema whose type it does not fit.
-pub(crate) fn need(props: &Props, types: &[&str], m: &Marker) -> std::result::Result<(), String> {
+fn need(props: &Props, types: &[&str], m: &Marker) -> std::result::Result<(), Diagnostic> {
     if type_is(props, types) {
         Ok(())
     } else {
-        Err(format!(
+        Err(Diagnostic::new(format!(
             "marker `+{}` needs a {} field, but this one is {}: move it to a matching field or drop it",
             m.name(),
             types.join(" or "),
             props.type_.as_deref().unwrap_or("untyped")
-        ))
+        )))
     }
 }
 
@@ -919,12 +1191,16 @@ impl Scope for Definition {
     fn def(&self) -> &TypeDef {
         &self.def
     }
-    fn resolve(&self, path: &str) -> std::result::Result<Box<dyn Scope + '_>, String> {
+    fn resolve(&self, path: &str) -> std::result::Result<Box<dyn Scope + '_>, Diagnostic> {
         self.deps
             .iter()
             .find(|(p, _)| *p == path)
             .map(|(_, f)| Box::new(f()) as Box<dyn Scope>)
-            .ok_or_else(|| format!("`{path}` has no schema: add #[derive(Schema)] to it"))
+            .ok_or_else(|| {
+                Diagnostic::new(format!(
+                    "`{path}` has no schema: add #[derive(Schema)] to it"
+                ))
+            })
     }
 }
 
@@ -972,9 +1248,9 @@ mod tests {
             props(json!({"type": "string"})),
         )
         .expect_err("conflicting types");
-        assert!(err.contains("conflicting types"), "{err}");
+        assert!(err.message.contains("conflicting types"), "{err}");
     }
-    fn untagged(variants: Vec<(&'static str, Value)>) -> std::result::Result<Value, String> {
+    fn untagged(variants: Vec<(&'static str, Value)>) -> Result<Value> {
         let bodies = variants.into_iter().map(|(n, v)| (n, props(v))).collect();
         untagged_merge("Choice", bodies).map(|p| serde_json::to_value(p).expect("json"))
     }
@@ -1038,7 +1314,7 @@ mod tests {
         ])
         .expect_err("string or object");
         assert_eq!(
-            err,
+            err.message,
             "untagged enum `Choice` has no structural schema: its variants are object (`Spec`) and string (`Name`) on the wire, and the apiserver needs one type per field; tag the enum or make the variants agree"
         );
         let err = untagged(vec![
@@ -1053,7 +1329,8 @@ mod tests {
         ])
         .expect_err("x twice");
         assert!(
-            err.contains("variants `A` and `B` of untagged enum `Choice` both have a field `x`"),
+            err.message
+                .contains("variants `A` and `B` of untagged enum `Choice` both have a field `x`"),
             "{err}"
         );
         let err = untagged(vec![
@@ -1061,8 +1338,11 @@ mod tests {
             ("B", json!({"type": "string"})),
         ])
         .expect_err("two string schemas");
-        assert!(err.contains("both strings with different schemas"), "{err}");
+        assert!(
+            err.message.contains("both strings with different schemas"),
+            "{err}"
+        );
         let err = untagged(vec![]).expect_err("all unit");
-        assert!(err.contains("only unit variants"), "{err}");
+        assert!(err.message.contains("only unit variants"), "{err}");
     }
 }

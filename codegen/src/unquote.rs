@@ -1,24 +1,22 @@
 //! Double-quoted marker strings, unquoted by Go's rules (`strconv.Unquote`), as controller-gen
 //! reads them: `\d` is an error there, not a `d`, so a pattern never silently loses a backslash.
 
-/// Why a double-quoted string was refused; `at` is the byte offset of the offending text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnquoteError {
-    /// The problem and the fix, one line.
-    pub message: String,
-    /// Byte offset into the text handed to [`double_quoted`].
-    pub at: usize,
-}
+use crate::diag::{Diagnostic, Loc};
 
-fn fail<T>(at: usize, message: String) -> Result<T, UnquoteError> {
-    Err(UnquoteError { message, at })
+/// A problem at byte offset `at` of the text handed to [`double_quoted`]: the literal is one
+/// line, so the offset is the diagnostic's column on line 1.
+fn fail<T>(at: usize, message: String) -> Result<T, Diagnostic> {
+    Err(Diagnostic::new(message).at(Some(Loc {
+        line: 1,
+        column: at,
+    })))
 }
 
 /// Reads the Go double-quoted string literal at the start of `raw` (which begins with `"`):
 /// returns its value and the bytes it spans, quotes included. Escapes are Go's: `\a \b \f \n \r
 /// \t \v \\ \"`, `\xHH`, `\NNN` (octal), `\uHHHH` and `\UHHHHHHHH`; any other escape is an error,
 /// as are bytes that do not form UTF-8.
-pub fn double_quoted(raw: &str) -> Result<(String, usize), UnquoteError> {
+pub fn double_quoted(raw: &str) -> Result<(String, usize), Diagnostic> {
     let bytes = raw.as_bytes();
     if bytes.first() != Some(&b'"') {
         return fail(0, "expected a string starting with `\"`".into());
@@ -60,7 +58,7 @@ pub fn double_quoted(raw: &str) -> Result<(String, usize), UnquoteError> {
 }
 
 /// The escape starting with the backslash at `at`: its length in bytes and the bytes it stands for.
-fn escape(raw: &str, at: usize) -> Result<(usize, Vec<u8>), UnquoteError> {
+fn escape(raw: &str, at: usize) -> Result<(usize, Vec<u8>), Diagnostic> {
     let rest = &raw[at + 1..];
     let Some(c) = rest.chars().next() else {
         return fail(
@@ -177,8 +175,8 @@ mod tests {
         assert!(bad(r#""open"#).contains("unterminated"));
         assert!(bad(r#""ends with \"#).contains("unterminated"));
         assert_eq!(
-            double_quoted(r#""ab\d""#).map_err(|e| e.at),
-            Err(3),
+            double_quoted(r#""ab\d""#).map_err(|e| e.loc.map(|l| l.column)),
+            Err(Some(3)),
             "the offset points at the backslash"
         );
     }

@@ -2,6 +2,7 @@
 //! into a MutatingWebhookConfiguration and a ValidatingWebhookConfiguration, with controller-gen's
 //! defaults and checks.
 
+use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::Marker;
 use crate::markers::Kind;
 use k8s_openapi::api::admissionregistration::v1::{
@@ -30,14 +31,6 @@ pub enum WebhookObject {
     Validating(ValidatingWebhookConfiguration),
 }
 
-/// A problem with one marker: its index in the slice handed to [`configurations`] and a message
-/// naming the problem and the fix.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WebhookError {
-    pub marker: usize,
-    pub message: String,
-}
-
 /// True for the markers this emitter reads.
 pub fn is_webhook_marker(kind: Kind) -> bool {
     matches!(kind, Kind::Webhook | Kind::WebhookConfiguration)
@@ -45,16 +38,17 @@ pub fn is_webhook_marker(kind: Kind) -> bool {
 
 /// The webhook configurations the markers describe: the mutating one first, then the validating
 /// one, each only when it has webhooks, webhooks sorted by name (stable, so equal names keep
-/// marker order). Markers with other names are skipped; errors carry the index of their marker.
-pub fn configurations(markers: &[Marker]) -> Result<Vec<WebhookObject>, Vec<WebhookError>> {
-    let mut errors = Vec::new();
+/// marker order). Markers with other names are skipped; problems carry the index of their marker
+/// ([`Diagnostic::marker`]).
+pub fn configurations(markers: &[Marker]) -> Result<Vec<WebhookObject>, Vec<Diagnostic>> {
+    let mut errors = Diagnostics::new();
     let mut mutating: Vec<MutatingWebhook> = Vec::new();
     let mut validating: Vec<ValidatingWebhook> = Vec::new();
     // (name, marker index) per configuration kind
     let mut mutating_name: Option<(String, usize)> = None;
     let mut validating_name: Option<(String, usize)> = None;
     for (i, m) in markers.iter().enumerate() {
-        let fail = |message: String| WebhookError { marker: i, message };
+        let fail = |problem: Diagnostic| problem.on_marker(i);
         if m.kind == Kind::WebhookConfiguration {
             match configuration_name(m) {
                 Ok((is_mutating, name)) => {
@@ -64,9 +58,9 @@ pub fn configurations(markers: &[Marker]) -> Result<Vec<WebhookObject>, Vec<Webh
                         &mut validating_name
                     };
                     if let Some((first, _)) = slot {
-                        errors.push(fail(format!(
+                        errors.push(fail(Diagnostic::new(format!(
                             "a second `+{CONFIGURATION}:mutating={is_mutating}` (the first names `{first}`): keep one per kind"
-                        )));
+                        ))));
                     } else {
                         *slot = Some((name, i));
                     }
@@ -92,18 +86,16 @@ pub fn configurations(markers: &[Marker]) -> Result<Vec<WebhookObject>, Vec<Webh
         (&validating_name, validating.len(), "validating"),
     ] {
         if let (Some((name, i)), 0) = (named, webhooks) {
-            errors.push(WebhookError {
-                marker: *i,
-                message: format!(
+            errors.push(
+                Diagnostic::new(format!(
                     "`+{CONFIGURATION}` names the {kind} configuration `{name}` but there is no {kind} webhook: add a `+{WEBHOOK}:mutating={},...` marker or drop this one",
                     kind == "mutating"
-                ),
-            });
+                ))
+                .on_marker(*i),
+            );
         }
     }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
+    errors.check()?;
     mutating.sort_by(|a, b| a.name.cmp(&b.name));
     validating.sort_by(|a, b| a.name.cmp(&b.name));
     let mut out = Vec::new();
@@ -142,18 +134,18 @@ pub fn to_yaml(objects: &[WebhookObject]) -> String {
     out
 }
 
-fn configuration_name(m: &Marker) -> Result<(bool, String), String> {
+fn configuration_name(m: &Marker) -> Result<(bool, String), Diagnostic> {
     let Some(mutating) = m.arg("mutating").and_then(Value::as_bool) else {
-        return Err(format!(
+        return Err(Diagnostic::new(format!(
             "`+{CONFIGURATION}` needs `mutating=true` or `mutating=false`"
-        ));
+        )));
     };
     match m.arg_str("name") {
         Some(n) if !n.is_empty() => Ok((mutating, n.to_string())),
-        _ => Err(format!(
+        _ => Err(Diagnostic::new(format!(
             "`+{CONFIGURATION}` needs `name=...`, the name of the {} configuration object",
             if mutating { "mutating" } else { "validating" }
-        )),
+        ))),
     }
 }
 
@@ -172,21 +164,21 @@ struct Config {
     patch: Option<Value>,
 }
 
-fn required_list(m: &Marker, key: &str, example: &str) -> Result<Vec<String>, String> {
+fn required_list(m: &Marker, key: &str, example: &str) -> Result<Vec<String>, Diagnostic> {
     if m.arg(key).is_none() {
-        return Err(format!(
+        return Err(Diagnostic::new(format!(
             "`+{WEBHOOK}` needs `{key}=...`, e.g. {key}={example}"
-        ));
+        )));
     }
     Ok(m.arg_list(key))
 }
 
-fn required_str<'a>(m: &'a Marker, key: &str, example: &str) -> Result<&'a str, String> {
+fn required_str<'a>(m: &'a Marker, key: &str, example: &str) -> Result<&'a str, Diagnostic> {
     match m.arg_str(key) {
         Some(s) if !s.is_empty() => Ok(s),
-        _ => Err(format!(
+        _ => Err(Diagnostic::new(format!(
             "`+{WEBHOOK}` needs `{key}=...`, e.g. {key}={example}"
-        )),
+        ))),
     }
 }
 
@@ -202,91 +194,113 @@ fn one_of(value: &str, allowed: &[&str]) -> Option<String> {
         .map(|a| (*a).to_string())
 }
 
+/// `sideEffects`, which admissionregistration.k8s.io/v1 requires to be None or NoneOnDryRun.
+fn side_effects(m: &Marker) -> Result<String, Diagnostic> {
+    match m.arg_str("sideEffects") {
+        None | Some("") => Err(Diagnostic::new(format!(
+            "`+{WEBHOOK}` needs `sideEffects=None` or `sideEffects=NoneOnDryRun` (admissionregistration.k8s.io/v1 requires it)"
+        ))),
+        Some(s) if s.eq_ignore_ascii_case("some") || s.eq_ignore_ascii_case("unknown") => {
+            Err(Diagnostic::new(format!(
+                "sideEffects `{s}` is not allowed by admissionregistration.k8s.io/v1: use None or NoneOnDryRun"
+            )))
+        }
+        Some(s) => one_of(s, &["None", "NoneOnDryRun"]).ok_or_else(|| {
+            Diagnostic::new(format!(
+                "unknown sideEffects `{s}`: use None or NoneOnDryRun"
+            ))
+        }),
+    }
+}
+
+/// `timeoutSeconds`, 1 to 30 when given.
+fn timeout_seconds(m: &Marker) -> Result<Option<i32>, Diagnostic> {
+    match m.arg("timeoutSeconds") {
+        None => Ok(None),
+        Some(_) => match int_arg(m, "timeoutSeconds") {
+            Some(t @ 1..=30) => Ok(Some(t as i32)),
+            other => Err(Diagnostic::new(format!(
+                "timeoutSeconds `{}` is out of range: use 1 to 30 seconds, or drop it for the default of 10",
+                other.map_or_else(|| "?".to_string(), |t| t.to_string())
+            ))),
+        },
+    }
+}
+
+/// The rule: which groups, resources, versions and operations the webhook sees.
+fn rule(m: &Marker) -> Result<RuleWithOperations, Diagnostic> {
+    let groups = required_list(m, "groups", "apps (core for the core group)")?;
+    let resources = required_list(m, "resources", "deployments")?;
+    let versions = required_list(m, "versions", "v1")?;
+    let verbs = required_list(m, "verbs", "create;update")?;
+    let operations = verbs
+        .iter()
+        .map(|v| {
+            one_of(v, &["CREATE", "UPDATE", "DELETE", "CONNECT", "*"]).ok_or_else(|| {
+                Diagnostic::new(format!(
+                    "unknown verb `{v}` in verbs: use create, update, delete, connect or *"
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(RuleWithOperations {
+        api_groups: Some(
+            groups
+                .into_iter()
+                .map(|g| if g == "core" { String::new() } else { g })
+                .collect(),
+        ),
+        api_versions: Some(versions),
+        operations: Some(operations),
+        resources: Some(resources),
+        scope: None,
+    })
+}
+
 impl Config {
-    fn parse(m: &Marker) -> Result<Config, String> {
+    fn parse(m: &Marker) -> Result<Config, Diagnostic> {
         let Some(mutating) = m.arg("mutating").and_then(Value::as_bool) else {
-            return Err(format!(
+            return Err(Diagnostic::new(format!(
                 "`+{WEBHOOK}` needs `mutating=true` (a mutating webhook) or `mutating=false` (a validating one)"
-            ));
+            )));
         };
         let name = required_str(m, "name", "vcronjob-v1.kb.io")?.to_string();
         let failure_policy = required_str(m, "failurePolicy", "fail")?;
         let failure_policy = one_of(failure_policy, &["Fail", "Ignore"]).ok_or_else(|| {
-            format!("unknown failurePolicy `{failure_policy}`: use fail or ignore")
+            Diagnostic::new(format!(
+                "unknown failurePolicy `{failure_policy}`: use fail or ignore"
+            ))
         })?;
         let match_policy = match m.arg_str("matchPolicy") {
             None => None,
             Some(p) => Some(one_of(p, &["Exact", "Equivalent"]).ok_or_else(|| {
-                format!("unknown matchPolicy `{p}`: use Exact or Equivalent, or drop it")
+                Diagnostic::new(format!(
+                    "unknown matchPolicy `{p}`: use Exact or Equivalent, or drop it"
+                ))
             })?),
         };
-        let side_effects = match m.arg_str("sideEffects") {
-            None | Some("") => {
-                return Err(format!(
-                    "`+{WEBHOOK}` needs `sideEffects=None` or `sideEffects=NoneOnDryRun` (admissionregistration.k8s.io/v1 requires it)"
-                ));
-            }
-            Some(s) if s.eq_ignore_ascii_case("some") || s.eq_ignore_ascii_case("unknown") => {
-                return Err(format!(
-                    "sideEffects `{s}` is not allowed by admissionregistration.k8s.io/v1: use None or NoneOnDryRun"
-                ));
-            }
-            Some(s) => one_of(s, &["None", "NoneOnDryRun"])
-                .ok_or_else(|| format!("unknown sideEffects `{s}`: use None or NoneOnDryRun"))?,
-        };
-        let timeout_seconds = match m.arg("timeoutSeconds") {
-            None => None,
-            Some(_) => match int_arg(m, "timeoutSeconds") {
-                Some(t @ 1..=30) => Some(t as i32),
-                other => {
-                    return Err(format!(
-                        "timeoutSeconds `{}` is out of range: use 1 to 30 seconds, or drop it for the default of 10",
-                        other.map_or_else(|| "?".to_string(), |t| t.to_string())
-                    ));
-                }
-            },
-        };
-        let groups = required_list(m, "groups", "apps (core for the core group)")?;
-        let resources = required_list(m, "resources", "deployments")?;
-        let versions = required_list(m, "versions", "v1")?;
-        let verbs = required_list(m, "verbs", "create;update")?;
-        let operations = verbs
-            .iter()
-            .map(|v| {
-                one_of(v, &["CREATE", "UPDATE", "DELETE", "CONNECT", "*"]).ok_or_else(|| {
-                    format!("unknown verb `{v}` in verbs: use create, update, delete, connect or *")
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let rule = RuleWithOperations {
-            api_groups: Some(
-                groups
-                    .into_iter()
-                    .map(|g| if g == "core" { String::new() } else { g })
-                    .collect(),
-            ),
-            api_versions: Some(versions),
-            operations: Some(operations),
-            resources: Some(resources),
-            scope: None,
-        };
+        let side_effects = side_effects(m)?;
+        let timeout_seconds = timeout_seconds(m)?;
+        let rule = rule(m)?;
         let admission_review_versions = required_list(m, "admissionReviewVersions", "v1")?;
         if admission_review_versions.is_empty() {
-            return Err(format!(
+            return Err(Diagnostic::new(format!(
                 "`+{WEBHOOK}` needs at least one admissionReviewVersions entry, e.g. admissionReviewVersions=v1"
-            ));
+            )));
         }
         for v in m.arg_list("webhookVersions") {
             if v != "v1" {
-                return Err(format!(
+                return Err(Diagnostic::new(format!(
                     "unsupported webhookVersions `{v}`: only v1 is supported (admissionregistration.k8s.io/v1beta1 is gone since kubernetes 1.22), write webhookVersions=v1 or drop it"
-                ));
+                )));
             }
         }
         let reinvocation_policy = match m.arg_str("reinvocationPolicy") {
             None => None,
             Some(p) => Some(one_of(p, &["Never", "IfNeeded"]).ok_or_else(|| {
-                format!("unknown reinvocationPolicy `{p}`: use Never or IfNeeded, or drop it")
+                Diagnostic::new(format!(
+                    "unknown reinvocationPolicy `{p}`: use Never or IfNeeded, or drop it"
+                ))
             })?),
         };
         let client_config = client_config(m)?;
@@ -310,7 +324,7 @@ impl Config {
         })
     }
 
-    fn mutating_webhook(self) -> Result<MutatingWebhook, String> {
+    fn mutating_webhook(self) -> Result<MutatingWebhook, Diagnostic> {
         let w = MutatingWebhook {
             admission_review_versions: self.admission_review_versions,
             client_config: self.client_config,
@@ -326,7 +340,7 @@ impl Config {
         apply_patch(w, self.patch.as_ref())
     }
 
-    fn validating_webhook(self) -> Result<ValidatingWebhook, String> {
+    fn validating_webhook(self) -> Result<ValidatingWebhook, Diagnostic> {
         let w = ValidatingWebhook {
             admission_review_versions: self.admission_review_versions,
             client_config: self.client_config,
@@ -342,27 +356,27 @@ impl Config {
     }
 }
 
-fn client_config(m: &Marker) -> Result<WebhookClientConfig, String> {
+fn client_config(m: &Marker) -> Result<WebhookClientConfig, Diagnostic> {
     let path = m.arg_str("path").filter(|p| !p.is_empty());
     let url = m.arg_str("url").filter(|u| !u.is_empty());
     let service_keys = ["serviceName", "serviceNamespace", "servicePort"];
     match (path, url) {
-        (Some(_), Some(_)) => Err(format!(
+        (Some(_), Some(_)) => Err(Diagnostic::new(format!(
             "`+{WEBHOOK}` has both `path` and `url`: keep `path` for a webhook served by the in-cluster service, or `url` for one outside it"
-        )),
-        (None, None) => Err(format!(
+        ))),
+        (None, None) => Err(Diagnostic::new(format!(
             "`+{WEBHOOK}` needs `path=...` (served by the in-cluster service, e.g. path=/validate-apps-v1-deployment) or `url=...`"
-        )),
+        ))),
         (None, Some(url)) => {
             if let Some(k) = service_keys.iter().find(|k| m.arg(k).is_some()) {
-                return Err(format!(
+                return Err(Diagnostic::new(format!(
                     "`{k}` has no effect with `url`: drop it, or use `path` to reach the webhook through a service"
-                ));
+                )));
             }
             if !url.starts_with("https://") {
-                return Err(format!(
+                return Err(Diagnostic::new(format!(
                     "url `{url}` must start with https:// (the apiserver calls webhooks over TLS only)"
-                ));
+                )));
             }
             Ok(WebhookClientConfig {
                 url: Some(url.to_string()),
@@ -371,19 +385,18 @@ fn client_config(m: &Marker) -> Result<WebhookClientConfig, String> {
         }
         (Some(path), None) => {
             if !path.starts_with('/') {
-                return Err(format!(
+                return Err(Diagnostic::new(format!(
                     "path `{path}` must start with `/`: write path=/{path}"
-                ));
+                )));
             }
             let port = match m.arg("servicePort") {
                 None => None,
                 Some(_) => match int_arg(m, "servicePort") {
                     Some(p @ 1..=65535) => Some(p as i32),
                     _ => {
-                        return Err(
-                            "servicePort is out of range: use a port from 1 to 65535, or drop it for the default of 443"
-                                .to_string(),
-                        );
+                        return Err(Diagnostic::new(
+                            "servicePort is out of range: use a port from 1 to 65535, or drop it for the default of 443",
+                        ));
                     }
                 },
             };
@@ -406,17 +419,19 @@ fn client_config(m: &Marker) -> Result<WebhookClientConfig, String> {
     }
 }
 
-fn parse_patch(raw: &str) -> Result<Value, String> {
+fn parse_patch(raw: &str) -> Result<Value, Diagnostic> {
     let value: Value = serde_json::from_str(raw).map_err(|e| {
         format!("`patch` is not valid JSON ({e}): write a JSON object such as patch='{{\"namespaceSelector\":{{\"matchLabels\":{{\"a\":\"b\"}}}}}}'")
     })?;
     if !value.is_object() {
-        return Err("`patch` must be a JSON object of webhook fields, e.g. patch='{\"objectSelector\":{...}}'".to_string());
+        return Err(Diagnostic::new(
+            "`patch` must be a JSON object of webhook fields, e.g. patch='{\"objectSelector\":{...}}'",
+        ));
     }
     if let Some(d) = directive(&value) {
-        return Err(format!(
+        return Err(Diagnostic::new(format!(
             "strategic-merge directive `{d}` in `patch` is not supported yet: write the fields themselves"
-        ));
+        )));
     }
     Ok(value)
 }
@@ -438,17 +453,20 @@ fn directive(v: &Value) -> Option<String> {
 
 /// Applies a strategic-merge patch to a webhook: objects merge key by key, `null` deletes a key,
 /// lists are replaced except `matchConditions`, which merges by `name` as the API declares.
-fn apply_patch<W: Serialize + DeserializeOwned>(w: W, patch: Option<&Value>) -> Result<W, String> {
+fn apply_patch<W: Serialize + DeserializeOwned>(
+    w: W,
+    patch: Option<&Value>,
+) -> Result<W, Diagnostic> {
     let Some(patch) = patch else { return Ok(w) };
-    let mut value = serde_json::to_value(&w).map_err(|e| e.to_string())?;
+    let mut value = serde_json::to_value(&w).map_err(|e| Diagnostic::new(e.to_string()))?;
     merge(&mut value, patch, "");
     let patched: W = serde_json::from_value(value.clone())
         .map_err(|e| format!("`patch` does not fit a webhook ({e}): fix the field it names"))?;
-    let back = serde_json::to_value(&patched).map_err(|e| e.to_string())?;
+    let back = serde_json::to_value(&patched).map_err(|e| Diagnostic::new(e.to_string()))?;
     if let Some(p) = dropped(&value, &back, "") {
-        return Err(format!(
+        return Err(Diagnostic::new(format!(
             "`patch` sets `{p}`, which is not a webhook field: check its spelling against admissionregistration.k8s.io/v1"
-        ));
+        )));
     }
     Ok(patched)
 }

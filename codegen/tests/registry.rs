@@ -2,6 +2,7 @@
 //! by emitting with and without it — or is refused by the parser with its stated reason.
 
 use operator_gen_codegen::crd::{self, VersionInput};
+use operator_gen_codegen::diag::Diagnostic;
 use operator_gen_codegen::ir::{Marker, TypeDef};
 use operator_gen_codegen::lower::{self, Errors};
 use operator_gen_codegen::markers::fixture;
@@ -22,7 +23,7 @@ impl Scope for At<'_> {
     fn def(&self) -> &TypeDef {
         self.def
     }
-    fn resolve(&self, path: &str) -> Result<Box<dyn Scope + '_>, String> {
+    fn resolve(&self, path: &str) -> Result<Box<dyn Scope + '_>, Diagnostic> {
         let name = path.rsplit("::").next().unwrap_or(path);
         if let Some(def) = self.types.0.get(name) {
             return Ok(Box::new(At {
@@ -34,7 +35,7 @@ impl Scope for At<'_> {
             operator_gen_codegen::known::External::Known(canonical) => {
                 Ok(Box::new(Definition::known(&canonical)))
             }
-            _ => Err(format!("`{path}` is not in the fixture")),
+            _ => Err(Diagnostic::new(format!("`{path}` is not in the fixture"))),
         }
     }
 }
@@ -53,7 +54,7 @@ fn lower_source(source: &str) -> Types {
             types.insert(def.name.clone(), def);
         }
     }
-    let messages: Vec<&str> = errors.0.iter().map(|e| e.message.as_str()).collect();
+    let messages: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
     assert!(messages.is_empty(), "the fixture lowers: {messages:?}");
     Types(types)
 }

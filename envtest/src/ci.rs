@@ -53,6 +53,8 @@ pub enum Ran {
     CargoGenerate,
     /// A Go peer from the tools cache (controller-gen, kubebuilder, helm, flect) or `go` itself.
     GoPeers,
+    /// mdBook, building the book in `docs/`.
+    Mdbook,
 }
 
 impl Ran {
@@ -63,6 +65,7 @@ impl Ran {
             Ran::OperatorEndToEnd => "operator-e2e",
             Ran::CargoGenerate => "cargo-generate",
             Ran::GoPeers => "go-peers",
+            Ran::Mdbook => "mdbook",
         }
     }
 }

@@ -83,14 +83,12 @@ where
 
 /// How many reconciles a controller made by [`generation_changed`] runs at once. kube's own
 /// default is no bound: a backlog of a thousand objects then starts a thousand reconciles, and
-/// their requests, at once, and the process's memory peaks with them (in the load benchmark,
-/// 70.7 MiB unbounded against 19.4 MiB bounded, and 6.52 requests per object against 5.00: kube's
-/// client retries the requests the apiserver answers 429 Too Many Requests). Go's
-/// controller-runtime runs one at a time by default; a few more keep the apiserver busy. Each
-/// reconcile running holds a connection of kube's client, which stays open, idle, until the
-/// apiserver closes it after 90 s (kube's client sets no timer to close idle ones itself):
-/// eight rather than sixteen left the benchmark's operator 0.3 to 0.5 MiB of heap smaller once
-/// every object was deleted, with every object still Ready sooner than under the Go operator.
+/// their requests, at once; the process's memory peaks with them, and the apiserver answers
+/// many with 429 Too Many Requests, which kube's client retries. Go's controller-runtime runs
+/// one at a time by default; a few more keep the apiserver busy. Each running reconcile holds a
+/// connection of kube's client, which stays open, idle, until the apiserver closes it after 90 s
+/// (kube's client sets no timer to close idle ones itself), so the bound also caps the idle
+/// connections left behind.
 pub const CONCURRENT_RECONCILES: u16 = 8;
 
 /// Whether `obj` carries `finalizer`.

@@ -67,15 +67,13 @@
 //! }
 //! ```
 
-pub(crate) mod error;
 #[cfg(test)]
 mod fake_api;
-pub(crate) mod http;
 mod leader;
 mod memory;
 mod metrics;
 mod options;
-pub(crate) mod secure;
+mod serving;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -87,8 +85,8 @@ use futures::{FutureExt, Stream, StreamExt};
 use kube::{Api, Client, Resource};
 use tokio::task::JoinSet;
 
-pub use error::{Error, Result};
-pub use http::Health;
+pub use crate::error::{Error, Result};
+pub use crate::serve::Health;
 pub use memory::{release_freed_memory, tune_allocator};
 pub use metrics::{Metrics, OPENMETRICS_CONTENT_TYPE, ReconcileResult, ReconcileTimer};
 pub use options::{
@@ -99,7 +97,8 @@ pub use options::{
 pub use prometheus_client;
 pub use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
-use http::{Routes, Server};
+use crate::serve::authz::Authorizer;
+use crate::serve::http::{self, Server};
 pub use leader::JITTER_FACTOR;
 use leader::{LeaderElector, Timings};
 
@@ -148,7 +147,7 @@ impl Manager {
         }
         options.validate()?;
         let metrics_tls = if options.metrics_secure && options.metrics_addr()?.is_some() {
-            Some(secure::tls_acceptor(&options)?)
+            Some(serving::tls_acceptor(&options)?)
         } else {
             None
         };
@@ -298,7 +297,7 @@ impl Manager {
                 tracing::info!(addr = %addr, "serving health probes on /healthz and /readyz");
                 servers.spawn(http::serve(
                     listener,
-                    Server::plain(Routes::Probes(health.clone())),
+                    Server::plain(health.clone()),
                     servers_stop.clone(),
                 ));
             }
@@ -307,9 +306,10 @@ impl Manager {
                 let secure = metrics_tls.is_some();
                 tracing::info!(addr = %addr, secure, "serving metrics on /metrics");
                 let server = Server {
-                    routes: Routes::Metrics(metrics.clone()),
-                    auth: secure.then(|| secure::Authorizer::new(client.clone())),
+                    routes: metrics.clone(),
+                    auth: secure.then(|| Authorizer::new(client.clone())),
                     tls: metrics_tls,
+                    serving: None,
                 };
                 servers.spawn(http::serve(listener, server, servers_stop.clone()));
             }

@@ -51,11 +51,14 @@ use serde::de::DeserializeOwned;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::manager::error::{Error, Result};
+use crate::error::{Error, Result};
 
+mod hooks;
 mod hub;
-use crate::manager::secure::{CertFiles, CertUse};
-use crate::manager::{Health, http};
+use crate::serve::Health;
+use crate::serve::http::{self, Routes};
+use crate::serve::tls::{self, CertFiles, CertUse};
+pub use hooks::{Converter, Defaulter, Validator, Warnings};
 pub use hub::HubConverter;
 
 /// The largest review body accepted (the apiserver's own limit on a request body: 3 MiB of
@@ -68,57 +71,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often, at most, the server looks whether the files in `--webhook-cert-path` changed (on a
 /// TLS handshake, by their modification times): a rotated certificate is served within this long
 /// of the first handshake after the rotation, without a restart.
-pub const CERT_RELOAD_CHECK: Duration = crate::manager::secure::RELOAD_CHECK;
-
-/// Warnings returned to the API client with an allowed (or denied) request.
-pub type Warnings = Vec<String>;
-
-/// Sets defaults on an object before it is stored (a mutating webhook on create and update);
-/// the server answers with the JSON patch from the object as sent to the defaulted one.
-pub trait Defaulter<K>: Send + Sync + 'static {
-    /// Sets the defaults on `obj`.
-    fn default(&self, obj: &mut K);
-}
-
-/// Accepts or rejects objects (a validating webhook); `Err(message)` denies the request and the
-/// API client sees the message, `Ok(warnings)` admits it with those warnings.
-pub trait Validator<K>: Send + Sync + 'static {
-    /// Checks an object being created.
-    fn validate_create(&self, obj: &K) -> Result<Warnings, String>;
-
-    /// Checks an update from `old` to `new`; admits everything unless implemented.
-    fn validate_update(&self, old: &K, new: &K) -> Result<Warnings, String> {
-        let _ = (old, new);
-        Ok(Warnings::new())
-    }
-
-    /// Checks an object being deleted; admits everything unless implemented.
-    fn validate_delete(&self, obj: &K) -> Result<Warnings, String> {
-        let _ = obj;
-        Ok(Warnings::new())
-    }
-}
-
-/// Converts custom resources between the versions of their CRD (the CRD's `conversion:
-/// Webhook` strategy, served on `/convert`).
-pub trait Converter: Send + Sync + 'static {
-    /// Returns `object` (a whole custom resource as JSON) as `desired_api_version`
-    /// (`group/version`); the result's `apiVersion` must be the desired one, its `metadata`
-    /// unchanged but for labels and annotations.
-    fn convert(
-        &self,
-        object: serde_json::Value,
-        desired_api_version: &str,
-    ) -> Result<serde_json::Value, String>;
-
-    /// Whether this converter converts `object` (by its `apiVersion` group and `kind`): with
-    /// several converters on one server, `/convert` gives each object to the first that does.
-    /// Every object unless implemented.
-    fn converts(&self, object: &serde_json::Value) -> bool {
-        let _ = object;
-        true
-    }
-}
+pub const CERT_RELOAD_CHECK: Duration = tls::RELOAD_CHECK;
 
 /// The converters of one server, each object given to the first that [`Converter::converts`] it.
 struct Converters(Vec<Arc<dyn Converter>>);
@@ -334,7 +287,7 @@ impl WebhookServerBuilder {
 /// A [`WebhookServer`] bound to its address, serving once [`run`](Self::run).
 pub struct BoundWebhookServer {
     listener: TcpListener,
-    server: http::Server,
+    server: http::Server<WebhookServer>,
 }
 
 impl std::fmt::Debug for BoundWebhookServer {
@@ -382,7 +335,7 @@ impl WebhookServer {
         certs: &CertDir,
         health: Option<&Health>,
     ) -> Result<BoundWebhookServer> {
-        let tls = crate::manager::secure::acceptor(
+        let tls = tls::acceptor(
             Some(CertFiles {
                 cert: certs.dir.join(&certs.cert_name),
                 key: certs.dir.join(&certs.key_name),
@@ -394,32 +347,12 @@ impl WebhookServer {
         Ok(BoundWebhookServer {
             listener,
             server: http::Server {
-                routes: http::Routes::Webhooks(self, serving),
+                routes: self,
                 tls: Some(tls),
                 auth: None,
+                serving,
             },
         })
-    }
-
-    /// Answers one HTTP request: `POST` with a JSON review to a registered path.
-    pub(crate) async fn respond(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
-        let answer = match tokio::time::timeout(self.timeout, self.answer_request(req)).await {
-            Ok(answer) => answer,
-            Err(_) => Answer::error(
-                StatusCode::GATEWAY_TIMEOUT,
-                &format!("the webhook did not answer within {:?}", self.timeout),
-            ),
-        };
-        if answer.status != StatusCode::OK {
-            tracing::warn!(status = %answer.status, body = %String::from_utf8_lossy(&answer.body), "webhook request failed");
-        }
-        let mut resp = Response::new(Full::new(Bytes::from(answer.body)));
-        *resp.status_mut() = answer.status;
-        resp.headers_mut().insert(
-            header::CONTENT_TYPE,
-            header::HeaderValue::from_static("application/json"),
-        );
-        resp
     }
 
     async fn answer_request(&self, req: Request<Incoming>) -> Answer {
@@ -480,6 +413,29 @@ impl WebhookServer {
     }
 }
 
+impl Routes for WebhookServer {
+    /// Answers one HTTP request: `POST` with a JSON review to a registered path.
+    async fn respond(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
+        let answer = match tokio::time::timeout(self.timeout, self.answer_request(req)).await {
+            Ok(answer) => answer,
+            Err(_) => Answer::error(
+                StatusCode::GATEWAY_TIMEOUT,
+                &format!("the webhook did not answer within {:?}", self.timeout),
+            ),
+        };
+        if answer.status != StatusCode::OK {
+            tracing::warn!(status = %answer.status, body = %String::from_utf8_lossy(&answer.body), "webhook request failed");
+        }
+        let mut resp = Response::new(Full::new(Bytes::from(answer.body)));
+        *resp.status_mut() = answer.status;
+        resp.headers_mut().insert(
+            header::CONTENT_TYPE,
+            header::HeaderValue::from_static("application/json"),
+        );
+        resp
+    }
+}
+
 /// Decodes an AdmissionReview, runs `hook` on its request (with the raw `request.object`), and
 /// wraps the response; a body that is no AdmissionReview gets 400 with a denying review.
 fn admit(
@@ -527,10 +483,24 @@ fn admit(
 }
 
 /// Decodes an object of the request as `K`.
-fn decode<K: DeserializeOwned>(obj: Option<&DynamicObject>, which: &str) -> Result<K, String> {
-    let obj = obj.ok_or_else(|| format!("the request has no {which}"))?;
-    let value = serde_json::to_value(obj).map_err(|e| format!("cannot read the {which}: {e}"))?;
-    serde_json::from_value(value).map_err(|e| format!("cannot decode the {which}: {e}"))
+/// Why an admission request's object cannot be read as the hook's type: a BadRequest.
+#[derive(Debug, thiserror::Error)]
+enum DecodeError {
+    #[error("the request has no {0}")]
+    Missing(&'static str),
+    #[error("cannot read the {0}: {1}")]
+    Read(&'static str, #[source] serde_json::Error),
+    #[error("cannot decode the {0}: {1}")]
+    Decode(&'static str, #[source] serde_json::Error),
+}
+
+fn decode<K: DeserializeOwned>(
+    obj: Option<&DynamicObject>,
+    which: &'static str,
+) -> Result<K, DecodeError> {
+    let obj = obj.ok_or(DecodeError::Missing(which))?;
+    let value = serde_json::to_value(obj).map_err(|e| DecodeError::Read(which, e))?;
+    serde_json::from_value(value).map_err(|e| DecodeError::Decode(which, e))
 }
 
 /// A response that denies with `message` and HTTP-like `code` in its status.
@@ -616,7 +586,7 @@ where
         Operation::Connect => Ok(Ok(Warnings::new())),
     };
     match verdict {
-        Err(bad) => denied(req, &bad, "BadRequest", 400),
+        Err(bad) => denied(req, &bad.to_string(), "BadRequest", 400),
         Ok(Ok(warnings)) => {
             let mut resp = AdmissionResponse::from(req);
             resp.warnings = (!warnings.is_empty()).then_some(warnings);

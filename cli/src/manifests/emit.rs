@@ -72,7 +72,7 @@ pub(crate) fn emit(e: &Emitting) -> Result<Outputs, Stopped> {
             out.insert("config/rbac/role.yaml".to_string(), text);
         }
         Err(errors) => diags.extend(errors.into_iter().map(|e| {
-            let (file, m) = &universe.package_markers[e.marker];
+            let (file, m) = &universe.package_markers[e.marker.unwrap_or_default()];
             located(file, m.loc, e.message)
         })),
     }
@@ -143,7 +143,7 @@ fn webhooks(universe: &Universe, out: &mut Outputs, diags: &mut Vec<Diagnostic>)
             );
         }
         Err(errors) => diags.extend(errors.into_iter().map(|e| {
-            let (file, m) = webhook_markers[e.marker];
+            let (file, m) = webhook_markers[e.marker.unwrap_or_default()];
             located(file, m.loc, e.message)
         })),
     }
@@ -234,8 +234,12 @@ fn emit_kind(
         let status = match scope.def.resource.as_ref().and_then(|r| r.status.clone()) {
             Some(s) => match scope.resolve(&s) {
                 Ok(st) => Some(st),
-                Err(m) => {
-                    diags.push(located(&file_of(universe, &scope.module), scope.def.loc, m));
+                Err(d) => {
+                    diags.push(located(
+                        &file_of(universe, &scope.module),
+                        scope.def.loc,
+                        d.message,
+                    ));
                     None
                 }
             },

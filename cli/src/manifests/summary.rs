@@ -79,8 +79,8 @@ impl ModSummary {
     }
 
     fn errors(&mut self, errors: Errors) {
-        for e in errors.0 {
-            self.error(e.span, e.message);
+        for (e, span) in errors {
+            self.error(span, e.message);
         }
     }
 }

@@ -142,12 +142,8 @@ impl Assembly<'_, '_> {
 
     fn diag_at(&mut self, file: &Path, line: usize, column: usize, message: impl Into<String>) {
         let file = self.rel(file);
-        self.diagnostics.push(Diagnostic {
-            file,
-            line,
-            column,
-            message: message.into(),
-        });
+        self.diagnostics
+            .push(Diagnostic::in_file(file, line, column, message));
     }
 
     /// Assembles the module at `path` from `file`. `decl` is the `mod` declaration that named
@@ -495,7 +491,7 @@ impl Scope for ScanScope<'_> {
     fn def(&self) -> &TypeDef {
         self.def
     }
-    fn resolve(&self, path: &str) -> Result<Box<dyn Scope + '_>, String> {
+    fn resolve(&self, path: &str) -> Result<Box<dyn Scope + '_>, Diagnostic> {
         let not_found = || self.resolver.lookups.type_not_found.set(true);
         match self.resolver.resolve(&self.module, path) {
             Some(Resolved::Local(module, def)) => Ok(Box::new(ScanScope {
@@ -505,17 +501,19 @@ impl Scope for ScanScope<'_> {
             })),
             Some(Resolved::External(full)) => match known::external(&full.join("::")) {
                 known::External::Known(canonical) => Ok(Box::new(Definition::known(&canonical))),
-                known::External::MissingKubernetes(_) => Err(known::missing(&full.join("::"))),
+                known::External::MissingKubernetes(_) => {
+                    Err(known::missing(&full.join("::")).into())
+                }
                 known::External::Unknown(_) => {
                     not_found();
-                    Err(known::missing(&full.join("::")))
+                    Err(known::missing(&full.join("::")).into())
                 }
             },
             None => {
                 not_found();
-                Err(format!(
+                Err(Diagnostic::new(format!(
                     "`{path}` has no schema: add #[derive(Schema)] to it, or import it with `use`"
-                ))
+                )))
             }
         }
     }

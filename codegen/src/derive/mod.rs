@@ -8,8 +8,9 @@ mod lister;
 mod root;
 mod schema_impl;
 
+use crate::diag::Diagnostic;
 use crate::lower::{self, Errors};
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
 /// Which derive is expanding.
@@ -21,8 +22,11 @@ pub enum Derive {
     Schema,
 }
 
-/// The expansion of `derive` on `input`, or every problem found in it.
-pub fn expand(input: &syn::DeriveInput, derive: Derive) -> Result<TokenStream, Errors> {
+/// The expansion of `derive` on `input`, or every problem found in it with the span it points at.
+pub fn expand(
+    input: &syn::DeriveInput,
+    derive: Derive,
+) -> Result<TokenStream, Vec<(Diagnostic, Span)>> {
     let mut errors = Errors::default();
     let def = lower::type_def(input, &mut errors);
     let derives = lower::Derives {
@@ -30,19 +34,14 @@ pub fn expand(input: &syn::DeriveInput, derive: Derive) -> Result<TokenStream, E
         schema: derive == Derive::Schema,
     };
     lower::check_derives(input, def.as_ref(), derives, &mut errors);
-    let def = match def {
-        Some(d) if errors.is_empty() => d,
-        _ => return Err(errors),
+    let Some(def) = def.filter(|_| errors.is_empty()) else {
+        return Err(errors.check_anchored().err().unwrap_or_default());
     };
     let mut out = schema_impl::emit(&input.ident, &def, &mut errors);
     if derive == Derive::CustomResource {
         out.extend(root::emit(input, &def, &mut errors));
     }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors)
-    }
+    errors.check_anchored().map(|()| out)
 }
 
 /// `Schema` impls for every type of the table of Kubernetes types that k8s-openapi has, each
@@ -81,11 +80,10 @@ pub fn kubernetes_schema_impls() -> TokenStream {
 
 /// The errors to report: rustc itself rejects `impl Trait` in a field, so saying it again would
 /// be a cascade.
-pub fn reported(errors: &Errors) -> impl Iterator<Item = &lower::Error> {
+pub fn reported(errors: &[(Diagnostic, Span)]) -> impl Iterator<Item = &(Diagnostic, Span)> {
     errors
-        .0
         .iter()
-        .filter(|e| e.message != lower::IMPL_TRAIT_FIELD)
+        .filter(|(e, _)| e.message != lower::IMPL_TRAIT_FIELD)
 }
 
 /// Empty impls standing in for the expansion after an error, so the user sees the error and

@@ -2,18 +2,9 @@
 //! controller-gen spelling, the `#[k8s]` keys, where the marker may stand, its argument grammar,
 //! whether it repeats, its priority and its effect, or the reason it has none in Rust (which the
 //! parser reports as an error). The [`Kind`] enum is generated from the same list, so emitters
-//! match on variants and adding a marker touches this file only.
-
-#[cfg(feature = "manifests")]
-use crate::ir::{Marker, value_to_string};
-#[cfg(feature = "manifests")]
-use crate::schema::{need, push_rule};
-#[cfg(feature = "manifests")]
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
-    ExternalDocumentation, JSON, JSONSchemaProps as Props, ValidationRule,
-};
-#[cfg(feature = "manifests")]
-use serde_json::Value;
+//! match on variants. Effects are data: the registry says what a marker does to a schema
+//! ([`SchemaEffect`]) and the schema emitter does it, so this module uses no other module of the
+//! crate, and a marker with an effect the emitters already know touches this file only.
 
 /// Where a marker may stand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,32 +35,90 @@ pub enum Arg {
     Args(&'static [(&'static str, Arg)]),
 }
 
-/// How a marker changes a schema: applied in priority order by `schema::apply_markers`.
-#[cfg(feature = "manifests")]
-pub type Apply = fn(&mut Props, &Marker) -> Result<(), String>;
-/// Without the schema emitter (the derive's build), a schema effect is only its identity.
-#[cfg(not(feature = "manifests"))]
-pub type Apply = ();
-
-/// A schema effect: the function with the schema emitter, its identity without it.
-#[cfg(feature = "manifests")]
-macro_rules! schema {
-    ($apply:expr) => {
-        Effect::Schema($apply)
-    };
+/// How a marker changes the OpenAPI schema it stands on, as data: `schema::apply_markers`
+/// applies it, in priority order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchemaEffect {
+    /// Sets a keyword from the marker's value. The schema's type must be one of the listed
+    /// types (any type when the list is empty), or the marker is refused.
+    Set(Keyword, &'static [&'static str]),
+    /// Adds the CEL rule the marker's arguments spell (`rule=`, `message=`, ...).
+    AddRule,
+    /// Adds a CEL rule on the object counting which of the listed fields are set.
+    AddFieldCountRule(FieldCount),
+    /// Sorts the values of an enum of strings, as controller-gen sorts Go's string constants.
+    SortEnum,
 }
-#[cfg(not(feature = "manifests"))]
-macro_rules! schema {
-    ($apply:expr) => {
-        Effect::Schema(())
-    };
+
+/// A schema keyword a marker sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keyword {
+    Minimum,
+    Maximum,
+    ExclusiveMinimum,
+    ExclusiveMaximum,
+    MultipleOf,
+    MinLength,
+    MaxLength,
+    Pattern,
+    /// `enum`: the listed values, JSON-decoded where they parse.
+    Enum,
+    Format,
+    MinItems,
+    MaxItems,
+    UniqueItems,
+    MinProperties,
+    MaxProperties,
+    /// `type`: a type other than `object` drops the properties.
+    Type,
+    /// `default` from controller-gen's literal: `{}` on a list means `[]`.
+    Default,
+    /// `default` from a JSON document; a `ref(...)` value (null) sets nothing.
+    DefaultJson,
+    Example,
+    /// `title`, the value as text.
+    Title,
+    /// `x-kubernetes-list-type`: map, set or atomic.
+    ListType,
+    /// Adds a key to `x-kubernetes-list-map-keys`.
+    ListMapKey,
+    /// `x-kubernetes-map-type`.
+    MapType,
+    /// `externalDocs` from the `url` and `description` arguments.
+    ExternalDocs,
+    /// The flags: set when the marker is on, untouched when `=false`.
+    Nullable,
+    PreserveUnknownFields,
+    /// `x-kubernetes-embedded-resource`, which also keeps unknown fields and makes an object.
+    EmbeddedResource,
+    /// `x-kubernetes-int-or-string` with its `anyOf`, dropping the type.
+    IntOrString,
+}
+
+/// How many of the fields a field-count rule lists may be set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldCount {
+    AtMostOne,
+    ExactlyOne,
+    AtLeastOne,
+}
+
+/// The types a keyword's marker may stand on; empty for any.
+const ANY: &[&str] = &[];
+const NUMBER: &[&str] = &["integer", "number"];
+const STRING: &[&str] = &["string"];
+const ARRAY: &[&str] = &["array"];
+const OBJECT: &[&str] = &["object"];
+
+const fn set(keyword: Keyword, needs: &'static [&'static str]) -> Effect {
+    Effect::Schema(SchemaEffect::Set(keyword, needs))
 }
 
 /// What a marker does. Every variant but [`Effect::None`] names the emitter that reads it.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Effect {
     /// Changes the OpenAPI schema of what it stands on.
-    Schema(Apply),
+    Schema(SchemaEffect),
     /// Read by the schema emitter where it assembles an object's fields; says how.
     Field(&'static str),
     /// Changes the CRD outside the schema (names, versions, subresources, columns); crd.rs.
@@ -216,8 +265,10 @@ pub struct Spec {
     pub priority: u8,
     pub effect: Effect,
     /// What the real apiserver must do with it; every marker that changes the schema has one.
+    /// Empty without the `proofs` feature.
     pub proofs: &'static [Proof],
     /// A marker line with this marker, for the registry's own test when it has no proof.
+    /// Empty without the `proofs` feature.
     pub example: &'static str,
 }
 
@@ -268,12 +319,17 @@ impl Spec {
         self.priority = p;
         self
     }
+    // Without the `proofs` feature the argument is dropped, so it is not linked into the binary.
     const fn proved(mut self, proofs: &'static [Proof]) -> Spec {
-        self.proofs = proofs;
+        if cfg!(feature = "proofs") {
+            self.proofs = proofs;
+        }
         self
     }
     const fn example(mut self, line: &'static str) -> Spec {
-        self.example = line;
+        if cfg!(feature = "proofs") {
+            self.example = line;
+        }
         self
     }
 }
@@ -402,195 +458,6 @@ const KEYED_BAD: &str = r#"[{"name":"a","value":1},{"name":"a","value":2}]"#;
 const DEEPCOPY: &str = "Rust types derive Clone instead of generated deep copies; drop the marker";
 const APPLY_CONFIGURATIONS: &str = "kube applies typed objects with server-side apply, no apply configurations are generated; drop the marker";
 
-#[cfg(feature = "manifests")]
-fn on(m: &Marker) -> bool {
-    m.value != Value::Bool(false)
-}
-#[cfg(feature = "manifests")]
-fn int(m: &Marker) -> Result<i64, String> {
-    m.value
-        .as_i64()
-        .ok_or_else(|| format!("marker `+{}` expects an integer", m.name()))
-}
-#[cfg(feature = "manifests")]
-fn float(m: &Marker) -> Result<f64, String> {
-    m.value
-        .as_f64()
-        .ok_or_else(|| format!("marker `+{}` expects a number", m.name()))
-}
-#[cfg(feature = "manifests")]
-fn string(m: &Marker) -> Result<String, String> {
-    m.value
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| format!("marker `+{}` expects a string", m.name()))
-}
-#[cfg(feature = "manifests")]
-fn list(m: &Marker) -> Vec<String> {
-    m.value
-        .as_array()
-        .map(|a| a.iter().map(value_to_string).collect())
-        .unwrap_or_default()
-}
-
-/// Enum items are JSON-decoded where they parse (`1;2;"foo"`), strings otherwise.
-#[cfg(feature = "manifests")]
-fn enum_item(v: Value) -> Value {
-    match v {
-        Value::String(s) => serde_json::from_str::<Value>(&s)
-            .ok()
-            .filter(|p| p.is_number() || p.is_string() || p.is_boolean())
-            .unwrap_or(Value::String(s)),
-        other => other,
-    }
-}
-
-#[cfg(feature = "manifests")]
-fn list_type(props: &mut Props, m: &Marker) -> Result<(), String> {
-    need(props, &["array"], m)?;
-    let t = string(m)?;
-    if !["map", "set", "atomic"].contains(&t.as_str()) {
-        return Err(format!("listType must be map, set or atomic, found `{t}`"));
-    }
-    props.x_kubernetes_list_type = Some(t);
-    Ok(())
-}
-
-#[cfg(feature = "manifests")]
-fn list_map_key(props: &mut Props, m: &Marker) -> Result<(), String> {
-    need(props, &["array"], m)?;
-    let k = string(m)?;
-    let keys = props
-        .x_kubernetes_list_map_keys
-        .get_or_insert_with(Vec::new);
-    if !keys.contains(&k) {
-        keys.push(k);
-    }
-    Ok(())
-}
-
-#[cfg(feature = "manifests")]
-fn map_type(props: &mut Props, m: &Marker) -> Result<(), String> {
-    need(props, &["object"], m)?;
-    props.x_kubernetes_map_type = Some(string(m)?);
-    Ok(())
-}
-
-#[cfg(feature = "manifests")]
-fn embedded_resource(props: &mut Props, m: &Marker) -> Result<(), String> {
-    if on(m) {
-        props.x_kubernetes_embedded_resource = Some(true);
-        props.x_kubernetes_preserve_unknown_fields = Some(true);
-        props.type_ = Some("object".into());
-    }
-    Ok(())
-}
-
-#[cfg(feature = "manifests")]
-fn preserve_unknown_fields(props: &mut Props, m: &Marker) -> Result<(), String> {
-    if on(m) {
-        props.x_kubernetes_preserve_unknown_fields = Some(true);
-    }
-    Ok(())
-}
-
-#[cfg(feature = "manifests")]
-fn nullable(props: &mut Props, m: &Marker) -> Result<(), String> {
-    if on(m) {
-        props.nullable = Some(true);
-    }
-    Ok(())
-}
-
-/// `+kubebuilder:validation:{AtMostOneOf,ExactlyOneOf,AtLeastOneOf}`: a CEL rule on the object.
-#[cfg(feature = "manifests")]
-fn one_of(props: &mut Props, m: &Marker) -> Result<(), String> {
-    let short = m.kind.name().trim_start_matches("kubebuilder:validation:");
-    let fields = list(m);
-    if let Some(f) = fields.iter().find(|f| f.contains('.')) {
-        return Err(format!(
-            "{short} lists `{f}`: name direct fields only, without dots"
-        ));
-    }
-    let counts: Vec<String> = fields
-        .iter()
-        .map(|f| format!("(has(self.{f})?1:0)"))
-        .collect();
-    let names = fields.join(" ");
-    let (rule, message) = match m.kind {
-        Kind::AtMostOneOf => (
-            format!("{} <= 1", counts.join("+")),
-            format!("at most one of the fields in [{names}] may be set"),
-        ),
-        Kind::ExactlyOneOf => (
-            format!("{} == 1", counts.join("+")),
-            format!("exactly one of the fields in [{names}] must be set"),
-        ),
-        _ => (
-            fields
-                .iter()
-                .map(|f| format!("has(self.{f})"))
-                .collect::<Vec<_>>()
-                .join("||"),
-            format!("at least one of the fields in [{names}] must be set"),
-        ),
-    };
-    push_rule(
-        props,
-        ValidationRule {
-            rule,
-            message: Some(message),
-            ..Default::default()
-        },
-    );
-    Ok(())
-}
-
-#[cfg(feature = "manifests")]
-fn x_validation(props: &mut Props, m: &Marker) -> Result<(), String> {
-    let reason = m.arg_str("reason").map(str::to_string);
-    if let Some(r) = &reason
-        && ![
-            "FieldValueInvalid",
-            "FieldValueForbidden",
-            "FieldValueRequired",
-            "FieldValueDuplicate",
-        ]
-        .contains(&r.as_str())
-    {
-        return Err(format!(
-            "XValidation reason `{r}` is not one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate"
-        ));
-    }
-    let Some(rule) = m.arg_str("rule") else {
-        return Err("XValidation needs `rule=\"<CEL expression>\"`".into());
-    };
-    push_rule(
-        props,
-        ValidationRule {
-            rule: rule.to_string(),
-            message: m.arg_str("message").map(str::to_string),
-            message_expression: m.arg_str("messageExpression").map(str::to_string),
-            reason,
-            field_path: m.arg_str("fieldPath").map(str::to_string),
-            optional_old_self: m.arg("optionalOldSelf").and_then(Value::as_bool),
-        },
-    );
-    Ok(())
-}
-
-/// `+k8s:enum`: controller-gen collects the string constants of the type, sorted; in Rust the
-/// constants are the unit variants of an enum, whose wire names become the sorted values.
-#[cfg(feature = "manifests")]
-fn k8s_enum(props: &mut Props, _: &Marker) -> Result<(), String> {
-    let is_string = props.type_.as_deref() == Some("string");
-    let Some(values) = props.enum_.as_mut().filter(|_| is_string) else {
-        return Err("`+k8s:enum` needs an enum of unit variants (its values, as Go's string constants are): put it on such an enum, or list values with `+kubebuilder:validation:Enum`".into());
-    };
-    values.sort_by_key(|v| serde_json::to_string(&v.0).unwrap_or_default());
-    Ok(())
-}
-
 registry! {
     /// `+groupName=<group>` on a module: the API group its kinds belong to; the scan checks it
     /// against each kind's `#[k8s(group)]`.
@@ -656,13 +523,7 @@ registry! {
         Effect::Crd("annotations and labels of the CRD object")).repeatable().example("+kubebuilder:metadata:annotations=\"team=ships\""),
     ExternalDocs => def("kubebuilder:externalDocs", &["external_docs"], TF,
         Arg::Args(&[("url", Arg::Str), ("description", Arg::Str)]),
-        schema!(|props, m| {
-            props.external_docs = Some(ExternalDocumentation {
-                url: m.arg_str("url").map(str::to_string),
-                description: m.arg_str("description").map(str::to_string),
-            });
-            Ok(())
-        })).proved(&[kept("String", "+kubebuilder:externalDocs:url=https://example.com/docs,description=\"more\"")]),
+        set(Keyword::ExternalDocs, ANY)).proved(&[kept("String", "+kubebuilder:externalDocs:url=https://example.com/docs,description=\"more\"")]),
     ValidationRequired => def("kubebuilder:validation:Required", &[], F, Arg::Flag,
         Effect::Field("the field is listed in its object's `required`, whatever its type")).proved(&[rejects("Option<String>", "+kubebuilder:validation:Required", "\"x\"", ABSENT, "Required value")]),
     ValidationOptional => def("kubebuilder:validation:Optional", &[], F, Arg::Flag,
@@ -670,38 +531,20 @@ registry! {
     Schemaless => def("kubebuilder:validation:Schemaless", &["schemaless"], F, Arg::Flag,
         Effect::Field("the field's schema is empty: no type, no validation")).proved(&[stores("String", "+kubebuilder:validation:Schemaless\n+kubebuilder:pruning:PreserveUnknownFields", "{\"any\":[1,true]}", "{\"any\":[1,true]}")]),
     EmbeddedResource => def("kubebuilder:validation:EmbeddedResource", &["embedded_resource"], F,
-        Arg::Flag, schema!(embedded_resource)).proved(&[rejects("serde_json::Value", "+kubebuilder:validation:EmbeddedResource", EMBEDDED_OK, EMBEDDED_BAD, "kind: Required value")]),
+        Arg::Flag, set(Keyword::EmbeddedResource, ANY)).proved(&[rejects("serde_json::Value", "+kubebuilder:validation:EmbeddedResource", EMBEDDED_OK, EMBEDDED_BAD, "kind: Required value")]),
     AtMostOneOf => def("kubebuilder:validation:AtMostOneOf", &["at_most_one_of"], T, Arg::List,
-        schema!(one_of)).repeatable().priority(11).proved(&[rejects("struct { a: Option<i32>, b: Option<i32> }", "+kubebuilder:validation:AtMostOneOf=a;b", "{\"a\":1}", "{\"a\":1,\"b\":2}", "at most one of the fields in [a b] may be set")]),
+        Effect::Schema(SchemaEffect::AddFieldCountRule(FieldCount::AtMostOne))).repeatable().priority(11).proved(&[rejects("struct { a: Option<i32>, b: Option<i32> }", "+kubebuilder:validation:AtMostOneOf=a;b", "{\"a\":1}", "{\"a\":1,\"b\":2}", "at most one of the fields in [a b] may be set")]),
     ExactlyOneOf => def("kubebuilder:validation:ExactlyOneOf", &["exactly_one_of"], T, Arg::List,
-        schema!(one_of)).repeatable().priority(12).proved(&[rejects("struct { a: Option<i32>, b: Option<i32> }", "+kubebuilder:validation:ExactlyOneOf=a;b", "{\"b\":1}", "{}", "exactly one of the fields in [a b] must be set")]),
+        Effect::Schema(SchemaEffect::AddFieldCountRule(FieldCount::ExactlyOne))).repeatable().priority(12).proved(&[rejects("struct { a: Option<i32>, b: Option<i32> }", "+kubebuilder:validation:ExactlyOneOf=a;b", "{\"b\":1}", "{}", "exactly one of the fields in [a b] must be set")]),
     AtLeastOneOf => def("kubebuilder:validation:AtLeastOneOf", &["at_least_one_of"], T, Arg::List,
-        schema!(one_of)).repeatable().priority(13).proved(&[rejects("struct { a: Option<i32>, b: Option<i32> }", "+kubebuilder:validation:AtLeastOneOf=a;b", "{\"a\":1,\"b\":2}", "{}", "at least one of the fields in [a b] must be set")]),
+        Effect::Schema(SchemaEffect::AddFieldCountRule(FieldCount::AtLeastOne))).repeatable().priority(13).proved(&[rejects("struct { a: Option<i32>, b: Option<i32> }", "+kubebuilder:validation:AtLeastOneOf=a;b", "{\"a\":1,\"b\":2}", "{}", "at least one of the fields in [a b] must be set")]),
     PrunePreserveUnknownFields => def("kubebuilder:pruning:PreserveUnknownFields",
-        &["preserve_unknown_fields"], TF, Arg::Flag, schema!(preserve_unknown_fields)).proved(&[stores("struct { a: Option<i32> }", "+kubebuilder:pruning:PreserveUnknownFields", "{\"a\":1,\"z\":2}", "{\"a\":1,\"z\":2}")]),
-    Default => def("kubebuilder:default", &["default"], TF, Arg::Any, schema!(|props, m| {
-        let value = match (&m.value, props.type_.as_deref()) {
-            (Value::Object(o), Some("array")) if o.is_empty() => Value::Array(vec![]),
-            (v, _) => v.clone(),
-        };
-        props.default = Some(JSON(value));
-        Ok(())
-    })).proved(&[stores("Option<String>", "+kubebuilder:default=ahoy", ABSENT, "\"ahoy\"")]),
+        &["preserve_unknown_fields"], TF, Arg::Flag, set(Keyword::PreserveUnknownFields, ANY)).proved(&[stores("struct { a: Option<i32> }", "+kubebuilder:pruning:PreserveUnknownFields", "{\"a\":1,\"z\":2}", "{\"a\":1,\"z\":2}")]),
+    Default => def("kubebuilder:default", &["default"], TF, Arg::Any, set(Keyword::Default, ANY)).proved(&[stores("Option<String>", "+kubebuilder:default=ahoy", ABSENT, "\"ahoy\"")]),
     /// `+default=<JSON>`, the Kubernetes spelling; `ref(...)` values are accepted and unused.
-    K8sDefault => def("default", &[], TF, Arg::Json, schema!(|props, m| {
-        if !m.value.is_null() {
-            props.default = Some(JSON(m.value.clone()));
-        }
-        Ok(())
-    })).priority(9).proved(&[stores("Option<String>", "+default=\"ahoy\"", ABSENT, "\"ahoy\"")]),
-    Example => def("kubebuilder:example", &["example"], TF, Arg::Any, schema!(|props, m| {
-        props.example = Some(JSON(m.value.clone()));
-        Ok(())
-    })).proved(&[kept("String", "+kubebuilder:example=ahoy")]),
-    Title => def("kubebuilder:title", &["title"], TF, Arg::Any, schema!(|props, m| {
-        props.title = Some(value_to_string(&m.value));
-        Ok(())
-    })).proved(&[kept("String", "+kubebuilder:title=Ahoy")]),
+    K8sDefault => def("default", &[], TF, Arg::Json, set(Keyword::DefaultJson, ANY)).priority(9).proved(&[stores("Option<String>", "+default=\"ahoy\"", ABSENT, "\"ahoy\"")]),
+    Example => def("kubebuilder:example", &["example"], TF, Arg::Any, set(Keyword::Example, ANY)).proved(&[kept("String", "+kubebuilder:example=ahoy")]),
+    Title => def("kubebuilder:title", &["title"], TF, Arg::Any, set(Keyword::Title, ANY)).proved(&[kept("String", "+kubebuilder:title=Ahoy")]),
     Optional => def("optional", &["optional"], F, Arg::Flag,
         Effect::Field("the field is left out of its object's `required`")).proved(&[stores("String", "+optional", ABSENT, ABSENT)]),
     Required => def("required", &["required"], F, Arg::Flag,
@@ -710,16 +553,16 @@ registry! {
         Effect::Field("the field is left out of its object's `required`")).proved(&[stores("String", "+k8s:optional", ABSENT, ABSENT)]),
     K8sRequired => def("k8s:required", &[], F, Arg::Flag,
         Effect::Field("the field is listed in its object's `required`")).proved(&[rejects("Option<String>", "+k8s:required", "\"x\"", ABSENT, "Required value")]),
-    Nullable => def("nullable", &["nullable"], F, Arg::Flag, schema!(nullable)).proved(&[stores("Option<String>", "+nullable", "null", "null")]),
-    ListType => def("listType", &["list_type"], TF, Arg::Str, schema!(list_type)).priority(9).proved(&[rejects("Vec<String>", "+listType=set", "[\"a\",\"b\"]", "[\"a\",\"a\"]", "Duplicate value"), Proof::new("Vec<String>", "+listType=atomic", Case::Merges { first: "[\"a\"]", second: "[\"b\"]", stored: "[\"b\"]" })]),
-    ListMapKey => def("listMapKey", &["list_map_key"], TF, Arg::Str, schema!(list_map_key))
+    Nullable => def("nullable", &["nullable"], F, Arg::Flag, set(Keyword::Nullable, ANY)).proved(&[stores("Option<String>", "+nullable", "null", "null")]),
+    ListType => def("listType", &["list_type"], TF, Arg::Str, set(Keyword::ListType, ARRAY)).priority(9).proved(&[rejects("Vec<String>", "+listType=set", "[\"a\",\"b\"]", "[\"a\",\"a\"]", "Duplicate value"), Proof::new("Vec<String>", "+listType=atomic", Case::Merges { first: "[\"a\"]", second: "[\"b\"]", stored: "[\"b\"]" })]),
+    ListMapKey => def("listMapKey", &["list_map_key"], TF, Arg::Str, set(Keyword::ListMapKey, ARRAY))
         .repeatable().proved(&[rejects("Vec<Keyed>", "+listType=map\n+listMapKey=name", KEYED_OK, KEYED_BAD, "Duplicate value")]),
-    K8sListType => def("k8s:listType", &[], TF, Arg::Str, schema!(list_type)).priority(9).proved(&[rejects("Vec<String>", "+k8s:listType=set", "[\"a\",\"b\"]", "[\"a\",\"a\"]", "Duplicate value")]),
-    K8sListMapKey => def("k8s:listMapKey", &[], TF, Arg::Str, schema!(list_map_key))
+    K8sListType => def("k8s:listType", &[], TF, Arg::Str, set(Keyword::ListType, ARRAY)).priority(9).proved(&[rejects("Vec<String>", "+k8s:listType=set", "[\"a\",\"b\"]", "[\"a\",\"a\"]", "Duplicate value")]),
+    K8sListMapKey => def("k8s:listMapKey", &[], TF, Arg::Str, set(Keyword::ListMapKey, ARRAY))
         .repeatable().proved(&[rejects("Vec<Keyed>", "+k8s:listType=map\n+k8s:listMapKey=name", KEYED_OK, KEYED_BAD, "Duplicate value")]),
-    MapType => def("mapType", &["map_type"], TF, Arg::Str, schema!(map_type)).proved(&[Proof::new("BTreeMap<String, String>", "+mapType=atomic", Case::Merges { first: "{\"a\":\"1\"}", second: "{\"b\":\"2\"}", stored: "{\"b\":\"2\"}" })]),
-    StructType => def("structType", &["struct_type"], TF, Arg::Str, schema!(map_type)).proved(&[Proof::new("Pair", "+structType=atomic", Case::Merges { first: "{\"a\":\"1\"}", second: "{\"b\":\"2\"}", stored: "{\"b\":\"2\"}" })]),
-    K8sEnum => def("k8s:enum", &["enum_type"], T, Arg::Flag, schema!(k8s_enum)).proved(&[rejects("enum { Starboard, Port }", "+k8s:enum", "\"Port\"", "\"Aft\"", "supported values: \"Port\", \"Starboard\"")]),
+    MapType => def("mapType", &["map_type"], TF, Arg::Str, set(Keyword::MapType, OBJECT)).proved(&[Proof::new("BTreeMap<String, String>", "+mapType=atomic", Case::Merges { first: "{\"a\":\"1\"}", second: "{\"b\":\"2\"}", stored: "{\"b\":\"2\"}" })]),
+    StructType => def("structType", &["struct_type"], TF, Arg::Str, set(Keyword::MapType, OBJECT)).proved(&[Proof::new("Pair", "+structType=atomic", Case::Merges { first: "{\"a\":\"1\"}", second: "{\"b\":\"2\"}", stored: "{\"b\":\"2\"}" })]),
+    K8sEnum => def("k8s:enum", &["enum_type"], T, Arg::Flag, Effect::Schema(SchemaEffect::SortEnum)).proved(&[rejects("enum { Starboard, Port }", "+k8s:enum", "\"Port\"", "\"Aft\"", "supported values: \"Port\", \"Starboard\"")]),
     Immutable => def("k8s:immutable", &["immutable"], F, Arg::Flag,
         Effect::Field("a `self == oldSelf` rule on the field (and a presence rule on its object when optional)")).proved(&[Proof::new("Option<String>", "+k8s:immutable", Case::RejectsUpdate { ok: "\"a\"", bad: "\"b\"", says: "field is immutable" })]),
     GenClient => def("genclient", &["genclient"], T, Arg::Flag,
@@ -737,120 +580,48 @@ registry! {
     GenClientSkipVerbs => def("genclient:skipVerbs", &["skip_verbs"], T, Arg::List,
         Effect::Client("every verb but these")).example("+genclient:skipVerbs=get"),
     Minimum => def("kubebuilder:validation:Minimum", &["minimum"], TF, Arg::Float,
-        schema!(|props, m| {
-            need(props, &["integer", "number"], m)?;
-            props.minimum = Some(float(m)?);
-            Ok(())
-        })).items().proved(&[rejects("i32", "+kubebuilder:validation:Minimum=3", "3", "2", "should be greater than or equal to 3")]),
+        set(Keyword::Minimum, NUMBER)).items().proved(&[rejects("i32", "+kubebuilder:validation:Minimum=3", "3", "2", "should be greater than or equal to 3")]),
     Maximum => def("kubebuilder:validation:Maximum", &["maximum"], TF, Arg::Float,
-        schema!(|props, m| {
-            need(props, &["integer", "number"], m)?;
-            props.maximum = Some(float(m)?);
-            Ok(())
-        })).items().proved(&[rejects("i32", "+kubebuilder:validation:Maximum=3", "3", "4", "should be less than or equal to 3")]),
+        set(Keyword::Maximum, NUMBER)).items().proved(&[rejects("i32", "+kubebuilder:validation:Maximum=3", "3", "4", "should be less than or equal to 3")]),
     ExclusiveMinimum => def("kubebuilder:validation:ExclusiveMinimum", &["exclusive_minimum"], TF,
-        Arg::Bool, schema!(|props, m| {
-            props.exclusive_minimum = Some(on(m));
-            Ok(())
-        })).items().proved(&[rejects("i32", "+kubebuilder:validation:Minimum=3\n+kubebuilder:validation:ExclusiveMinimum=true", "4", "3", "should be greater than 3")]),
+        Arg::Bool, set(Keyword::ExclusiveMinimum, ANY)).items().proved(&[rejects("i32", "+kubebuilder:validation:Minimum=3\n+kubebuilder:validation:ExclusiveMinimum=true", "4", "3", "should be greater than 3")]),
     ExclusiveMaximum => def("kubebuilder:validation:ExclusiveMaximum", &["exclusive_maximum"], TF,
-        Arg::Bool, schema!(|props, m| {
-            props.exclusive_maximum = Some(on(m));
-            Ok(())
-        })).items().proved(&[rejects("i32", "+kubebuilder:validation:Maximum=3\n+kubebuilder:validation:ExclusiveMaximum=true", "2", "3", "should be less than 3")]),
+        Arg::Bool, set(Keyword::ExclusiveMaximum, ANY)).items().proved(&[rejects("i32", "+kubebuilder:validation:Maximum=3\n+kubebuilder:validation:ExclusiveMaximum=true", "2", "3", "should be less than 3")]),
     MultipleOf => def("kubebuilder:validation:MultipleOf", &["multiple_of"], TF, Arg::Float,
-        schema!(|props, m| {
-            need(props, &["integer", "number"], m)?;
-            props.multiple_of = Some(float(m)?);
-            Ok(())
-        })).items().proved(&[rejects("i32", "+kubebuilder:validation:MultipleOf=3", "6", "7", "should be a multiple of 3")]),
+        set(Keyword::MultipleOf, NUMBER)).items().proved(&[rejects("i32", "+kubebuilder:validation:MultipleOf=3", "6", "7", "should be a multiple of 3")]),
     MinLength => def("kubebuilder:validation:MinLength", &["min_length"], TF, Arg::Int,
-        schema!(|props, m| {
-            need(props, &["string"], m)?;
-            props.min_length = Some(int(m)?);
-            Ok(())
-        })).items().proved(&[rejects("String", "+kubebuilder:validation:MinLength=2", "\"ab\"", "\"a\"", "at least 2 chars long")]),
+        set(Keyword::MinLength, STRING)).items().proved(&[rejects("String", "+kubebuilder:validation:MinLength=2", "\"ab\"", "\"a\"", "at least 2 chars long")]),
     MaxLength => def("kubebuilder:validation:MaxLength", &["max_length"], TF, Arg::Int,
-        schema!(|props, m| {
-            need(props, &["string"], m)?;
-            props.max_length = Some(int(m)?);
-            Ok(())
-        })).items().proved(&[rejects("String", "+kubebuilder:validation:MaxLength=2", "\"ab\"", "\"abc\"", "Too long: may not be more than 2 bytes")]),
+        set(Keyword::MaxLength, STRING)).items().proved(&[rejects("String", "+kubebuilder:validation:MaxLength=2", "\"ab\"", "\"abc\"", "Too long: may not be more than 2 bytes")]),
     Pattern => def("kubebuilder:validation:Pattern", &["pattern"], TF, Arg::Str,
-        schema!(|props, m| {
-            need(props, &["string"], m)?;
-            props.pattern = Some(string(m)?);
-            Ok(())
-        })).items().proved(&[rejects("String", "+kubebuilder:validation:Pattern=`^a+$`", "\"aa\"", "\"ab\"", "should match '^a+$'")]),
+        set(Keyword::Pattern, STRING)).items().proved(&[rejects("String", "+kubebuilder:validation:Pattern=`^a+$`", "\"aa\"", "\"ab\"", "should match '^a+$'")]),
     Enum => def("kubebuilder:validation:Enum", &["enum_values"], TF, Arg::List,
-        schema!(|props, m| {
-            let items = m.value.as_array().cloned().unwrap_or_default();
-            props.enum_ = Some(items.into_iter().map(|i| JSON(enum_item(i))).collect());
-            Ok(())
-        })).items().proved(&[rejects("String", "+kubebuilder:validation:Enum=port;starboard", "\"port\"", "\"aft\"", "Unsupported value: \"aft\"")]),
+        set(Keyword::Enum, ANY)).items().proved(&[rejects("String", "+kubebuilder:validation:Enum=port;starboard", "\"port\"", "\"aft\"", "Unsupported value: \"aft\"")]),
     Format => def("kubebuilder:validation:Format", &["format"], TF, Arg::Str,
-        schema!(|props, m| {
-            props.format = Some(string(m)?);
-            Ok(())
-        })).items().proved(&[rejects("String", "+kubebuilder:validation:Format=uuid", "\"123e4567-e89b-12d3-a456-426614174000\"", "\"ahoy\"", "must be of type uuid")]),
+        set(Keyword::Format, ANY)).items().proved(&[rejects("String", "+kubebuilder:validation:Format=uuid", "\"123e4567-e89b-12d3-a456-426614174000\"", "\"ahoy\"", "must be of type uuid")]),
     MinItems => def("kubebuilder:validation:MinItems", &["min_items"], TF, Arg::Int,
-        schema!(|props, m| {
-            need(props, &["array"], m)?;
-            props.min_items = Some(int(m)?);
-            Ok(())
-        })).items().proved(&[rejects("Vec<String>", "+kubebuilder:validation:MinItems=1", "[\"a\"]", "[]", "should have at least 1 items")]),
+        set(Keyword::MinItems, ARRAY)).items().proved(&[rejects("Vec<String>", "+kubebuilder:validation:MinItems=1", "[\"a\"]", "[]", "should have at least 1 items")]),
     MaxItems => def("kubebuilder:validation:MaxItems", &["max_items"], TF, Arg::Int,
-        schema!(|props, m| {
-            need(props, &["array"], m)?;
-            props.max_items = Some(int(m)?);
-            Ok(())
-        })).items().proved(&[rejects("Vec<String>", "+kubebuilder:validation:MaxItems=1", "[\"a\"]", "[\"a\",\"b\"]", "Too many: 2: must have at most 1 item")]),
+        set(Keyword::MaxItems, ARRAY)).items().proved(&[rejects("Vec<String>", "+kubebuilder:validation:MaxItems=1", "[\"a\"]", "[\"a\",\"b\"]", "Too many: 2: must have at most 1 item")]),
     UniqueItems => def("kubebuilder:validation:UniqueItems", &["unique_items"], TF, Arg::Bool,
-        schema!(|props, m| {
-            props.unique_items = Some(on(m));
-            Ok(())
-        })).items().proved(&[Proof::new("Vec<String>", "+kubebuilder:validation:UniqueItems=true", Case::RefusesCrd { says: "uniqueItems cannot be set to true" })]),
+        set(Keyword::UniqueItems, ANY)).items().proved(&[Proof::new("Vec<String>", "+kubebuilder:validation:UniqueItems=true", Case::RefusesCrd { says: "uniqueItems cannot be set to true" })]),
     MinProperties => def("kubebuilder:validation:MinProperties", &["min_properties"], TF, Arg::Int,
-        schema!(|props, m| {
-            need(props, &["object"], m)?;
-            props.min_properties = Some(int(m)?);
-            Ok(())
-        })).items().proved(&[rejects("BTreeMap<String, String>", "+kubebuilder:validation:MinProperties=1", "{\"a\":\"1\"}", "{}", "should have at least 1 properties")]),
+        set(Keyword::MinProperties, OBJECT)).items().proved(&[rejects("BTreeMap<String, String>", "+kubebuilder:validation:MinProperties=1", "{\"a\":\"1\"}", "{}", "should have at least 1 properties")]),
     MaxProperties => def("kubebuilder:validation:MaxProperties", &["max_properties"], TF, Arg::Int,
-        schema!(|props, m| {
-            need(props, &["object"], m)?;
-            props.max_properties = Some(int(m)?);
-            Ok(())
-        })).items().proved(&[rejects("BTreeMap<String, String>", "+kubebuilder:validation:MaxProperties=1", "{\"a\":\"1\"}", "{\"a\":\"1\",\"b\":\"2\"}", "Too many: 2: must have at most 1 item")]),
+        set(Keyword::MaxProperties, OBJECT)).items().proved(&[rejects("BTreeMap<String, String>", "+kubebuilder:validation:MaxProperties=1", "{\"a\":\"1\"}", "{\"a\":\"1\",\"b\":\"2\"}", "Too many: 2: must have at most 1 item")]),
     Type => def("kubebuilder:validation:Type", &["type"], TF, Arg::Str,
-        schema!(|props, m| {
-            let t = string(m)?;
-            props.type_ = Some(t.clone());
-            if t != "object" {
-                props.properties = None;
-                props.required = None;
-            }
-            Ok(())
-        })).items().priority(9).proved(&[rejects("f64", "+kubebuilder:validation:Type=integer", "3", "3.5", "must be of type integer")]),
+        set(Keyword::Type, ANY)).items().priority(9).proved(&[rejects("f64", "+kubebuilder:validation:Type=integer", "3", "3.5", "must be of type integer")]),
     XValidation => def("kubebuilder:validation:XValidation", &["x_validation", "validation"], TF,
-        Arg::Args(XVALIDATION), schema!(x_validation)).items().repeatable().proved(&[rejects("i32", "+kubebuilder:validation:XValidation:rule=\"self % 2 == 0\",message=\"must be even\"", "2", "3", "must be even"), Proof::new("i32", "+kubebuilder:validation:XValidation:rule=\"self >= oldSelf\",message=\"must not shrink\"", Case::RejectsUpdate { ok: "2", bad: "1", says: "must not shrink" }), Proof::new("i32", "+kubebuilder:validation:XValidation:rule=\"!oldSelf.hasValue() || self >= oldSelf.value()\",message=\"must not shrink once set\",optionalOldSelf=true", Case::RejectsUpdate { ok: "2", bad: "1", says: "must not shrink once set" })]),
+        Arg::Args(XVALIDATION), Effect::Schema(SchemaEffect::AddRule)).items().repeatable().proved(&[rejects("i32", "+kubebuilder:validation:XValidation:rule=\"self % 2 == 0\",message=\"must be even\"", "2", "3", "must be even"), Proof::new("i32", "+kubebuilder:validation:XValidation:rule=\"self >= oldSelf\",message=\"must not shrink\"", Case::RejectsUpdate { ok: "2", bad: "1", says: "must not shrink" }), Proof::new("i32", "+kubebuilder:validation:XValidation:rule=\"!oldSelf.hasValue() || self >= oldSelf.value()\",message=\"must not shrink once set\",optionalOldSelf=true", Case::RejectsUpdate { ok: "2", bad: "1", says: "must not shrink once set" })]),
     XEmbeddedResource => def("kubebuilder:validation:XEmbeddedResource", &["x_embedded_resource"],
-        TF, Arg::Flag, schema!(embedded_resource)).items().proved(&[rejects("serde_json::Value", "+kubebuilder:validation:XEmbeddedResource", EMBEDDED_OK, EMBEDDED_BAD, "kind: Required value")]),
+        TF, Arg::Flag, set(Keyword::EmbeddedResource, ANY)).items().proved(&[rejects("serde_json::Value", "+kubebuilder:validation:XEmbeddedResource", EMBEDDED_OK, EMBEDDED_BAD, "kind: Required value")]),
     XIntOrString => def("kubebuilder:validation:XIntOrString", &["x_int_or_string", "int_or_string"],
-        TF, Arg::Flag, schema!(|props, m| {
-            if on(m) {
-                let int_or_string = crate::known::int_or_string();
-                props.x_kubernetes_int_or_string = int_or_string.x_kubernetes_int_or_string;
-                props.any_of = int_or_string.any_of;
-                props.type_ = None;
-            }
-            Ok(())
-        })).items().priority(9).proved(&[rejects("String", "+kubebuilder:validation:XIntOrString", "3", "true", "must be of type")]),
+        TF, Arg::Flag, set(Keyword::IntOrString, ANY)).items().priority(9).proved(&[rejects("String", "+kubebuilder:validation:XIntOrString", "3", "true", "must be of type")]),
     XPreserveUnknownFields => def("kubebuilder:validation:XPreserveUnknownFields",
-        &["x_preserve_unknown_fields"], TF, Arg::Flag, schema!(preserve_unknown_fields))
+        &["x_preserve_unknown_fields"], TF, Arg::Flag, set(Keyword::PreserveUnknownFields, ANY))
         .items().proved(&[stores("struct { a: Option<i32> }", "+kubebuilder:validation:XPreserveUnknownFields", "{\"a\":1,\"z\":2}", "{\"a\":1,\"z\":2}")]),
     ValidationNullable => def("kubebuilder:validation:Nullable", &[], TF, Arg::Flag,
-        schema!(nullable)).items().proved(&[stores("Option<String>", "+kubebuilder:validation:Nullable", "null", "null")]),
+        set(Keyword::Nullable, ANY)).items().proved(&[stores("Option<String>", "+kubebuilder:validation:Nullable", "null", "null")]),
 }
 
 #[cfg(test)]

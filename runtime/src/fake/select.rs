@@ -15,6 +15,17 @@ enum Requirement {
     NotExists(String),
 }
 
+/// Why a selector does not parse: the apiserver's BadRequest message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum SelectorError {
+    #[error("unable to parse requirement: invalid label selector: {0:?}")]
+    Label(String),
+    #[error("invalid selector: '{0}'; can't understand '{0}'")]
+    Field(String),
+    #[error("field label not supported: {0}")]
+    FieldLabel(String),
+}
+
 /// A parsed label or field selector; the empty selector selects everything.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Selector {
@@ -53,8 +64,7 @@ fn set_values(rest: &str) -> Option<Vec<String>> {
     )
 }
 
-fn label_requirement(term: &str) -> Result<Requirement, String> {
-    let invalid = || format!("unable to parse requirement: invalid label selector: {term:?}");
+fn label_requirement(term: &str) -> Result<Requirement, SelectorError> {
     if let Some((key, value)) = term.split_once("!=") {
         return Ok(Requirement::NotEquals(
             key.trim().into(),
@@ -79,25 +89,23 @@ fn label_requirement(term: &str) -> Result<Requirement, String> {
     if let Some(values) = rest.strip_prefix("in").and_then(set_values) {
         return Ok(Requirement::In(key, values));
     }
-    Err(invalid())
+    Err(SelectorError::Label(term.to_owned()))
 }
 
 /// The fields a field selector may name, as the apiserver allows them for every resource.
 const SELECTABLE_FIELDS: &[&str] = &["metadata.name", "metadata.namespace"];
 
-fn field_requirement(term: &str) -> Result<Requirement, String> {
+fn field_requirement(term: &str) -> Result<Requirement, SelectorError> {
     let (key, value, negated) = if let Some((k, v)) = term.split_once("!=") {
         (k, v, true)
     } else if let Some((k, v)) = term.split_once("==").or_else(|| term.split_once('=')) {
         (k, v, false)
     } else {
-        return Err(format!(
-            "invalid selector: '{term}'; can't understand '{term}'"
-        ));
+        return Err(SelectorError::Field(term.to_owned()));
     };
     let key = key.trim();
     if !SELECTABLE_FIELDS.contains(&key) {
-        return Err(format!("field label not supported: {key}"));
+        return Err(SelectorError::FieldLabel(key.to_owned()));
     }
     let (key, value) = (key.to_owned(), value.trim().to_owned());
     Ok(if negated {
@@ -108,9 +116,8 @@ fn field_requirement(term: &str) -> Result<Requirement, String> {
 }
 
 impl Selector {
-    /// Parses the query's `labelSelector` and `fieldSelector`; the error is the apiserver's
-    /// BadRequest message.
-    pub(crate) fn parse(labels: Option<&str>, fields: Option<&str>) -> Result<Self, String> {
+    /// Parses the query's `labelSelector` and `fieldSelector`.
+    pub(crate) fn parse(labels: Option<&str>, fields: Option<&str>) -> Result<Self, SelectorError> {
         Ok(Selector {
             labels: terms(labels.unwrap_or_default())
                 .into_iter()
@@ -192,7 +199,7 @@ mod tests {
         let sel = Selector::parse(None, Some("metadata.name!=a")).expect("ok");
         assert!(!sel.matches(&a));
         assert_eq!(
-            Selector::parse(None, Some("spec.size=1")),
+            Selector::parse(None, Some("spec.size=1")).map_err(|e| e.to_string()),
             Err("field label not supported: spec.size".to_owned())
         );
     }

@@ -21,8 +21,8 @@ use kube::api::PostParams;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::error::{Error, Result};
 use super::metrics::Metrics;
+use crate::error::{Error, Result};
 
 /// client-go's `JitterFactor`: a candidate waits between 1 and `1 + JITTER_FACTOR` (2.2) retry
 /// periods between attempts to acquire the Lease.

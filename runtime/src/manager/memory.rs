@@ -95,7 +95,7 @@ const MAP_ABOVE: i32 = 128 * 1024;
 /// Sets glibc's allocator up for a long-running operator, as [`Manager::new`](super::Manager::new)
 /// does before anything else: at most two arenas (heaps), so that the pages the work of a burst
 /// left behind are not spread over one heap per thread; and a fixed threshold of
-/// [`MAP_ABOVE`] for mapping large blocks on their own and for trimming a heap's top, where
+/// 128 KiB (`MAP_ABOVE`) for mapping large blocks on their own and for trimming a heap's top, where
 /// glibc's default raises both after the first large block is freed (a watch's list page), so
 /// that later ones stay on the heap among small ones. Threads that had allocated before keep
 /// the arenas they had. Whether every setting was taken; elsewhere it does nothing and returns

@@ -13,8 +13,8 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
-use super::error::{Error, Result};
 use super::memory::Activity;
+use crate::error::{Error, Result};
 
 /// The content type of [`Metrics::encode`]'s output.
 pub const OPENMETRICS_CONTENT_TYPE: &str =

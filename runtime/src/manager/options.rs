@@ -4,7 +4,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::error::{Error, Result};
+use crate::error::{Error, Result};
 use crate::shard::Shard;
 
 /// Where the in-cluster service account namespace is mounted.

@@ -10,12 +10,40 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::Converter;
+use super::hooks::Converter;
 
-/// One spoke: its JSON to the hub and the hub to its JSON.
+/// One spoke: its kind, its JSON to the hub and the hub to its JSON.
 struct Spoke<H> {
-    to_hub: fn(Value) -> Result<H, String>,
-    from_hub: fn(H) -> Result<Value, String>,
+    kind: String,
+    to_hub: fn(Value) -> serde_json::Result<H>,
+    from_hub: fn(H) -> serde_json::Result<Value>,
+}
+
+/// Why an object could not be converted; the conversion review's failure message.
+#[derive(Debug, thiserror::Error)]
+enum ConversionError {
+    #[error("the object to convert has no apiVersion")]
+    NoApiVersion,
+    #[error("{kind} has no version {api_version}: this converter knows {known}")]
+    UnknownVersion {
+        kind: String,
+        api_version: String,
+        known: String,
+    },
+    #[error("cannot read {kind} {api_version}: {source}")]
+    Read {
+        kind: String,
+        api_version: String,
+        source: serde_json::Error,
+    },
+    #[error("cannot write {kind} {api_version}: {source}")]
+    Write {
+        kind: String,
+        api_version: String,
+        source: serde_json::Error,
+    },
+    #[error("{kind} {api_version} is not written as an object")]
+    NotAnObject { kind: String, api_version: String },
 }
 
 /// Converts custom resources between a hub version `H` and its spokes, each spoke `S`
@@ -78,18 +106,9 @@ where
         self.spokes.insert(
             S::api_version(&()).into_owned(),
             Spoke {
-                to_hub: |object| {
-                    serde_json::from_value::<S>(object)
-                        .map(H::from)
-                        .map_err(|e| {
-                            format!("cannot read {} {}: {e}", S::kind(&()), S::api_version(&()))
-                        })
-                },
-                from_hub: |hub| {
-                    serde_json::to_value(S::from(hub)).map_err(|e| {
-                        format!("cannot write {} {}: {e}", S::kind(&()), S::api_version(&()))
-                    })
-                },
+                kind: S::kind(&()).into_owned(),
+                to_hub: |object| serde_json::from_value::<S>(object).map(H::from),
+                from_hub: |hub| serde_json::to_value(S::from(hub)),
             },
         );
         self
@@ -102,44 +121,53 @@ where
             .collect()
     }
 
-    fn spoke_of(&self, api_version: &str) -> Result<&Spoke<H>, String> {
-        self.spokes.get(api_version).ok_or_else(|| {
-            format!(
-                "{} has no version {api_version}: this converter knows {}",
-                H::kind(&()),
-                self.api_versions().join(", ")
-            )
+    fn spoke_of(&self, api_version: &str) -> Result<&Spoke<H>, ConversionError> {
+        self.spokes
+            .get(api_version)
+            .ok_or_else(|| ConversionError::UnknownVersion {
+                kind: H::kind(&()).into_owned(),
+                api_version: api_version.to_owned(),
+                known: self.api_versions().join(", "),
+            })
+    }
+
+    fn read_as_hub(&self, object: Value, api_version: &str) -> Result<H, ConversionError> {
+        let (kind, read) = if api_version == H::api_version(&()) {
+            (H::kind(&()).into_owned(), serde_json::from_value(object))
+        } else {
+            let spoke = self.spoke_of(api_version)?;
+            (spoke.kind.clone(), (spoke.to_hub)(object))
+        };
+        read.map_err(|source| ConversionError::Read {
+            kind,
+            api_version: api_version.to_owned(),
+            source,
         })
     }
 
-    fn read_as_hub(&self, object: Value, api_version: &str) -> Result<H, String> {
-        if api_version == H::api_version(&()) {
-            serde_json::from_value(object)
-                .map_err(|e| format!("cannot read {} {api_version}: {e}", H::kind(&())))
+    fn write_from_hub(&self, hub: H, api_version: &str) -> Result<Value, ConversionError> {
+        let (kind, written) = if api_version == H::api_version(&()) {
+            (H::kind(&()).into_owned(), serde_json::to_value(hub))
         } else {
-            (self.spoke_of(api_version)?.to_hub)(object)
-        }
+            let spoke = self.spoke_of(api_version)?;
+            (spoke.kind.clone(), (spoke.from_hub)(hub))
+        };
+        written.map_err(|source| ConversionError::Write {
+            kind,
+            api_version: api_version.to_owned(),
+            source,
+        })
     }
 
-    fn write_from_hub(&self, hub: H, api_version: &str) -> Result<Value, String> {
-        if api_version == H::api_version(&()) {
-            serde_json::to_value(hub)
-                .map_err(|e| format!("cannot write {} {api_version}: {e}", H::kind(&())))
-        } else {
-            (self.spoke_of(api_version)?.from_hub)(hub)
-        }
-    }
-}
-
-impl<H> Converter for HubConverter<H>
-where
-    H: Resource<DynamicType = ()> + DeserializeOwned + Serialize + Send + Sync + 'static,
-{
-    fn convert(&self, object: Value, desired_api_version: &str) -> Result<Value, String> {
+    fn convert_object(
+        &self,
+        object: Value,
+        desired_api_version: &str,
+    ) -> Result<Value, ConversionError> {
         let from = object
             .get("apiVersion")
             .and_then(Value::as_str)
-            .ok_or("the object to convert has no apiVersion")?
+            .ok_or(ConversionError::NoApiVersion)?
             .to_owned();
         // check both ends before converting, so an unknown version is named as such
         for version in [from.as_str(), desired_api_version] {
@@ -154,10 +182,10 @@ where
         let hub = self.read_as_hub(object, &from)?;
         let mut out = self.write_from_hub(hub, desired_api_version)?;
         let Value::Object(fields) = &mut out else {
-            return Err(format!(
-                "{} {desired_api_version} is not written as an object",
-                H::kind(&())
-            ));
+            return Err(ConversionError::NotAnObject {
+                kind: H::kind(&()).into_owned(),
+                api_version: desired_api_version.to_owned(),
+            });
         };
         fields.insert("apiVersion".to_owned(), desired_api_version.into());
         fields.insert("kind".to_owned(), H::kind(&()).into_owned().into());
@@ -165,6 +193,16 @@ where
             fields.insert("metadata".to_owned(), metadata);
         }
         Ok(out)
+    }
+}
+
+impl<H> Converter for HubConverter<H>
+where
+    H: Resource<DynamicType = ()> + DeserializeOwned + Serialize + Send + Sync + 'static,
+{
+    fn convert(&self, object: Value, desired_api_version: &str) -> Result<Value, String> {
+        self.convert_object(object, desired_api_version)
+            .map_err(|e| e.to_string())
     }
 
     /// Objects of `H`'s group and kind.

@@ -1,8 +1,9 @@
-//! The one error type of the manager: what went wrong and what to do about it.
+//! The one error type of the manager and the webhook server: what went wrong and what to do
+//! about it.
 
 use std::time::Duration;
 
-/// Everything [`Manager`](super::Manager) can fail with.
+/// Everything [`Manager`](crate::manager::Manager) and the webhook server can fail with.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -154,5 +155,5 @@ fn bind_hint(server: &str) -> String {
     }
 }
 
-/// `Result` with the manager's [`Error`].
+/// `Result` with the runtime's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

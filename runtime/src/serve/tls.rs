@@ -1,16 +1,10 @@
-//! Secure metrics serving: the TLS certificate (provided in `--metrics-cert-path` or self-signed at
-//! start) and the authentication and authorization check in front of `/metrics` (TokenReview, then
-//! SubjectAccessReview for `get` on the non-resource URL).
+//! The TLS side of a server: its certificate, provided as PEM files (read again when they
+//! change, as cert-manager rotates a mounted Secret) or self-signed at start.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use hyper::header::HeaderValue;
-use k8s_openapi::api::authentication::v1::TokenReview;
-use k8s_openapi::api::authorization::v1::SubjectAccessReview;
-use kube::api::PostParams;
-use kube::{Api, Client};
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -18,25 +12,13 @@ use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::CertifiedKey;
 use tokio_rustls::TlsAcceptor;
 
-use super::error::{Error, Result};
-use super::options::ManagerOptions;
+use crate::error::{Error, Result};
 
 /// The names the self-signed certificate is valid for.
 const SELF_SIGNED_NAMES: &[&str] = &["localhost", "127.0.0.1"];
 
 /// How often a handshake may look whether the provided certificate files changed.
 pub(crate) const RELOAD_CHECK: Duration = Duration::from_secs(10);
-
-/// The TLS acceptor of the metrics server: the certificate and key in `--metrics-cert-path`
-/// (files `--metrics-cert-name` and `--metrics-cert-key`) when set, reloaded when the files
-/// change (as cert-manager rotates a mounted Secret), else a self-signed certificate generated now.
-pub(crate) fn tls_acceptor(options: &ManagerOptions) -> Result<TlsAcceptor> {
-    let files = options.metrics_cert_path.as_ref().map(|dir| CertFiles {
-        cert: dir.join(&options.metrics_cert_name),
-        key: dir.join(&options.metrics_cert_key),
-    });
-    acceptor(files, &METRICS)
-}
 
 /// The certificate and key files a server reads (PEM).
 #[derive(Debug, Clone)]
@@ -53,11 +35,6 @@ pub(crate) struct CertUse {
     /// Builds the error naming the server's flags.
     pub(crate) error: fn(Option<PathBuf>, String) -> Error,
 }
-
-const METRICS: CertUse = CertUse {
-    server: "metrics",
-    error: |path, reason| Error::MetricsCert { path, reason },
-};
 
 /// A TLS acceptor (HTTP/1.1) presenting the certificate in `files`, read again when the files'
 /// modification times change (checked at most every 10s, on a handshake); without files, a
@@ -211,127 +188,18 @@ fn load(
     CertifiedKey::from_der(certs, private, provider).map_err(|e| failed(key, e.to_string()))
 }
 
-/// What the check decided about one request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Verdict {
-    /// The caller may read the path.
-    Allowed,
-    /// No bearer token, or one the apiserver does not accept: 401.
-    Unauthenticated,
-    /// The caller is authenticated but may not read the path: 403.
-    Forbidden,
-    /// A review could not be made (the manager's own permissions, the apiserver): 500.
-    Failed(String),
-}
-
-/// Authenticates callers with a TokenReview and authorizes them with a SubjectAccessReview, as
-/// controller-runtime's `WithAuthenticationAndAuthorization` filter does; the manager's identity
-/// needs `create` on `tokenreviews` and `subjectaccessreviews` (the `metrics-auth-role`).
-#[derive(Clone)]
-pub(crate) struct Authorizer {
-    client: Client,
-}
-
-impl std::fmt::Debug for Authorizer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Authorizer").finish_non_exhaustive()
-    }
-}
-
-impl Authorizer {
-    pub(crate) fn new(client: Client) -> Self {
-        Self { client }
-    }
-
-    /// Decides whether the bearer of `authorization` may `verb` the non-resource URL `path`.
-    pub(crate) async fn review(
-        &self,
-        authorization: Option<&HeaderValue>,
-        verb: &str,
-        path: &str,
-    ) -> Verdict {
-        let Some(token) = bearer_token(authorization) else {
-            return Verdict::Unauthenticated;
-        };
-        // Built from JSON: the spec's field types differ between the Kubernetes versions
-        // k8s-openapi supports (`token` is optional in some, required in others).
-        let review: TokenReview = match serde_json::from_value(serde_json::json!({
-            "apiVersion": "authentication.k8s.io/v1",
-            "kind": "TokenReview",
-            "spec": { "token": token },
-        })) {
-            Ok(r) => r,
-            Err(e) => return Verdict::Failed(format!("cannot build a token review: {e}")),
-        };
-        let reviewed = match Api::<TokenReview>::all(self.client.clone())
-            .create(&PostParams::default(), &review)
-            .await
-        {
-            Ok(r) => r,
-            Err(e) => {
-                return Verdict::Failed(format!(
-                    "token review failed: {e}; the manager's service account needs create on tokenreviews (metrics-auth-role)"
-                ));
-            }
-        };
-        let status = reviewed.status.unwrap_or_default();
-        let user = match (status.authenticated, status.user) {
-            (Some(true), Some(user)) => user,
-            _ => return Verdict::Unauthenticated,
-        };
-        let access: SubjectAccessReview = match serde_json::from_value(serde_json::json!({
-            "apiVersion": "authorization.k8s.io/v1",
-            "kind": "SubjectAccessReview",
-            "spec": {
-                "user": user.username,
-                "groups": user.groups,
-                "uid": user.uid,
-                "extra": user.extra,
-                "nonResourceAttributes": { "path": path, "verb": verb },
-            },
-        })) {
-            Ok(r) => r,
-            Err(e) => return Verdict::Failed(format!("cannot build a subject access review: {e}")),
-        };
-        match Api::<SubjectAccessReview>::all(self.client.clone())
-            .create(&PostParams::default(), &access)
-            .await
-        {
-            Ok(r) if r.status.as_ref().is_some_and(|s| s.allowed) => Verdict::Allowed,
-            Ok(_) => Verdict::Forbidden,
-            Err(e) => Verdict::Failed(format!(
-                "subject access review failed: {e}; the manager's service account needs create on subjectaccessreviews (metrics-auth-role)"
-            )),
-        }
-    }
-}
-
-/// The token of an `Authorization: Bearer <token>` header; the scheme is case-insensitive.
-pub(crate) fn bearer_token(header: Option<&HeaderValue>) -> Option<&str> {
-    let value = header?.to_str().ok()?.trim();
-    let (scheme, token) = value.split_once(' ')?;
-    let token = token.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn bearer_tokens() {
-        let h = |v: &'static str| HeaderValue::from_static(v);
-        assert_eq!(bearer_token(Some(&h("Bearer abc.def"))), Some("abc.def"));
-        assert_eq!(bearer_token(Some(&h("bearer  abc "))), Some("abc"));
-        assert_eq!(bearer_token(Some(&h("Basic dXNlcjpwdw=="))), None);
-        assert_eq!(bearer_token(Some(&h("Bearer "))), None);
-        assert_eq!(bearer_token(Some(&h("Bearer"))), None);
-        assert_eq!(bearer_token(None), None);
-    }
+    const TEST: CertUse = CertUse {
+        server: "test",
+        error: |path, reason| Error::MetricsCert { path, reason },
+    };
 
     #[test]
     fn self_signed_certificate_is_served() {
-        assert!(tls_acceptor(&ManagerOptions::default()).is_ok());
+        assert!(acceptor(None, &TEST).is_ok());
     }
 
     #[test]
@@ -355,14 +223,9 @@ mod tests {
         let start = SystemTime::now();
         let first = write(start);
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let source = CertSource::watched(
-            cert.clone(),
-            key.clone(),
-            provider,
-            Duration::ZERO,
-            &METRICS,
-        )
-        .expect("load");
+        let source =
+            CertSource::watched(cert.clone(), key.clone(), provider, Duration::ZERO, &TEST)
+                .expect("load");
         assert_eq!(source.current().cert[0].as_ref(), first.as_slice());
 
         let second = write(start + Duration::from_secs(60));
@@ -380,43 +243,5 @@ mod tests {
             .and_then(|f| f.set_modified(start + Duration::from_secs(120)))
             .expect("set mtime");
         assert_eq!(source.current().cert[0].as_ref(), second.as_slice());
-    }
-
-    #[test]
-    fn provided_certificate_is_loaded() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let generated =
-            rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).expect("cert");
-        std::fs::write(dir.path().join("cert.pem"), generated.cert.pem()).expect("write");
-        std::fs::write(
-            dir.path().join("key.pem"),
-            generated.signing_key.serialize_pem(),
-        )
-        .expect("write");
-        let mut options = ManagerOptions::default().metrics_cert_path(dir.path());
-        options.metrics_cert_name = "cert.pem".to_owned();
-        options.metrics_cert_key = "key.pem".to_owned();
-        assert!(tls_acceptor(&options).is_ok());
-
-        // the default file names are absent: the error names the missing file and the flags
-        let options = ManagerOptions::default().metrics_cert_path(dir.path());
-        let Err(err) = tls_acceptor(&options) else {
-            panic!("tls.crt is missing, yet the certificate loaded");
-        };
-        let msg = err.to_string();
-        assert!(msg.contains("tls.crt"), "{msg}");
-        assert!(msg.contains("--metrics-cert-path"), "{msg}");
-
-        // a key that does not match the certificate
-        let other = rcgen::KeyPair::generate().expect("key");
-        std::fs::write(dir.path().join("key.pem"), other.serialize_pem()).expect("write");
-        let mut options = ManagerOptions::default().metrics_cert_path(dir.path());
-        options.metrics_cert_name = "cert.pem".to_owned();
-        options.metrics_cert_key = "key.pem".to_owned();
-        let Err(err) = tls_acceptor(&options) else {
-            panic!("the key does not match the certificate, yet it loaded");
-        };
-        let msg = err.to_string();
-        assert!(msg.contains("--metrics-cert-path"), "{msg}");
     }
 }
