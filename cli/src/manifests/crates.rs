@@ -6,10 +6,10 @@
 //! Nothing is compiled or fetched. Local crates come from `cargo metadata --no-deps --offline`,
 //! asked only when the project's `Cargo.toml` has a `[workspace]` or a dependency by path or from
 //! the workspace. Registry and git crates come from `cargo metadata --offline` with the
-//! dependency graph (which resolves the whole graph), asked only when `Cargo.lock` lists such a package
-//! depending on one of our crates, or lacks a dependency the manifests declare (cargo then
-//! brings the lock up to date, as any cargo command would). Without a `Cargo.lock` they are not
-//! looked for; [`Crates::note`] says so, for the error of a type that is then not found.
+//! dependency graph (which resolves the whole graph), asked only when `Cargo.lock` lists such a
+//! package depending on one of our crates, or lacks a dependency the manifests declare (cargo
+//! then brings the lock up to date, as any cargo command would). Without a `Cargo.lock` they are
+//! not looked for; [`Crates::note`] says so, for the error of a type that is then not found.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};

@@ -23,7 +23,8 @@ pub struct ReadFile {
     pub same_as: usize,
 }
 
-/// A `mod` declaration's file looked up by a scan: [`child_file`](super::read::child_file)'s arguments and answer.
+/// A `mod` declaration's file looked up by a scan: the arguments and the answer of
+/// [`child_file`](super::read::child_file).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lookup {
     pub dir: PathBuf,

@@ -1,16 +1,16 @@
 //! `operator-gen manifests`: one pipeline from the project's sources to its CRDs, RBAC role and
 //! webhook configurations, all through codegen's emitters:
 //!
-//! 1. [`read`]: the crate's entry files and the other crates it brings in, then every file of
+//! 1. `read`: the crate's entry files and the other crates it brings in, then every file of
 //!    their module trees, read in parallel one level at a time;
-//! 2. [`summary`]: each file's summary, from its text alone (its types, `use` declarations,
+//! 2. `summary`: each file's summary, from its text alone (its types, `use` declarations,
 //!    module declarations, markers and errors);
-//! 3. [`universe`]: the modules assembled from the summaries, and the resolution of paths;
-//! 4. [`emit`]: each kind's CRD, the role and the webhook configurations;
-//! 5. [`write`]: the outputs that changed, written at once.
+//! 3. `universe`: the modules assembled from the summaries, and the resolution of paths;
+//! 4. `emit`: each kind's CRD, the role and the webhook configurations;
+//! 5. `write`: the outputs that changed, written at once.
 //!
-//! What makes a run incremental is one layer the stages ask and tell ([`incremental`]): kept
-//! on disk by [`cache`], absent ([`incremental::NoCache`]) when no cache is asked for.
+//! What makes a run incremental is one layer the stages ask and tell (`incremental`): kept
+//! on disk by `cache`, absent (`incremental::NoCache`) when no cache is asked for.
 
 mod cache;
 mod crates;

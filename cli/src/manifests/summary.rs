@@ -734,7 +734,8 @@ enum Token<'a> {
 }
 
 /// Just enough of Rust's lexer to find brackets, identifiers, `;`, `#`, `<` and `>` outside
-/// comments and literals: what blanking and the nesting bound read. Positions are byte offsets on char boundaries.
+/// comments and literals: what blanking and the nesting bound read. Positions are byte offsets on
+/// char boundaries.
 struct Lexer<'a> {
     bytes: &'a [u8],
     at: usize,

@@ -166,11 +166,12 @@ fn load(cache: &TextCache) -> Option<Record> {
     Record::parse(body)
 }
 
-/// Whether the files of an earlier scan (`files`, `lookups`, see [`crate::manifests::read::Files::record`]) still
-/// mean what they meant: each file's summary the same (its bytes may differ in comments and
-/// function bodies), the same files one another, and each `mod` lookup finding the same file.
-/// A scan would then build what that one built. A file is read and summarized only when its
-/// stamp does not say what it means; `false` as soon as one thing differs.
+/// Whether the files of an earlier scan (`files`, `lookups`, see
+/// [`crate::manifests::read::Files::record`]) still mean what they meant: each file's summary the
+/// same (its bytes may differ in comments and function bodies), the same files one another, and
+/// each `mod` lookup finding the same file. A scan would then build what that one built. A file is
+/// read and summarized only when its stamp does not say what it means; `false` as soon as one thing
+/// differs.
 fn still_mean(files: &[ReadFile], lookups: &[Lookup], cache: &TextCache, stamps: &Stamps) -> bool {
     // a lookup that found `name.rs`, the first place looked, finds it while it is there, which
     // the loop below sees as it reads the file's metadata; the others look again

@@ -55,12 +55,13 @@ const STAMPS_FORMAT: &str = "operator-gen stamps v2";
 /// A file's stamp: its stat, the key of its bytes and, for a source, the key of its summary.
 type Stamp = (Stat, u128, Option<u128>);
 
-/// What files were by their stat: for each file the scan read or `manifests` wrote, its
-/// [`Stat`] and the cache key of its bytes (and, for a source, of its summary), so a later run
-/// that finds the same stat takes the key without reading the file (a source's summary then
-/// comes from the cache; an output equal to what is on disk is not read back). A line whose checksum fails, a stat that differs or a
-/// key the cache does not hold means the file is read, as without stamps; a file that changed
-/// within [`SETTLED`] of the run gets no stamp. Unix only: elsewhere every file is read.
+/// What files were by their stat: for each file the scan read or `manifests` wrote, its [`Stat`]
+/// and the cache key of its bytes (and, for a source, of its summary), so a later run that finds
+/// the same stat takes the key without reading the file (a source's summary then comes from the
+/// cache; an output equal to what is on disk is not read back). A line whose checksum fails, a stat
+/// that differs or a key the cache does not hold means the file is read, as without stamps; a file
+/// that changed within [`SETTLED`] of the run gets no stamp. Unix only: elsewhere every file is
+/// read.
 pub struct Stamps {
     dir: PathBuf,
     seed: u64,
