@@ -164,7 +164,7 @@ async fn generated_crds_are_established_and_enforce_their_markers() {
     assert_eq!(created.data["spec"]["defaultedString"], "fooDefaultString");
 }
 
-#[path = "../../testdata/conformance/project_v4/src/lib.rs"]
+#[path = "../../../testdata/conformance/project_v4/src/lib.rs"]
 #[allow(dead_code)]
 mod project_v4;
 
@@ -281,7 +281,7 @@ async fn typed_client_informer_and_lister_work() {
     assert_eq!(types, ["Ready"], "the conditions after a spec update");
 }
 
-#[path = "../../testdata/validation/src/lib.rs"]
+#[path = "../../../testdata/validation/src/lib.rs"]
 mod validation;
 
 /// Every class of validation a marker declares is enforced by the apiserver with its own message.

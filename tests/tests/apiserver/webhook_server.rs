@@ -28,7 +28,7 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 use serde_json::{Value, json};
 
-#[path = "../../testdata/conformance/project_v4/src/lib.rs"]
+#[path = "../../../testdata/conformance/project_v4/src/lib.rs"]
 #[allow(dead_code)]
 mod project_v4;
 

@@ -1,0 +1,19 @@
+//! Against a real etcd and kube-apiserver (`KUBEBUILDER_ASSETS`), without a generated project:
+//! the control plane itself, the generated CRDs and their markers, the fake client's behaviour
+//! table, the runtime's webhook server and its secure metrics.
+//!
+//! The integration tests are four binaries, one per directory of `tests/tests/` (`cli`,
+//! `manifests`, `apiserver`, `project`), so that kube is linked four times rather than once per
+//! test file. To add a test file to this group, put it in this directory and add its `mod` line
+//! below; `project`'s `test_layout` fails on a test file outside a group and on one that no
+//! `main.rs` declares. One file's tests: `cargo test -p operator-gen-tests --test apiserver <module>::`.
+//! A group's tests share one process and run in parallel: none may change process-wide state
+//! (environment, current directory, panic hook) for others to see, and every build in the
+//! generated projects' shared target directory holds `operator_gen_tests::operator::build_lock`.
+
+mod apiserver;
+mod apiserver_markers;
+mod control_plane;
+mod fake_client;
+mod metrics_secure;
+mod webhook_server;
