@@ -1,6 +1,7 @@
 //! Against a real kube-apiserver: every CRD the generator writes for `testdata/` is accepted with
 //! server-side apply and becomes Established, and its markers are enforced.
 
+use crate::project_v4;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
 use operator_gen::manifests::{self, ManifestsOptions};
 use operator_gen_envtest::{ControlPlane, require_assets};
@@ -163,10 +164,6 @@ async fn generated_crds_are_established_and_enforce_their_markers() {
         .expect("created");
     assert_eq!(created.data["spec"]["defaultedString"], "fooDefaultString");
 }
-
-#[path = "../../../testdata/conformance/project_v4/src/lib.rs"]
-#[allow(dead_code)]
-mod project_v4;
 
 /// The typed client, informer and lister the derive generates, against the real apiserver.
 #[tokio::test]

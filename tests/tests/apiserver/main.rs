@@ -17,3 +17,9 @@ mod control_plane;
 mod fake_client;
 mod metrics_secure;
 mod webhook_server;
+
+// kubebuilder's project-v4 kinds (testdata/conformance/project_v4), which `apiserver` and
+// `webhook_server` both use: a file may be compiled once per binary
+#[path = "../../../testdata/conformance/project_v4/src/lib.rs"]
+#[allow(dead_code)]
+mod project_v4;
