@@ -4,12 +4,12 @@
 //! its twins, the Kubernetes types table, naming, stable output and no-panic runs.
 //!
 //! The integration tests are four binaries, one per directory of `tests/tests/` (`cli`,
-//! `manifests`, `apiserver`, `project`), so that kube is linked four times rather than once per
-//! test file. To add a test file to this group, put it in this directory and add its `mod` line
-//! below; `project`'s `test_layout` fails on a test file outside a group and on one that no
-//! `main.rs` declares. One file's tests: `cargo test -p operator-gen-tests --test manifests <module>::`.
+//! `manifests`, `apiserver`, `project`): kube is linked four times, not once per test file.
+//! To add a test file to this group, put it in this directory and add its `mod` line below
+//! (`project`'s `test_layout` fails on a test file outside a group or not declared). Run one
+//! file's tests with `cargo test -p operator-gen-tests --test manifests <module>::`.
 //! A group's tests share one process and run in parallel: none may change process-wide state
-//! (environment, current directory, panic hook) for others to see, and every build in the
+//! (environment, current directory, panic hook) for the others, and every build in the
 //! generated projects' shared target directory holds `operator_gen_tests::operator::build_lock`.
 
 mod conformance;

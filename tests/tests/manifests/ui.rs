@@ -5,8 +5,8 @@
 //! changes between releases, so on another toolchain this test may fail on layout alone.
 //! Refresh them with `TRYBUILD=overwrite cargo test -p operator-gen-tests --test manifests ui::ui`,
 //! then read every changed file: each must show one clear error, not a cascade.
-//! `tests/tests/manifests/scan_diagnostics.rs` holds `operator-gen manifests`' diagnostics for the same
-//! sources.
+//! `tests/tests/manifests/scan_diagnostics.rs` holds `operator-gen manifests`' diagnostics for the
+//! same sources.
 
 #[test]
 fn ui() {
