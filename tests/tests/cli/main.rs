@@ -11,6 +11,7 @@
 //! (environment, current directory, panic hook) for the others, and every build in the
 //! generated projects' shared target directory holds `operator_gen_tests::operator::build_lock`.
 
+mod book;
 mod cli_alpha;
 mod cli_cases;
 mod cli_commands;

@@ -22,4 +22,5 @@ mod operator_e2e;
 mod portable_project;
 mod publishable;
 mod test_layout;
+mod tutorial;
 mod webhook_scaffold;
