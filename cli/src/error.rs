@@ -14,7 +14,7 @@ pub enum Error {
     #[error("{}", lines(.0))]
     Diagnostics(Vec<Diagnostic>),
     /// A filesystem operation failed.
-    #[error("cannot {action} {}: {}; check the path and its permissions", path.display(), lower_first(&source.to_string()))]
+    #[error("cannot {action} {}: {}; {}", path.display(), lower_first(&source.to_string()), io_fix(source.kind()))]
     Io {
         /// What was being done, e.g. `read`.
         action: &'static str,
@@ -83,6 +83,21 @@ fn lines(diagnostics: &[Diagnostic]) -> String {
     lines.join("\n")
 }
 
+/// The fix an I/O failure calls for, by its kind: a full disk, a read-only file system and a
+/// missing permission each need something different of the user.
+fn io_fix(kind: std::io::ErrorKind) -> &'static str {
+    use std::io::ErrorKind;
+    match kind {
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded => {
+            "the disk is full: free some space on it and run the command again"
+        }
+        ErrorKind::ReadOnlyFilesystem => {
+            "the file system is read-only: remount it writable or work on a copy elsewhere"
+        }
+        _ => "check the path and its permissions",
+    }
+}
+
 fn lower_first(s: &str) -> String {
     let mut chars = s.chars();
     match chars.next() {
@@ -101,6 +116,30 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "cannot read x: boom; check the path and its permissions"
+        );
+    }
+
+    #[test]
+    fn io_errors_name_a_full_disk_and_a_read_only_file_system() {
+        let full = Error::io(
+            "write",
+            Path::new("PROJECT"),
+            std::io::Error::from(std::io::ErrorKind::StorageFull),
+        );
+        assert_eq!(
+            full.to_string(),
+            "cannot write PROJECT: no storage space; the disk is full: free some space on it and run the command again"
+        );
+        let read_only = Error::io(
+            "write",
+            Path::new("PROJECT"),
+            std::io::Error::from(std::io::ErrorKind::ReadOnlyFilesystem),
+        );
+        assert!(
+            read_only.to_string().ends_with(
+                "; the file system is read-only: remount it writable or work on a copy elsewhere"
+            ),
+            "{read_only}"
         );
     }
 

@@ -273,7 +273,7 @@ fn attribute_suggestion(key: &str) -> String {
         .chain(markers::registry::all_keys());
     markers::closest(key, keys, 0.8)
         .map(|k| format!(": did you mean `{k}`?"))
-        .unwrap_or_else(|| ": see the attribute reference in the operator-gen README".to_string())
+        .unwrap_or_else(|| ": see the marker reference, https://github.com/operator-gen/operator-gen/blob/main/docs/src/reference/markers.md".to_string())
 }
 
 /// A literal expression of the attribute form as a JSON value.

@@ -213,7 +213,7 @@ pub fn parse_line(line: &str) -> Result<Option<Marker>, Diagnostic> {
         return match suggest(shown) {
             Some(s) => err(format!("unknown marker `+{shown}`: did you mean `+{s}`?")),
             None => err(format!(
-                "unknown marker `+{shown}`: see the marker reference in the operator-gen README"
+                "unknown marker `+{shown}`: see the marker reference, https://github.com/operator-gen/operator-gen/blob/main/docs/src/reference/markers.md"
             )),
         };
     };

@@ -5,7 +5,7 @@
 //! [`pluralize`] follows flect v1.0.3's `Pluralize` rule for rule: its dictionary of irregular,
 //! identical and uncountable words, its singular-to-plural suffix list, its acronym table and its
 //! splitting of a word into parts, where only the last part is inflected. The differential test
-//! `tests/tests/naming_flect.rs` compares it with flect itself on `testdata/naming/nouns.txt`.
+//! `tests/tests/manifests/naming_flect.rs` compares it with flect itself on `testdata/naming/nouns.txt`.
 //!
 //! controller-gen names a CRD `lower(Pluralize(Kind))`, kubebuilder's scaffold lists
 //! `Pluralize(lower(Kind))`; the two differ for a few kinds (acronyms such as `DNS`, a last

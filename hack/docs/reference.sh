@@ -2,7 +2,7 @@
 # Rewrites the book's generated reference pages from their sources:
 #   docs/src/reference/commands.md  from the CLI's clap definitions (cli/src/cli.rs)
 #   docs/src/reference/markers.md   from the marker registry (codegen/src/markers/)
-# Run it after changing a command, a flag or a marker; tests/tests/book.rs fails while a page is
+# Run it after changing a command, a flag or a marker; tests/tests/cli/book.rs fails while a page is
 # stale.
 #
 # usage: hack/docs/reference.sh

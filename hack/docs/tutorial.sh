@@ -3,7 +3,7 @@
 # tutorial's own code: scaffolds a project with the commands the chapters show, copies the files
 # the tutorial writes (docs/tutorial/code/, each .rs file under the project's license header) over
 # the scaffold, then generates the manifests and the Helm chart. The result is committed;
-# tests/tests/tutorial.rs runs this script again and fails when the two differ.
+# tests/tests/project/tutorial.rs runs this script again and fails when the two differ.
 #
 # usage: hack/docs/tutorial.sh [dir]   (default: docs/tutorial/project, replaced)
 # OPERATOR_GEN names the operator-gen binary to run (default: built from this checkout).

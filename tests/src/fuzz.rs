@@ -1,5 +1,5 @@
 //! The fuzz targets' entry functions: the cargo-fuzz targets under `fuzz/` (nightly) and the
-//! stable corpus run `tests/tests/no_panic.rs` call the same two functions.
+//! stable corpus run `tests/tests/manifests/no_panic.rs` call the same two functions.
 
 use std::path::Path;
 

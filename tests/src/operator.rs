@@ -2,11 +2,13 @@
 //! project, run its manager binary as a child process (killed on drop, also on panic), read its
 //! log and metrics, and write a kubeconfig for a ServiceAccount token.
 
+use std::cell::Cell;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
+use std::process::Output;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::cli;
@@ -27,11 +29,48 @@ pub fn generated_build_env(command: &mut Command) -> &mut Command {
         .env("CARGO_PROFILE_DEV_DEBUG", "line-tables-only")
 }
 
-/// Runs `program args...` in `dir` with [`generated_build_env`]; panics with its output when it
-/// fails, else returns its stdout.
+/// The lock every build in [`generated_target_dir`] holds in this test process, with what it
+/// then reads of what it built: every project's `manager` binary is copied to the same
+/// `debug/manager` path, and two projects of one name share their test binaries' paths, so a
+/// build running between another's build and its copy (or its test run) would hand it the wrong
+/// binary. Taken again on the thread that holds it, it returns at once (a helper holding it
+/// calls [`shell`]); released when the outermost guard is dropped.
+pub fn build_lock() -> BuildLock {
+    static BUILDS: Mutex<()> = Mutex::new(());
+    if BUILD_HELD.get() {
+        return BuildLock(None);
+    }
+    let guard = BUILDS.lock().unwrap_or_else(PoisonError::into_inner);
+    BUILD_HELD.set(true);
+    BuildLock(Some(guard))
+}
+
+thread_local! {
+    /// Whether this thread holds [`build_lock`].
+    static BUILD_HELD: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A hold on [`build_lock`].
+pub struct BuildLock(Option<MutexGuard<'static, ()>>);
+
+impl Drop for BuildLock {
+    fn drop(&mut self) {
+        if self.0.take().is_some() {
+            BUILD_HELD.set(false);
+        }
+    }
+}
+
+/// Runs `command` with [`generated_build_env`] under [`build_lock`] and returns its output.
+pub fn generated_output(command: &mut Command) -> std::io::Result<Output> {
+    let _build = build_lock();
+    generated_build_env(command).output()
+}
+
+/// Runs `program args...` in `dir` with [`generated_build_env`] under [`build_lock`]; panics
+/// with its output when it fails, else returns its stdout.
 pub fn shell(dir: &Path, program: &str, args: &[&str]) -> String {
-    let out = generated_build_env(Command::new(program).args(args).current_dir(dir))
-        .output()
+    let out = generated_output(Command::new(program).args(args).current_dir(dir))
         .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
     assert!(
         out.status.success(),
@@ -63,10 +102,9 @@ pub struct Project {
 /// directory and copies it to `<parent>/manager`.
 ///
 /// Every generated project's binary lands on the same `debug/manager` path of the shared target
-/// directory, so builds in this process are serialized and the binary is copied out under the lock.
+/// directory, so the binary is built and copied out under [`build_lock`].
 /// Call only after [`cli::require_tool`]`("make", ..)` returned true.
 pub fn scaffold_and_build(parent: &Path, name: &str, api_args: &str) -> Project {
-    static BUILD: Mutex<()> = Mutex::new(());
     let dir = parent.join(name);
     std::fs::create_dir_all(&dir).expect("create the project directory");
     operator_gen(&dir, "init --domain my.domain");
@@ -74,9 +112,7 @@ pub fn scaffold_and_build(parent: &Path, name: &str, api_args: &str) -> Project 
     let tool = format!("OPERATOR_GEN={}", cli::operator_gen_bin().display());
     shell(&dir, "make", &["manifests", &tool]);
 
-    let _serial = BUILD
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _build = build_lock();
     let out = shell(
         &dir,
         &cli::cargo(),
@@ -173,7 +209,7 @@ impl ManagerProcess {
             .arg("--leader-elect")
             .arg(format!("--metrics-bind-address=127.0.0.1:{metrics_port}"))
             // plain HTTP: the tests read /metrics without a token (the secure default is
-            // checked on the apiserver by tests/tests/metrics_secure.rs)
+            // checked on the apiserver by tests/tests/apiserver/metrics_secure.rs)
             .arg("--metrics-secure=false")
             .arg(format!(
                 "--health-probe-bind-address=127.0.0.1:{probe_port}"

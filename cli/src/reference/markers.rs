@@ -133,7 +133,7 @@ Many validation markers also have a form for the items of a list:
 of the list it stands on.
 
 Every marker that changes the schema is proven against a real kube-apiserver by the test
-`tests/tests/apiserver_markers.rs`; each section below says what that test checks.
+`tests/tests/apiserver/apiserver_markers.rs`; each section below says what that test checks.
 ";
 
 fn refused(def: &Def) -> bool {

@@ -1,6 +1,6 @@
 // Command flect-pluralize reads one word per line on stdin and prints, per line,
 // the word, a tab, flect.Pluralize(word), a tab and flect.Singularize(word).
-// The naming differential test (tests/tests/naming_flect.rs) runs it as the judge.
+// The naming differential test (tests/tests/manifests/naming_flect.rs) runs it as the judge.
 package main
 
 import (

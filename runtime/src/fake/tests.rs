@@ -1,6 +1,6 @@
 //! The fake as users and kube's runtime reach it: seeded objects, registered types, and kube's
 //! `watcher`. Its agreement with a real apiserver is the behaviour table of the repository's
-//! `tests/tests/fake_client.rs`.
+//! `tests/tests/apiserver/fake_client.rs`.
 
 use super::*;
 use futures::TryStreamExt;

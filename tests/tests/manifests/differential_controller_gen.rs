@@ -8,7 +8,7 @@
 //! types it compared and how many are equal, and lists every exception with its reason; a
 //! difference not in `EXCEPTIONS`, or a row there that no longer matches, fails it.
 
-#[path = "../../testdata/differential/rust/src/lib.rs"]
+#[path = "../../../testdata/differential/rust/src/lib.rs"]
 mod twins;
 
 use operator_gen::manifests::{self, ManifestsOptions};

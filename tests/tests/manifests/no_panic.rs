@@ -9,9 +9,10 @@
 
 use operator_gen_tests::fuzz;
 use operator_gen_tests::workspace;
+use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::{Once, mpsc};
 use std::time::{Duration, Instant};
 
 /// The time one input may take (a debug build, on a shared machine).
@@ -240,15 +241,35 @@ struct Failure {
     problem: String,
 }
 
+thread_local! {
+    /// Set on the worker threads of [`failures`], whose panics are caught and reported.
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Silences panic messages on the calling thread only. The panic hook is process-wide and the
+/// other tests of this binary run beside these: the hook installed (once) defers to the one it
+/// replaced on every other thread, so their panics still print.
+fn quiet_panics_on_this_thread() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.get() {
+                previous(info);
+            }
+        }));
+    });
+    QUIET.set(true);
+}
+
 /// Runs `f` on each input on a worker thread; returns the inputs that panicked, and stops at the
 /// first one that takes longer than [`PER_INPUT`].
 fn failures(inputs: Vec<String>, f: fn(&str)) -> Vec<Failure> {
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
     let (tx, rx) = mpsc::channel::<Option<String>>();
     let shared = std::sync::Arc::new(inputs);
     let worker_inputs = std::sync::Arc::clone(&shared);
     std::thread::spawn(move || {
+        quiet_panics_on_this_thread();
         for input in worker_inputs.iter() {
             let outcome = catch_unwind(AssertUnwindSafe(|| f(input))).err().map(|p| {
                 p.downcast_ref::<String>()
@@ -279,7 +300,6 @@ fn failures(inputs: Vec<String>, f: fn(&str)) -> Vec<Failure> {
             }
         }
     }
-    std::panic::set_hook(hook);
     found
 }
 

@@ -25,7 +25,7 @@ use kube::api::{ApiResource, DynamicObject, GroupVersionKind, PostParams};
 use operator_gen_envtest::{ControlPlane, require_assets};
 use operator_gen_tests::cli;
 use operator_gen_tests::operator::{
-    ManagerProcess, ManagerSettings, free_port, operator_gen, shell,
+    ManagerProcess, ManagerSettings, build_lock, free_port, operator_gen, shell,
 };
 use operator_gen_tests::tools::{Ran, record_ran};
 use serde_json::{Value, json};
@@ -86,6 +86,8 @@ fn project(parent: &Path) -> (PathBuf, PathBuf) {
     );
     let tool = format!("OPERATOR_GEN={}", cli::operator_gen_bin().display());
     shell(&dir, "make", &["manifests", &tool]);
+    // built and copied out under the lock: every project's manager lands on one path
+    let _build = build_lock();
     let out = shell(
         &dir,
         &cli::cargo(),

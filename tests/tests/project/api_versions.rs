@@ -4,7 +4,7 @@
 //! the generated project building and passing its own tests; and `edit --multigroup`, which
 //! moves such a project into the multigroup layout.
 
-use operator_gen_tests::operator::{generated_build_env, shell};
+use operator_gen_tests::operator::{generated_output, shell};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -208,12 +208,11 @@ fn a_project_with_two_versions_builds_and_passes_its_tests() {
     );
     assert_ne!(edited, text);
     std::fs::write(&file, edited).expect("write the CRD");
-    let out = generated_build_env(
+    let out = generated_output(
         Command::new(&cargo)
             .args(["test", "--lib"])
             .current_dir(&dir),
     )
-    .output()
     .expect("run cargo test");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "{stdout}");

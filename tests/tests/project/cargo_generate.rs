@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use operator_gen_tests::cli::{self, UPDATE_GOLDENS};
-use operator_gen_tests::operator::generated_build_env;
+use operator_gen_tests::operator::generated_output;
 use operator_gen_tests::tools;
 
 /// The cargo-generate release `.ci/run` installs and the template is written for.
@@ -97,7 +97,7 @@ fn committed_template_is_current() {
     let failures = compare(&text_tree(&template_dir()), &text_tree(&target), &[]);
     assert!(
         failures.is_empty(),
-        "cargo-generate/ is stale; refresh it with `{UPDATE_GOLDENS}=1 cargo test -p operator-gen-tests --test cargo_generate`:\n{}",
+        "cargo-generate/ is stale; refresh it with `{UPDATE_GOLDENS}=1 cargo test -p operator-gen-tests --test project cargo_generate::`:\n{}",
         failures.join("\n")
     );
 }
@@ -242,12 +242,11 @@ fn cargo_generate_writes_what_init_writes_and_it_builds() {
         // One build is enough: the other value sets differ only in text the compiler ignores
         // or in the k8s-openapi feature, which would rebuild k8s-openapi.
         if i == 0 && failures.is_empty() {
-            let out = generated_build_env(
+            let out = generated_output(
                 Command::new(cli::cargo())
                     .arg("build")
                     .current_dir(&generated),
             )
-            .output()
             .expect("run cargo build");
             assert!(
                 out.status.success(),

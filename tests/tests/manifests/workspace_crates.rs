@@ -6,18 +6,18 @@
 //! crate gives it (testdata/registry: the registry is replaced by a vendored directory, so
 //! cargo resolves it offline).
 
-#[path = "../../testdata/workspace/api/src/lib.rs"]
+#[path = "../../../testdata/workspace/api/src/lib.rs"]
 mod fleet_api;
 
 // testdata/registry's crates, compiled here with the real runtime: the Dock kind sees the
 // registry crate and the renamed path dependency by the names its project gives them
-#[path = "../../testdata/registry/kinds/src/lib.rs"]
+#[path = "../../../testdata/registry/kinds/src/lib.rs"]
 mod berths;
-#[path = "../../testdata/registry/vendor/shared-api/src/lib.rs"]
+#[path = "../../../testdata/registry/vendor/shared-api/src/lib.rs"]
 mod shared_api;
 mod dock {
     use super::{berths, shared_api};
-    include!("../../testdata/registry/src/dock.rs");
+    include!("../../../testdata/registry/src/dock.rs");
 }
 
 use std::path::{Path, PathBuf};

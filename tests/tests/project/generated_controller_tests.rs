@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use operator_gen_tests::cli;
-use operator_gen_tests::operator::{generated_build_env, operator_gen};
+use operator_gen_tests::operator::{generated_output, operator_gen};
 use operator_gen_tests::tools::{Ran, record_ran};
 
 /// The control-plane binaries and `make`, or `None` after the skip (a failure in CI).
@@ -75,13 +75,11 @@ fn make_test(dir: &Path, assets: &Path) -> (String, String) {
             "OPERATOR_GEN={}",
             cli::operator_gen_bin().display()
         ))
-        .current_dir(dir);
-    let out = generated_build_env(&mut make)
+        .current_dir(dir)
         .env("KUBEBUILDER_ASSETS", assets)
         .env("CI", "true")
-        .env_remove("WATCH_NAMESPACE")
-        .output()
-        .expect("run make test");
+        .env_remove("WATCH_NAMESPACE");
+    let out = generated_output(&mut make).expect("run make test");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(

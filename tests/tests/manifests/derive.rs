@@ -1,31 +1,31 @@
 //! Derive end to end: the testdata inputs compiled with the real derives; `crd_yaml()` must be
 //! byte-identical to what `operator-gen manifests` writes for the same source.
 
-#[path = "../../testdata/conformance/cronjobs/src/lib.rs"]
+#[path = "../../../testdata/conformance/cronjobs/src/lib.rs"]
 mod cronjobs;
-#[path = "../../testdata/conformance/enums/src/lib.rs"]
+#[path = "../../../testdata/conformance/enums/src/lib.rs"]
 mod enums;
-#[path = "../../testdata/conformance/externaldocs/src/lib.rs"]
+#[path = "../../../testdata/conformance/externaldocs/src/lib.rs"]
 mod externaldocs;
-#[path = "../../testdata/conformance/foos/src/lib.rs"]
+#[path = "../../../testdata/conformance/foos/src/lib.rs"]
 mod foos;
-#[path = "../../testdata/conformance/immutabletypes/src/lib.rs"]
+#[path = "../../../testdata/conformance/immutabletypes/src/lib.rs"]
 mod immutabletypes;
-#[path = "../../testdata/conformance/jobs/src/lib.rs"]
+#[path = "../../../testdata/conformance/jobs/src/lib.rs"]
 mod jobs;
-#[path = "../../testdata/conformance/multiple_versions/src/lib.rs"]
+#[path = "../../../testdata/conformance/multiple_versions/src/lib.rs"]
 mod multiple_versions;
-#[path = "../../testdata/conformance/nogroup/src/lib.rs"]
+#[path = "../../../testdata/conformance/nogroup/src/lib.rs"]
 mod nogroup;
-#[path = "../../testdata/conformance/oneofs/src/lib.rs"]
+#[path = "../../../testdata/conformance/oneofs/src/lib.rs"]
 mod oneofs;
-#[path = "../../testdata/paths/src/lib.rs"]
+#[path = "../../../testdata/paths/src/lib.rs"]
 mod paths;
-#[path = "../../testdata/conformance/plural/src/lib.rs"]
+#[path = "../../../testdata/conformance/plural/src/lib.rs"]
 mod plural;
-#[path = "../../testdata/conformance/project_v4/src/lib.rs"]
+#[path = "../../../testdata/conformance/project_v4/src/lib.rs"]
 mod project_v4;
-#[path = "../../testdata/validation/src/lib.rs"]
+#[path = "../../../testdata/validation/src/lib.rs"]
 mod validation;
 
 use kube::Resource;

@@ -28,12 +28,8 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 use serde_json::{Value, json};
 
-#[path = "../../testdata/conformance/project_v4/src/lib.rs"]
-#[allow(dead_code)]
-mod project_v4;
-
-use project_v4::v1::captain::{Captain, CaptainSpec};
-use project_v4::{v1, v2};
+use crate::project_v4::v1::captain::{Captain, CaptainSpec};
+use crate::project_v4::{v1, v2};
 
 /// A kind of these tests only: a pilot the defaulter fills, seats that may not decrease.
 mod fleet {

@@ -24,7 +24,7 @@ const EXCEPTIONS: &[Exception] = &[Exception {
     reason: "batch/v1 JobSpec as controller-gen read it from k8s.io/api v0.36 when the golden was made; \
              the table of Kubernetes types is Kubernetes 1.37's (new fields such as JobSpec.scheduling and \
              Probe.grpc.mode, reworded descriptions). JobSpec at 1.37 is compared with controller-gen's \
-             by tests/tests/differential_controller_gen.rs (batch::v1::JobSpec, JobTemplateSpec)",
+             by tests/tests/manifests/differential_controller_gen.rs (batch::v1::JobSpec, JobTemplateSpec)",
 }];
 
 /// A testdata case, the options it runs with, and (our output file, golden file) pairs.

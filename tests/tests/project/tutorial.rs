@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use operator_gen_tests::cli;
-use operator_gen_tests::operator::{generated_build_env, shell};
+use operator_gen_tests::operator::{build_lock, generated_build_env, shell};
 use operator_gen_tests::tools::{Ran, record_ran};
 
 /// The committed project, relative to the checkout.
@@ -133,6 +133,8 @@ fn run_script(root: &Path, out: &Path) {
 
 /// The project's `make test` with `CI=true`; its stdout and stderr.
 fn make_test(dir: &Path, assets: &Path) -> (String, String) {
+    // its builds share the generated projects' target directory with the group's other tests
+    let _lock = build_lock();
     let mut make = Command::new("make");
     make.arg("test")
         .arg(format!(

@@ -1,6 +1,7 @@
 //! Against a real kube-apiserver: every CRD the generator writes for `testdata/` is accepted with
 //! server-side apply and becomes Established, and its markers are enforced.
 
+use crate::project_v4;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
 use operator_gen::manifests::{self, ManifestsOptions};
 use operator_gen_envtest::{ControlPlane, require_assets};
@@ -164,10 +165,6 @@ async fn generated_crds_are_established_and_enforce_their_markers() {
     assert_eq!(created.data["spec"]["defaultedString"], "fooDefaultString");
 }
 
-#[path = "../../testdata/conformance/project_v4/src/lib.rs"]
-#[allow(dead_code)]
-mod project_v4;
-
 /// The typed client, informer and lister the derive generates, against the real apiserver.
 #[tokio::test]
 async fn typed_client_informer_and_lister_work() {
@@ -281,7 +278,7 @@ async fn typed_client_informer_and_lister_work() {
     assert_eq!(types, ["Ready"], "the conditions after a spec update");
 }
 
-#[path = "../../testdata/validation/src/lib.rs"]
+#[path = "../../../testdata/validation/src/lib.rs"]
 mod validation;
 
 /// Every class of validation a marker declares is enforced by the apiserver with its own message.

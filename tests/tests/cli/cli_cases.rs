@@ -10,7 +10,8 @@
 //! ([`operator_gen_tests::older`]), whose path `@OLDER@` stands for in a command; a case using
 //! either is skipped, by the one skip rule, without git. `.git/` is not compared.
 //!
-//! Refresh the goldens with `UPDATE_GOLDENS=1 cargo test -p operator-gen-tests --test cli_cases`.
+//! Refresh the goldens with
+//! `UPDATE_GOLDENS=1 cargo test -p operator-gen-tests --test cli cli_cases::`.
 //! In goldens (the local cargo config `.cargo/config.toml`), this checkout's path reads
 //! `@OPERATOR_GEN_CHECKOUT@`.
 

@@ -1,0 +1,25 @@
+//! Against a real etcd and kube-apiserver (`KUBEBUILDER_ASSETS`), without a generated project:
+//! the control plane itself, the generated CRDs and their markers, the fake client's behaviour
+//! table, the runtime's webhook server and its secure metrics.
+//!
+//! The integration tests are four binaries, one per directory of `tests/tests/` (`cli`,
+//! `manifests`, `apiserver`, `project`): kube is linked four times, not once per test file.
+//! To add a test file to this group, put it in this directory and add its `mod` line below
+//! (`project`'s `test_layout` fails on a test file outside a group or not declared). Run one
+//! file's tests with `cargo test -p operator-gen-tests --test apiserver <module>::`.
+//! A group's tests share one process and run in parallel: none may change process-wide state
+//! (environment, current directory, panic hook) for the others, and every build in the
+//! generated projects' shared target directory holds `operator_gen_tests::operator::build_lock`.
+
+mod apiserver;
+mod apiserver_markers;
+mod control_plane;
+mod fake_client;
+mod metrics_secure;
+mod webhook_server;
+
+// kubebuilder's project-v4 kinds (testdata/conformance/project_v4), which `apiserver` and
+// `webhook_server` both use: a file may be compiled once per binary
+#[path = "../../../testdata/conformance/project_v4/src/lib.rs"]
+#[allow(dead_code)]
+mod project_v4;
