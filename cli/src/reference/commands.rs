@@ -3,7 +3,7 @@
 
 use clap::{Arg, ArgAction};
 
-use super::{cell, generated_note};
+use super::page::{cell, generated_note};
 
 /// One command of the CLI as the reference documents it.
 pub struct CommandDoc {

@@ -7,7 +7,7 @@ use operator_gen_codegen::markers::registry::{ABSENT, Case, Proof};
 use operator_gen_codegen::markers::{Arg, Def, Effect, REGISTRY, Target, parse_line};
 use serde_json::Value;
 
-use super::{cell, generated_note};
+use super::page::{cell, generated_note};
 
 /// The page's groups of markers, in page order: the emitter a marker feeds (as
 /// [`Effect::emitter`] names it), the section's title and what the group has in common.
@@ -149,6 +149,8 @@ fn full_stop(text: &str) -> String {
     }
 }
 
+/// The section of one marker: its heading and summary, then its list of facts, its argument
+/// table, its example and what the apiserver test checks of it.
 fn section(def: &Def, out: &mut String) {
     let doc = docs::doc(def.kind);
     out.push_str(&format!("### `+{}` {{#{}}}\n\n", def.name, anchor(def)));
@@ -158,109 +160,145 @@ fn section(def: &Def, out: &mut String) {
         "- **Doc comment:** `{}`\n",
         doc_form(def.name, def.arg)
     ));
-    if refused(def) {
-        if let Effect::None(reason) = def.effect {
-            out.push_str(&format!(
-                "- **In operator-gen:** refused: {}\n",
-                full_stop(reason)
-            ));
-        }
+    if let Effect::None(reason) = def.effect {
+        out.push_str(&format!(
+            "- **In operator-gen:** refused: {}\n",
+            full_stop(reason)
+        ));
     } else {
-        match def.keys.first().map(|key| attribute_shape(key, def.arg)) {
-            Some(form) => {
-                let aliases: Vec<String> = def.keys[1..].iter().map(|k| format!("`{k}`")).collect();
-                let also = if aliases.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (the key may also be spelled {})", aliases.join(", "))
-                };
-                let place = if def.targets.contains(&Target::Package) {
-                    " on a type or a field; in a module, write the doc-comment line"
-                } else {
-                    ""
-                };
-                out.push_str(&format!("- **Attribute:** `{form}`{also}{place}\n"));
-            }
-            None => out.push_str("- **Attribute:** none; write the doc-comment line.\n"),
-        }
-        if def.items {
-            let items_name = def.name.replacen(
-                "kubebuilder:validation:",
-                "kubebuilder:validation:items:",
-                1,
-            );
-            let attribute = match def.keys.first() {
-                Some(key) => format!(
-                    " or `{}`",
-                    attribute_shape(&format!("items_{key}"), def.arg)
-                ),
-                None => String::new(),
-            };
-            out.push_str(&format!(
-                "- **For list items:** `{}`{attribute} applies it to each item of the list it stands on\n",
-                doc_form(&items_name, def.arg),
-            ));
-        }
+        attribute_item(def, out);
+        items_item(def, out);
     }
     out.push_str(&format!("- **Stands on:** {}\n", targets(def)));
-    let mut value = describe(def.arg);
-    if matches!(def.arg, Arg::Any) && !refused(def) && !def.keys.is_empty() {
-        value.push_str(" (the attribute form takes literals and lists of them)");
-    }
-    out.push_str(&format!("- **Value:** {value}\n"));
-    if !refused(def) {
-        out.push_str(&format!(
-            "- **Repeatable:** {}\n",
-            if def.repeatable {
-                "yes, each occurrence adds to the result"
-            } else {
-                "no, give it once"
-            }
-        ));
-        out.push_str(&format!("- **Effect:** {}\n", effect(def)));
-    }
+    value_and_effect_items(def, out);
     let cg = match doc.controller_gen {
         ControllerGen::Same => "The same.".to_string(),
         ControllerGen::Differs(text) | ControllerGen::NotRead(text) => text.to_string(),
     };
     out.push_str(&format!("- **controller-gen:** {cg}\n"));
-    if let Arg::Args(args) = def.arg {
-        out.push_str("\n| Argument | Attribute spelling | Value |\n|---|---|---|\n");
-        for (name, arg) in args {
-            out.push_str(&format!(
-                "| `{name}` | `{}` | {} |\n",
-                snake(name),
-                describe(*arg)
-            ));
-        }
+    arguments_table(def, out);
+    example(def, out);
+    proofs(def, out);
+}
+
+/// The **Attribute** item of a marker that is not refused: the shape of its `#[k8s(...)]` form
+/// and the other spellings of its key, or that it has none.
+fn attribute_item(def: &Def, out: &mut String) {
+    let Some(key) = def.keys.first() else {
+        out.push_str("- **Attribute:** none; write the doc-comment line.\n");
+        return;
+    };
+    let form = attribute_shape(key, def.arg);
+    let aliases: Vec<String> = def.keys[1..].iter().map(|k| format!("`{k}`")).collect();
+    let also = if aliases.is_empty() {
+        String::new()
+    } else {
+        format!(" (the key may also be spelled {})", aliases.join(", "))
+    };
+    let place = if def.targets.contains(&Target::Package) {
+        " on a type or a field; in a module, write the doc-comment line"
+    } else {
+        ""
+    };
+    out.push_str(&format!("- **Attribute:** `{form}`{also}{place}\n"));
+}
+
+/// The **For list items** item of a marker that has an `items:` form.
+fn items_item(def: &Def, out: &mut String) {
+    if !def.items {
+        return;
     }
-    if let Some(lines) = docs::example(def.kind) {
-        let prefix = if def.targets.contains(&Target::Package) {
-            "//!"
+    let items_name = def.name.replacen(
+        "kubebuilder:validation:",
+        "kubebuilder:validation:items:",
+        1,
+    );
+    let attribute = match def.keys.first() {
+        Some(key) => format!(
+            " or `{}`",
+            attribute_shape(&format!("items_{key}"), def.arg)
+        ),
+        None => String::new(),
+    };
+    out.push_str(&format!(
+        "- **For list items:** `{}`{attribute} applies it to each item of the list it stands on\n",
+        doc_form(&items_name, def.arg),
+    ));
+}
+
+/// The **Value** item, and for a marker that is not refused the **Repeatable** and **Effect**
+/// items.
+fn value_and_effect_items(def: &Def, out: &mut String) {
+    let mut value = describe(def.arg);
+    if matches!(def.arg, Arg::Any) && !refused(def) && !def.keys.is_empty() {
+        value.push_str(" (the attribute form takes literals and lists of them)");
+    }
+    out.push_str(&format!("- **Value:** {value}\n"));
+    if refused(def) {
+        return;
+    }
+    out.push_str(&format!(
+        "- **Repeatable:** {}\n",
+        if def.repeatable {
+            "yes, each occurrence adds to the result"
         } else {
-            "///"
-        };
-        out.push_str("\nExample:\n\n```rust\n");
-        for line in lines.split('\n') {
-            out.push_str(&format!("{prefix} {line}\n"));
+            "no, give it once"
         }
-        out.push_str("```\n");
-        if !refused(def)
-            && let Some(attrs) = lines
-                .split('\n')
-                .map(attribute_form)
-                .collect::<Option<Vec<String>>>()
-        {
-            out.push_str("\nThe same as an attribute:\n\n```rust\n");
-            out.push_str(&format!("#[k8s({})]\n", attrs.join(", ")));
-            out.push_str("```\n");
-        }
+    ));
+    out.push_str(&format!("- **Effect:** {}\n", effect(def)));
+}
+
+/// The table of a marker's named arguments, with their attribute spellings.
+fn arguments_table(def: &Def, out: &mut String) {
+    let Arg::Args(args) = def.arg else {
+        return;
+    };
+    out.push_str("\n| Argument | Attribute spelling | Value |\n|---|---|---|\n");
+    for (name, arg) in args {
+        out.push_str(&format!(
+            "| `{name}` | `{}` | {} |\n",
+            snake(name),
+            describe(*arg)
+        ));
     }
-    if !def.proofs.is_empty() {
-        out.push_str("\nChecked on a real kube-apiserver:\n\n");
-        for p in def.proofs {
-            out.push_str(&format!("- {}\n", proof(p)));
-        }
+}
+
+/// The example of a marker as doc-comment lines and, for a marker that is not refused and whose
+/// lines all have one, as an attribute.
+fn example(def: &Def, out: &mut String) {
+    let Some(lines) = docs::example(def.kind) else {
+        return;
+    };
+    let prefix = if def.targets.contains(&Target::Package) {
+        "//!"
+    } else {
+        "///"
+    };
+    out.push_str("\nExample:\n\n```rust\n");
+    for line in lines.split('\n') {
+        out.push_str(&format!("{prefix} {line}\n"));
+    }
+    out.push_str("```\n");
+    if !refused(def)
+        && let Some(attrs) = lines
+            .split('\n')
+            .map(attribute_form)
+            .collect::<Option<Vec<String>>>()
+    {
+        out.push_str("\nThe same as an attribute:\n\n```rust\n");
+        out.push_str(&format!("#[k8s({})]\n", attrs.join(", ")));
+        out.push_str("```\n");
+    }
+}
+
+/// What the apiserver test checks of a marker, one item a proof.
+fn proofs(def: &Def, out: &mut String) {
+    if def.proofs.is_empty() {
+        return;
+    }
+    out.push_str("\nChecked on a real kube-apiserver:\n\n");
+    for p in def.proofs {
+        out.push_str(&format!("- {}\n", proof(p)));
     }
 }
 
