@@ -7,13 +7,19 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::init::BOILERPLATE;
-use crate::core_types::{CoreType, core_types};
+use crate::core_types::CoreType;
 use crate::error::{Error, Result};
 use crate::layout::{Apply, Existing, File, Insertion, Uncomment, Undo, Undone};
-use crate::names;
 use crate::printer::Printer;
-use crate::project::{self, ApiEntry, Project, ResourceEntry};
+use crate::project::markers::{
+    CONTROLLERS, CRD_RESOURCES, MODULES, RBAC_ROLES, REEXPORTS, SAMPLES,
+};
+use crate::project::paths::{config_prefix, role_prefix, types_file};
+use crate::project::storage_version::{self as storage, Storage};
+use crate::project::validate::{
+    find_core, kind_names, validate_group, validate_kind, validate_version,
+};
+use crate::project::{self, ApiEntry, Project, ResourceEntry, boilerplate, names, versions};
 use crate::scaffold::{IfExists, Scaffold};
 use crate::templates::Engine;
 use clap::{ArgAction, Args};
@@ -53,19 +59,6 @@ pub struct ApiArgs {
     #[arg(short, long)]
     pub yes: bool,
 }
-
-/// Marker in `mod.rs` files where `pub mod` lines go.
-pub const MODULES_MARKER: &str = "// +operator-gen:scaffold:modules";
-/// Marker in a version's `mod.rs` where the kinds are re-exported.
-pub const REEXPORTS_MARKER: &str = "// +operator-gen:scaffold:reexports";
-/// Marker in `src/main.rs` where controllers are registered.
-pub const CONTROLLERS_MARKER: &str = "// +operator-gen:scaffold:controllers";
-/// Marker in `config/crd/kustomization.yaml`.
-pub const CRD_MARKER: &str = "# +operator-gen:scaffold:crdkustomizeresource";
-/// Marker in `config/samples/kustomization.yaml`.
-pub const SAMPLES_MARKER: &str = "# +operator-gen:scaffold:manifestskustomizesamples";
-/// Marker in `config/rbac/kustomization.yaml`.
-pub const RBAC_MARKER: &str = "# +operator-gen:scaffold:rbackustomizeroles";
 
 /// What every `create api` template sees.
 #[derive(Debug, Serialize)]
@@ -201,43 +194,43 @@ const FILES: &[File<ApiContext>] = &[
 const RUST_WIRING: &[Insertion<ApiContext>] = &[
     Insertion {
         file: "src/api/mod.rs",
-        marker: MODULES_MARKER,
+        marker: MODULES,
         fragment: "pub mod {{api_module}};",
         when: |c| c.resource,
     },
     Insertion {
         file: "src/api/{{group_module}}/mod.rs",
-        marker: MODULES_MARKER,
+        marker: MODULES,
         fragment: "pub mod {{version_module}};",
         when: |c| c.resource && c.multigroup,
     },
     Insertion {
         file: "src/api/{{api_dir}}/mod.rs",
-        marker: MODULES_MARKER,
+        marker: MODULES,
         fragment: "pub mod {{kind_module}};",
         when: |c| c.resource,
     },
     Insertion {
         file: "src/api/{{api_dir}}/mod.rs",
-        marker: REEXPORTS_MARKER,
+        marker: REEXPORTS,
         fragment: "pub use {{kind_module}}::*;",
         when: |c| c.resource,
     },
     Insertion {
         file: "src/controller/mod.rs",
-        marker: MODULES_MARKER,
+        marker: MODULES,
         fragment: "pub mod {{controller_module}};",
         when: |c| c.controller,
     },
     Insertion {
         file: "src/controller/{{group_module}}/mod.rs",
-        marker: MODULES_MARKER,
+        marker: MODULES,
         fragment: "pub mod {{kind_module}};",
         when: |c| c.controller && c.multigroup,
     },
     Insertion {
         file: "src/main.rs",
-        marker: CONTROLLERS_MARKER,
+        marker: CONTROLLERS,
         fragment: "{{crate_name}}::{{controller_path}}::register(&mut mgr);",
         when: |c| c.controller,
     },
@@ -247,31 +240,31 @@ const RUST_WIRING: &[Insertion<ApiContext>] = &[
 const KUSTOMIZE_WIRING: &[Insertion<ApiContext>] = &[
     Insertion {
         file: "config/samples/kustomization.yaml",
-        marker: SAMPLES_MARKER,
+        marker: SAMPLES,
         fragment: "- {{sample_name}}.yaml",
         when: |c| c.resource,
     },
     Insertion {
         file: "config/rbac/kustomization.yaml",
-        marker: RBAC_MARKER,
+        marker: RBAC_ROLES,
         fragment: "- {{config_prefix}}_admin_role.yaml",
         when: |c| c.resource && !c.other_version,
     },
     Insertion {
         file: "config/rbac/kustomization.yaml",
-        marker: RBAC_MARKER,
+        marker: RBAC_ROLES,
         fragment: "- {{config_prefix}}_editor_role.yaml",
         when: |c| c.resource && !c.other_version,
     },
     Insertion {
         file: "config/rbac/kustomization.yaml",
-        marker: RBAC_MARKER,
+        marker: RBAC_ROLES,
         fragment: "- {{config_prefix}}_viewer_role.yaml",
         when: |c| c.resource && !c.other_version,
     },
     Insertion {
         file: "config/crd/kustomization.yaml",
-        marker: CRD_MARKER,
+        marker: CRD_RESOURCES,
         fragment: "- bases/{{crd_file}}",
         when: |c| c.resource && !c.other_version,
     },
@@ -289,7 +282,7 @@ pub fn run(args: &ApiArgs, root: &Path, printer: &Printer) -> Result<()> {
     let mut project = Project::load(root)?;
     let plan = plan(args, &project, printer)?;
     let engine = Engine::new()?;
-    let header = std::fs::read_to_string(root.join(BOILERPLATE)).unwrap_or_default();
+    let header = boilerplate::read(root);
     let mut ctx = context(&plan, &project, header);
     let mut s = Scaffold::new(root);
     ctx.storage_version = mark_storage(&mut s, &plan, &project, &ctx)?;
@@ -414,6 +407,83 @@ struct Plan {
 fn plan(args: &ApiArgs, project: &Project, printer: &Printer) -> Result<Plan> {
     validate_version(&args.version)?;
     validate_kind(&args.kind)?;
+    let (resource, controller, controller_skipped) = what_to_scaffold(args, project, printer)?;
+    let existing = project
+        .resources
+        .iter()
+        .position(|r| r.group == args.group && r.version == args.version && r.kind == args.kind);
+    let existing_api = existing.and_then(|i| project.resources[i].api.clone());
+
+    let core = if !resource {
+        find_core(&args.group, &args.version, &args.kind)?
+    } else {
+        None
+    };
+    if !resource && core.is_none() && existing_api.is_none() {
+        return Err(Error::msg(format!(
+            "--resource=false needs an existing type, but {}/{} {} is not in PROJECT and {:?} is not a built-in group; drop --resource=false or use a built-in group such as apps",
+            args.group, args.version, args.kind, args.group
+        )));
+    }
+    if core.is_none() {
+        check_group(args, project)?;
+    }
+
+    if resource {
+        check_kind_clash(args, project)?;
+    }
+    // the other versions of the kind this one joins in one CRD
+    let siblings = if resource {
+        siblings(project, &args.group, &args.kind, &args.version)
+    } else {
+        Vec::new()
+    };
+    let sibling = siblings.first().map(|&i| &project.resources[i]);
+    if let Some(i) = existing {
+        let entry = &project.resources[i];
+        let clash = (resource && entry.api.is_some()) || (controller && entry.controller);
+        if clash && !args.force {
+            return Err(Error::msg(format!(
+                "API resource already exists: {}/{} {}; pass --force to scaffold its files again",
+                args.group, args.version, args.kind
+            )));
+        }
+    }
+    let (plural, default_plural) = plural(args, project, core, existing, sibling)?;
+    let namespaced = scope(args, core, existing_api.as_ref(), sibling, resource)?;
+    if controller {
+        check_controller_module(args, project)?;
+    }
+    if project.namespaced && !namespaced {
+        return Err(Error::msg(format!(
+            "kind {} is cluster-scoped, but a namespace-scoped manager (init --namespaced) only has a Role in its own namespace; scaffold a namespaced kind or use a project initialised without --namespaced",
+            args.kind
+        )));
+    }
+    Ok(Plan {
+        group: args.group.clone(),
+        version: args.version.clone(),
+        kind: args.kind.clone(),
+        custom_plural: plural != default_plural,
+        plural,
+        namespaced,
+        resource,
+        controller,
+        core,
+        existing,
+        siblings,
+        storage: args.storage,
+        controller_skipped,
+    })
+}
+
+/// Whether the type and the controller are scaffolded (asked on a terminal when not given), and
+/// why no controller is when the kind has one already.
+fn what_to_scaffold(
+    args: &ApiArgs,
+    project: &Project,
+    printer: &Printer,
+) -> Result<(bool, bool, Option<String>)> {
     let interactive = !args.yes && std::io::stdin().is_terminal();
     let resource = ask(args.resource, interactive, "Create Resource", printer);
     // a kind has one controller: a new version of a kind that has one adds only the type
@@ -445,59 +515,34 @@ fn plan(args: &ApiArgs, project: &Project, printer: &Printer) -> Result<Plan> {
             "nothing to scaffold: --resource=false and --controller=false; drop one of them",
         ));
     }
+    Ok((resource, controller, controller_skipped))
+}
 
-    let existing = project
+/// The group must be valid, and the only one of a single-group project.
+fn check_group(args: &ApiArgs, project: &Project) -> Result<()> {
+    validate_group(&args.group, project)?;
+    let other_group = project
         .resources
         .iter()
-        .position(|r| r.group == args.group && r.version == args.version && r.kind == args.kind);
-    let existing_api = existing.and_then(|i| project.resources[i].api.clone());
-
-    let core = if !resource {
-        find_core(&args.group, &args.version, &args.kind)?
-    } else {
-        None
-    };
-    if !resource && core.is_none() && existing_api.is_none() {
+        .find(|r| !r.core && r.group != args.group);
+    if let (false, Some(other)) = (project.multigroup, other_group) {
         return Err(Error::msg(format!(
-            "--resource=false needs an existing type, but {}/{} {} is not in PROJECT and {:?} is not a built-in group; drop --resource=false or use a built-in group such as apps",
-            args.group, args.version, args.kind, args.group
+            "multiple groups are not allowed in a single-group project (it has group {:?}); use --group {} or start the project with `operator-gen init --multigroup`",
+            other.group, other.group
         )));
     }
-    if core.is_none() {
-        validate_group(&args.group, project)?;
-        let other_group = project
-            .resources
-            .iter()
-            .find(|r| !r.core && r.group != args.group);
-        if let (false, Some(other)) = (project.multigroup, other_group) {
-            return Err(Error::msg(format!(
-                "multiple groups are not allowed in a single-group project (it has group {:?}); use --group {} or start the project with `operator-gen init --multigroup`",
-                other.group, other.group
-            )));
-        }
-    }
+    Ok(())
+}
 
-    if resource {
-        check_kind_clash(args, project)?;
-    }
-    // the other versions of the kind this one joins in one CRD
-    let siblings = if resource {
-        siblings(project, &args.group, &args.kind, &args.version)
-    } else {
-        Vec::new()
-    };
-    let sibling = siblings.first().map(|&i| &project.resources[i]);
-    if let Some(i) = existing {
-        let entry = &project.resources[i];
-        let clash = (resource && entry.api.is_some()) || (controller && entry.controller);
-        if clash && !args.force {
-            return Err(Error::msg(format!(
-                "API resource already exists: {}/{} {}; pass --force to scaffold its files again",
-                args.group, args.version, args.kind
-            )));
-        }
-    }
-
+/// The plural and the kind's default one: `--plural`, else the one PROJECT records for this
+/// version or another version of the kind (which share one CRD), else the default.
+fn plural(
+    args: &ApiArgs,
+    project: &Project,
+    core: Option<CoreType>,
+    existing: Option<usize>,
+    sibling: Option<&ResourceEntry>,
+) -> Result<(String, String)> {
     let default_plural = match core {
         Some(c) => c.plural.to_owned(),
         None => names::plural(&args.kind),
@@ -523,6 +568,18 @@ fn plan(args: &ApiArgs, project: &Project, printer: &Printer) -> Result<Plan> {
             "plural {plural:?} is invalid: it must be a DNS-1035 label (lower-case letters, digits and '-', starting with a letter); pass --plural"
         )));
     }
+    Ok((plural, default_plural))
+}
+
+/// Whether the kind is namespace-scoped: a built-in type's own scope, else `--namespaced`, else
+/// the scope PROJECT records for it or another version of the kind, else namespaced.
+fn scope(
+    args: &ApiArgs,
+    core: Option<CoreType>,
+    existing_api: Option<&ApiEntry>,
+    sibling: Option<&ResourceEntry>,
+    resource: bool,
+) -> Result<bool> {
     let sibling_scope = sibling.and_then(|r| r.api.as_ref().map(|a| (r, a.namespaced)));
     if let (Some(given), Some((r, theirs))) = (args.namespaced, sibling_scope)
         && given != theirs
@@ -535,50 +592,32 @@ fn plan(args: &ApiArgs, project: &Project, printer: &Printer) -> Result<Plan> {
             if theirs { "namespaced" } else { "cluster" }
         )));
     }
-    let namespaced = match (core, args.namespaced, &existing_api) {
+    Ok(match (core, args.namespaced, existing_api) {
         (Some(c), _, _) => c.namespaced,
         (None, Some(n), _) => n,
         (None, None, Some(api)) if !resource => api.namespaced,
         (None, None, _) if sibling_scope.is_some() => sibling_scope.is_some_and(|(_, n)| n),
         _ => true,
-    };
-    if controller {
-        let module = names::kind_module(&args.kind);
-        let group_mod = names::module_name(&args.group);
-        let owner = project.resources.iter().find(|r| {
-            r.controller
-                && names::kind_module(&r.kind) == module
-                && (!project.multigroup || names::module_name(&r.group) == group_mod)
-                && !(r.group == args.group && r.version == args.version && r.kind == args.kind)
-        });
-        if let Some(r) = owner {
-            return Err(Error::msg(format!(
-                "the controller module `{module}` already belongs to {}/{} {}; pass --controller=false to add only the type",
-                r.group, r.version, r.kind
-            )));
-        }
-    }
-    if project.namespaced && !namespaced {
+    })
+}
+
+/// The controller's module must not belong to another kind's controller.
+fn check_controller_module(args: &ApiArgs, project: &Project) -> Result<()> {
+    let module = names::kind_module(&args.kind);
+    let group_mod = names::module_name(&args.group);
+    let owner = project.resources.iter().find(|r| {
+        r.controller
+            && names::kind_module(&r.kind) == module
+            && (!project.multigroup || names::module_name(&r.group) == group_mod)
+            && !(r.group == args.group && r.version == args.version && r.kind == args.kind)
+    });
+    if let Some(r) = owner {
         return Err(Error::msg(format!(
-            "kind {} is cluster-scoped, but a namespace-scoped manager (init --namespaced) only has a Role in its own namespace; scaffold a namespaced kind or use a project initialised without --namespaced",
-            args.kind
+            "the controller module `{module}` already belongs to {}/{} {}; pass --controller=false to add only the type",
+            r.group, r.version, r.kind
         )));
     }
-    Ok(Plan {
-        group: args.group.clone(),
-        version: args.version.clone(),
-        kind: args.kind.clone(),
-        custom_plural: plural != default_plural,
-        plural,
-        namespaced,
-        resource,
-        controller,
-        core,
-        existing,
-        siblings,
-        storage: args.storage,
-        controller_skipped,
-    })
+    Ok(())
 }
 
 fn ask(flag: Option<bool>, interactive: bool, question: &str, printer: &Printer) -> bool {
@@ -587,65 +626,6 @@ fn ask(flag: Option<bool>, interactive: bool, question: &str, printer: &Printer)
         None if interactive => printer.ask_yes_no(question).unwrap_or(true),
         None => true,
     }
-}
-
-pub(crate) fn validate_version(version: &str) -> Result<()> {
-    if !names::is_dns1123_label(version) {
-        return Err(Error::msg(format!(
-            "version {version:?} is invalid: it must be a DNS-1123 label (lower-case letters, digits and '-'); pass e.g. --version v1"
-        )));
-    }
-    let module = names::module_name(version);
-    if !version.starts_with(|c: char| c.is_ascii_lowercase()) || names::is_rust_keyword(&module) {
-        return Err(Error::msg(format!(
-            "version {version:?} cannot name a rust module (it must start with a letter and not be a keyword); pass e.g. --version v1"
-        )));
-    }
-    Ok(())
-}
-
-pub(crate) fn validate_kind(kind: &str) -> Result<()> {
-    if !kind.starts_with(|c: char| c.is_ascii_uppercase()) {
-        return Err(Error::msg(format!(
-            "invalid kind {kind:?}: must start with an uppercase character; pass e.g. --kind Captain"
-        )));
-    }
-    if !names::is_dns1035_label(&kind.to_ascii_lowercase()) || kind.contains('-') {
-        return Err(Error::msg(format!(
-            "invalid kind {kind:?}: use only ASCII letters and digits (its lower-case form must be a DNS-1035 label); pass e.g. --kind Captain"
-        )));
-    }
-    if names::RESERVED_KINDS.contains(&kind) || names::is_rust_keyword(kind) {
-        return Err(Error::msg(format!(
-            "invalid kind {kind:?}: it would shadow a rust prelude or generated name; pick another kind"
-        )));
-    }
-    let module = names::kind_module(kind);
-    if names::is_rust_keyword(&module) || module == "mod" {
-        return Err(Error::msg(format!(
-            "invalid kind {kind:?}: its module name `{module}` is a rust keyword; pick another kind"
-        )));
-    }
-    Ok(())
-}
-
-/// The type names a kind puts in its version module: the root type the derive generates, the
-/// scaffolded spec and status, the derive's client, listers and informer, and `<Kind>List`, the
-/// name a list of it conventionally takes.
-pub(crate) fn kind_names(kind: &str) -> Vec<String> {
-    [
-        "",
-        "Spec",
-        "Status",
-        "List",
-        "Client",
-        "Lister",
-        "NamespaceLister",
-        "Informer",
-    ]
-    .iter()
-    .map(|suffix| format!("{kind}{suffix}"))
-    .collect()
 }
 
 /// A new kind must not define a name another kind of its module defines (`Foo` and `FooSpec`).
@@ -668,67 +648,6 @@ fn check_kind_clash(args: &ApiArgs, project: &Project) -> Result<()> {
         }
     }
     Ok(())
-}
-
-fn validate_group(group: &str, project: &Project) -> Result<()> {
-    let full = project.qualified_group(group);
-    if !names::is_dns1123_subdomain(&full) {
-        return Err(Error::msg(format!(
-            "either group {group:?} or domain {:?} is invalid: {full:?} must be a DNS-1123 subdomain; pass e.g. --group crew",
-            project.domain
-        )));
-    }
-    let module = names::module_name(group);
-    if project.multigroup
-        && (!group.starts_with(|c: char| c.is_ascii_lowercase()) || names::is_rust_keyword(&module))
-    {
-        return Err(Error::msg(format!(
-            "group {group:?} cannot name a rust module (it must start with a letter and not be a keyword); pass another --group"
-        )));
-    }
-    Ok(())
-}
-
-/// Resolve a built-in group (`apps`, `core`, `networking`, `rbac.authorization` ...).
-pub(crate) fn find_core(group: &str, version: &str, kind: &str) -> Result<Option<CoreType>> {
-    let all = core_types();
-    let in_group: Vec<&CoreType> = all
-        .iter()
-        .filter(|c| {
-            c.module == group
-                || c.group == group
-                || (group == "core" && c.group.is_empty())
-                || c.group.strip_suffix(".k8s.io") == Some(group)
-        })
-        .collect();
-    if in_group.is_empty() {
-        return Ok(None);
-    }
-    let in_version: Vec<&&CoreType> = in_group.iter().filter(|c| c.version == version).collect();
-    if in_version.is_empty() {
-        let mut versions: Vec<&str> = in_group.iter().map(|c| c.version).collect();
-        versions.sort_unstable();
-        versions.dedup();
-        return Err(Error::msg(format!(
-            "built-in group {group:?} has no version {version:?}; pass --version with one of {}",
-            versions.join(", ")
-        )));
-    }
-    match in_version.iter().find(|c| c.kind == kind) {
-        Some(c) => Ok(Some(***c)),
-        None => {
-            let hint = match names::did_you_mean(kind, in_version.iter().map(|c| c.kind)) {
-                Some(k) => format!("did you mean --kind {k}?"),
-                None => format!(
-                    "see `kubectl api-resources --api-group={}`",
-                    in_version[0].group
-                ),
-            };
-            Err(Error::msg(format!(
-                "built-in group {group:?} version {version:?} has no kind {kind:?}; {hint}"
-            )))
-        }
-    }
 }
 
 fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
@@ -831,47 +750,6 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
     }
 }
 
-/// The types file of `entry`'s version of its kind.
-pub(crate) fn types_file(project: &Project, group: &str, version: &str, kind: &str) -> String {
-    format!(
-        "src/api/{}/{}.rs",
-        version_dir(project, group, version),
-        names::kind_module(kind)
-    )
-}
-
-/// The prefix of a kind's file names under config/: `crew_captain` in a multigroup project, else
-/// `captain`.
-pub(crate) fn config_prefix(multigroup: bool, group: &str, kind: &str) -> String {
-    let kind_lower = names::lower(kind);
-    if multigroup {
-        format!("{}_{kind_lower}", names::module_name(group))
-    } else {
-        kind_lower
-    }
-}
-
-/// The prefix of a kind's role names: `crew-captain` in a multigroup project, else `captain`.
-pub(crate) fn role_prefix(multigroup: bool, group: &str, kind: &str) -> String {
-    let kind_lower = names::lower(kind);
-    if multigroup {
-        format!("{}-{kind_lower}", group.replace('.', "-"))
-    } else {
-        kind_lower
-    }
-}
-
-/// A version's directory under `src/api/` (and `src/webhook/`): `v1`, or `crew/v1` in a
-/// multigroup project.
-pub(crate) fn version_dir(project: &Project, group: &str, version: &str) -> String {
-    let version_mod = names::module_name(version);
-    if project.multigroup {
-        format!("{}/{version_mod}", names::module_name(group))
-    } else {
-        version_mod
-    }
-}
-
 /// Keeps the storage marker right among the versions of `entry`'s kind that remain in `project`
 /// once `entry` is deleted (`delete api`; `entry` is no longer in `project`): a lone remaining
 /// version is stored anyway, so the marker `create api` put on it when a second version came
@@ -882,7 +760,6 @@ pub(crate) fn unmark_after_delete(
     project: &Project,
     entry: &ResourceEntry,
 ) -> Result<()> {
-    use crate::storage::{self, Storage};
     if entry.core || entry.api.is_none() {
         return Ok(());
     }
@@ -941,7 +818,6 @@ fn mark_storage(
     project: &Project,
     ctx: &ApiContext,
 ) -> Result<bool> {
-    use crate::storage::{self, Storage};
     if !plan.resource || plan.core.is_some() {
         return Ok(false);
     }
@@ -1073,5 +949,5 @@ fn update_project(project: &mut Project, plan: &Plan, ctx: &ApiContext) {
         }
         None => project.resources.push(new),
     }
-    project.cli_version = Some(super::versions::CLI.to_owned());
+    project.cli_version = Some(versions::CLI.to_owned());
 }

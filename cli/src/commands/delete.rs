@@ -10,12 +10,11 @@ use clap::Args;
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
 use super::api::{self, ApiContext};
-use super::init::BOILERPLATE;
 use crate::error::{Error, Result};
 use crate::layout::{Undo, Undone};
-use crate::names;
 use crate::printer::Printer;
-use crate::project::{self, Project, ResourceEntry};
+use crate::project::validate::kind_names;
+use crate::project::{self, Project, ResourceEntry, boilerplate, names, versions};
 use crate::scaffold::{IfExists, Scaffold};
 use crate::templates::Engine;
 
@@ -49,7 +48,7 @@ pub fn run(args: &DeleteApiArgs, root: &Path, printer: &Printer) -> Result<()> {
     let entry = project.resources.remove(index);
     refuse_webhooks(&entry, &project)?;
     let engine = Engine::new()?;
-    let header = std::fs::read_to_string(root.join(BOILERPLATE)).unwrap_or_default();
+    let header = boilerplate::read(root);
     let ctx = api::entry_context(&entry, &project, header.clone())?;
     let others = project
         .resources
@@ -62,7 +61,7 @@ pub fn run(args: &DeleteApiArgs, root: &Path, printer: &Printer) -> Result<()> {
         engine: &engine,
         ctx: &ctx,
         others: &others,
-        later_edits: crate::storage::without_marker,
+        later_edits: crate::project::storage_version::without_marker,
     };
     api::unmark_after_delete(&mut s, &project, &entry)?;
     let undone = api::undo(&undo, &mut s)?;
@@ -84,7 +83,7 @@ pub fn run(args: &DeleteApiArgs, root: &Path, printer: &Printer) -> Result<()> {
         }
     }
 
-    project.cli_version = Some(super::versions::CLI.to_owned());
+    project.cli_version = Some(versions::CLI.to_owned());
     s.file(project::FILE_NAME, project.render()?, IfExists::Overwrite)?;
     s.check()?;
     s.commit(printer)?;
@@ -189,14 +188,14 @@ fn needles(ctx: &ApiContext, others: &[ApiContext], undone: &Undone) -> Vec<Need
         let taken: Vec<String> = others
             .iter()
             .filter(|o| o.resource && !o.core)
-            .flat_map(|o| api::kind_names(&o.kind))
+            .flat_map(|o| kind_names(&o.kind))
             .collect();
         let mut prefix = Vec::new();
         if ctx.multigroup {
             prefix.push(ctx.group_module.clone());
         }
         prefix.push(ctx.version_module.clone());
-        for name in api::kind_names(&ctx.kind)
+        for name in kind_names(&ctx.kind)
             .into_iter()
             .chain([ctx.kind_module.clone()])
         {

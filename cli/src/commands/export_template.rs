@@ -7,11 +7,14 @@
 
 use std::path::Path;
 
-use super::init::{self, InitContext, LocalCrate, OUR_CRATES, RESERVED_CRATES, YAML_WORDS};
-use super::{apache2_header, versions};
+use super::init::{self, InitContext};
 use crate::error::{Error, Result};
-use crate::names::RUST_KEYWORDS;
 use crate::printer::Printer;
+use crate::project::boilerplate::apache2_header;
+use crate::project::names::RUST_KEYWORDS;
+use crate::project::runtime_crates::{LocalCrate, OUR_CRATES};
+use crate::project::validate::{RESERVED_CRATES, YAML_WORDS};
+use crate::project::versions;
 use crate::scaffold::{IfExists, Scaffold};
 
 /// The template's configuration file.

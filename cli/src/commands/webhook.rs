@@ -7,14 +7,19 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::api::{CONTROLLERS_MARKER, MODULES_MARKER, find_core, validate_kind, validate_version};
-use super::init::BOILERPLATE;
 use crate::core_types::CoreType;
 use crate::error::{Error, Result};
 use crate::layout::{Apply, Existing, File, Insertion, Uncomment, always};
-use crate::names;
 use crate::printer::Printer;
-use crate::project::{self, Project, ResourceEntry, WebhooksEntry};
+use crate::project::markers::{
+    CONTROLLERS, CRD_WEBHOOK_PATCHES, DEFAULT_PATCHES, DEFAULT_REPLACEMENTS, IMPORTS, MODULES,
+    NETWORK_POLICIES, WEBHOOK_MANIFESTS, WEBHOOK_MARKERS, WEBHOOK_REGISTRATIONS, WEBHOOK_TYPES,
+    WEBHOOKS,
+};
+use crate::project::paths::{types_file, version_dir, version_module_path};
+use crate::project::storage_version::{self as storage, Storage};
+use crate::project::validate::{find_core, validate_kind, validate_version};
+use crate::project::{self, Project, ResourceEntry, WebhooksEntry, boilerplate, names, versions};
 use crate::scaffold::{IfExists, Scaffold};
 use crate::templates::Engine;
 use clap::Args;
@@ -50,27 +55,6 @@ pub struct WebhookArgs {
     #[arg(long)]
     pub force: bool,
 }
-
-/// Marker in `src/main.rs` where webhooks are registered with the webhook server.
-pub const WEBHOOKS_MARKER: &str = "// +operator-gen:scaffold:webhooks";
-/// Marker in a kind's webhook module where its `+kubebuilder:webhook` lines go.
-pub const WEBHOOK_MARKERS_MARKER: &str = "// +operator-gen:scaffold:webhookmarkers";
-/// Marker in a kind's webhook module where its `use` lines go.
-pub const IMPORTS_MARKER: &str = "// +operator-gen:scaffold:imports";
-/// Marker in a kind's webhook module where its hooks are added to the server.
-pub const REGISTRATIONS_MARKER: &str = "// +operator-gen:scaffold:webhookregistrations";
-/// Marker in a kind's webhook module where the defaulter and validator types go.
-pub const TYPES_MARKER: &str = "// +operator-gen:scaffold:webhooktypes";
-/// Marker in `config/default/kustomization.yaml` where the manager's webhook patch goes.
-pub const DEFAULT_PATCHES_MARKER: &str = "# +operator-gen:scaffold:defaultpatches";
-/// Marker in `config/default/kustomization.yaml` where the CA injection replacements go.
-pub const DEFAULT_REPLACEMENTS_MARKER: &str = "# +operator-gen:scaffold:defaultreplacements";
-/// Marker in `config/crd/kustomization.yaml` where CRD patches go.
-pub const CRD_PATCHES_MARKER: &str = "# +operator-gen:scaffold:crdkustomizewebhookpatch";
-/// Marker in `config/webhook/kustomization.yaml` where `manifests.yaml` is listed.
-pub const WEBHOOK_MANIFESTS_MARKER: &str = "# +operator-gen:scaffold:webhookmanifests";
-/// Marker in `config/network-policy/kustomization.yaml`.
-pub const NETWORK_POLICIES_MARKER: &str = "# +operator-gen:scaffold:networkpolicies";
 
 /// What every `create webhook` template sees.
 #[derive(Debug, Serialize)]
@@ -240,7 +224,7 @@ const SPOKE_FILES: &[File<SpokeContext>] = &[File {
 /// Each spoke's conversion module, declared in its version module.
 const SPOKE_WIRING: &[Insertion<SpokeContext>] = &[Insertion {
     file: "src/api/{{spoke_dir}}/mod.rs",
-    marker: MODULES_MARKER,
+    marker: MODULES,
     fragment: "pub mod {{kind_module}}_conversion;",
     when: always,
 }];
@@ -252,31 +236,31 @@ const KIND_FILE: &str = "src/webhook/{{webhook_dir}}/{{kind_module}}.rs";
 const RUST_WIRING: &[Insertion<WebhookContext>] = &[
     Insertion {
         file: "src/lib.rs",
-        marker: MODULES_MARKER,
+        marker: MODULES,
         fragment: "pub mod webhook;",
         when: always,
     },
     Insertion {
         file: "src/webhook/mod.rs",
-        marker: MODULES_MARKER,
+        marker: MODULES,
         fragment: "pub mod {{webhook_module}};",
         when: always,
     },
     Insertion {
         file: "src/webhook/{{group_module}}/mod.rs",
-        marker: MODULES_MARKER,
+        marker: MODULES,
         fragment: "pub mod {{version_module}};",
         when: |c| c.multigroup,
     },
     Insertion {
         file: "src/webhook/{{webhook_dir}}/mod.rs",
-        marker: MODULES_MARKER,
+        marker: MODULES,
         fragment: "pub mod {{kind_module}};",
         when: always,
     },
     Insertion {
         file: "src/main.rs",
-        marker: CONTROLLERS_MARKER,
+        marker: CONTROLLERS,
         fragment: "// the webhook server, served on --webhook-port by every replica\n\
 let webhooks = operator_gen_runtime::webhook::WebhookServer::builder();\n\
 // +operator-gen:scaffold:webhooks\n\
@@ -285,7 +269,7 @@ mgr.add_webhook_server(webhooks.build()?);\n",
     },
     Insertion {
         file: "src/main.rs",
-        marker: WEBHOOKS_MARKER,
+        marker: WEBHOOKS,
         fragment: "let webhooks = {{crate_name}}::{{webhook_path}}::register(webhooks);",
         when: always,
     },
@@ -295,55 +279,55 @@ mgr.add_webhook_server(webhooks.build()?);\n",
 const KIND_WIRING: &[Insertion<WebhookContext>] = &[
     Insertion {
         file: KIND_FILE,
-        marker: WEBHOOK_MARKERS_MARKER,
+        marker: WEBHOOK_MARKERS,
         fragment: "//! +kubebuilder:webhook:path=/mutate-{{group_dashed}}-{{version}}-{{kind_lower}},mutating=true,failurePolicy=fail,sideEffects=None,groups={{marker_group}},resources={{plural}},verbs=create;update,versions={{version}},name=m{{kind_lower}}-{{version}}.kb.io,admissionReviewVersions=v1",
         when: |c| c.defaulting,
     },
     Insertion {
         file: KIND_FILE,
-        marker: WEBHOOK_MARKERS_MARKER,
+        marker: WEBHOOK_MARKERS,
         fragment: "//! +kubebuilder:webhook:path=/validate-{{group_dashed}}-{{version}}-{{kind_lower}},mutating=false,failurePolicy=fail,sideEffects=None,groups={{marker_group}},resources={{plural}},verbs=create;update,versions={{version}},name=v{{kind_lower}}-{{version}}.kb.io,admissionReviewVersions=v1",
         when: |c| c.validation,
     },
     Insertion {
         file: KIND_FILE,
-        marker: IMPORTS_MARKER,
+        marker: IMPORTS,
         fragment: "use operator_gen_runtime::webhook::Defaulter;",
         when: |c| c.defaulting,
     },
     Insertion {
         file: KIND_FILE,
-        marker: IMPORTS_MARKER,
+        marker: IMPORTS,
         fragment: "use operator_gen_runtime::webhook::Validator;",
         when: |c| c.validation,
     },
     Insertion {
         file: KIND_FILE,
-        marker: IMPORTS_MARKER,
+        marker: IMPORTS,
         fragment: "use operator_gen_runtime::webhook::Warnings;",
         when: |c| c.validation,
     },
     Insertion {
         file: KIND_FILE,
-        marker: REGISTRATIONS_MARKER,
+        marker: WEBHOOK_REGISTRATIONS,
         fragment: "let webhooks = webhooks.defaulter::<{{kind}}>({{kind}}CustomDefaulter);",
         when: |c| c.defaulting,
     },
     Insertion {
         file: KIND_FILE,
-        marker: REGISTRATIONS_MARKER,
+        marker: WEBHOOK_REGISTRATIONS,
         fragment: "let webhooks = webhooks.validator::<{{kind}}>({{kind}}CustomValidator);",
         when: |c| c.validation,
     },
     Insertion {
         file: KIND_FILE,
-        marker: IMPORTS_MARKER,
+        marker: IMPORTS,
         fragment: "use operator_gen_runtime::webhook::HubConverter;",
         when: |c| c.conversion,
     },
     Insertion {
         file: KIND_FILE,
-        marker: REGISTRATIONS_MARKER,
+        marker: WEBHOOK_REGISTRATIONS,
         fragment: "// conversion between this version, the hub, and its spokes (their `From` impls)\n\
 let converter = HubConverter::<{{kind}}>::new();\n\
 {% for m in spoke_modules %}let converter = converter.spoke::<{{m}}::{{kind}}>();\n{% endfor %}\
@@ -352,13 +336,13 @@ let webhooks = webhooks.converter(converter);",
     },
     Insertion {
         file: KIND_FILE,
-        marker: TYPES_MARKER,
+        marker: WEBHOOK_TYPES,
         fragment: DEFAULTER,
         when: |c| c.defaulting,
     },
     Insertion {
         file: KIND_FILE,
-        marker: TYPES_MARKER,
+        marker: WEBHOOK_TYPES,
         fragment: VALIDATOR,
         when: |c| c.validation,
     },
@@ -414,55 +398,55 @@ impl Validator<{{kind}}> for {{kind}}CustomValidator {
 const KUSTOMIZE_WIRING: &[Insertion<WebhookContext>] = &[
     Insertion {
         file: "config/default/kustomization.yaml",
-        marker: DEFAULT_PATCHES_MARKER,
+        marker: DEFAULT_PATCHES,
         fragment: "- path: manager_webhook_patch.yaml\n  target:\n    kind: Deployment",
         when: always,
     },
     Insertion {
         file: "config/webhook/kustomization.yaml",
-        marker: WEBHOOK_MANIFESTS_MARKER,
+        marker: WEBHOOK_MANIFESTS,
         fragment: "- manifests.yaml",
         when: |c| c.defaulting || c.validation,
     },
     Insertion {
         file: "config/network-policy/kustomization.yaml",
-        marker: NETWORK_POLICIES_MARKER,
+        marker: NETWORK_POLICIES,
         fragment: "- allow-webhook-traffic.yaml",
         when: always,
     },
     Insertion {
         file: "config/default/kustomization.yaml",
-        marker: DEFAULT_REPLACEMENTS_MARKER,
+        marker: DEFAULT_REPLACEMENTS,
         fragment: "replacements:",
         when: always,
     },
     Insertion {
         file: "config/default/kustomization.yaml",
-        marker: DEFAULT_REPLACEMENTS_MARKER,
+        marker: DEFAULT_REPLACEMENTS,
         fragment: SERVICE_DNS_REPLACEMENTS,
         when: always,
     },
     Insertion {
         file: "config/default/kustomization.yaml",
-        marker: DEFAULT_REPLACEMENTS_MARKER,
+        marker: DEFAULT_REPLACEMENTS,
         fragment: MUTATING_CA_REPLACEMENTS,
         when: |c| c.defaulting,
     },
     Insertion {
         file: "config/default/kustomization.yaml",
-        marker: DEFAULT_REPLACEMENTS_MARKER,
+        marker: DEFAULT_REPLACEMENTS,
         fragment: VALIDATING_CA_REPLACEMENTS,
         when: |c| c.validation,
     },
     Insertion {
         file: "config/default/kustomization.yaml",
-        marker: DEFAULT_REPLACEMENTS_MARKER,
+        marker: DEFAULT_REPLACEMENTS,
         fragment: CRD_CA_REPLACEMENTS,
         when: |c| c.conversion,
     },
     Insertion {
         file: "config/crd/kustomization.yaml",
-        marker: CRD_PATCHES_MARKER,
+        marker: CRD_WEBHOOK_PATCHES,
         fragment: "- path: patches/webhook_in_{{patch_name}}.yaml",
         when: |c| c.conversion,
     },
@@ -636,14 +620,14 @@ pub fn run(args: &WebhookArgs, root: &Path, printer: &Printer) -> Result<()> {
     let mut project = Project::load(root)?;
     let plan = plan(args, &project)?;
     let engine = Engine::new()?;
-    let header = std::fs::read_to_string(root.join(BOILERPLATE)).unwrap_or_default();
+    let header = boilerplate::read(root);
     let mut s = Scaffold::new(root);
     let Some(main) = s.read("src/main.rs")? else {
         return Err(Error::msg(
             "src/main.rs is missing, so the webhooks cannot be registered; restore it from a fresh `operator-gen init`",
         ));
     };
-    let first_webhook = !main.lines().any(|l| l.trim() == WEBHOOKS_MARKER);
+    let first_webhook = !main.lines().any(|l| l.trim() == WEBHOOKS);
     let ctx = context(
         &plan,
         &project,
@@ -667,14 +651,10 @@ pub fn run(args: &WebhookArgs, root: &Path, printer: &Printer) -> Result<()> {
                 kind: plan.kind.clone(),
                 kind_module: ctx.kind_module.clone(),
                 hub_version: plan.version.clone(),
-                hub_module: format!(
-                    "crate::api::{}",
-                    super::api::version_dir(&project, &plan.group, &plan.version)
-                        .replace('/', "::")
-                ),
+                hub_module: version_module_path(&project, &plan.group, &plan.version),
                 hub_webhook_file: kind_file(&plan, &project),
                 spoke_version: spoke.clone(),
-                spoke_dir: super::api::version_dir(&project, &plan.group, spoke),
+                spoke_dir: version_dir(&project, &plan.group, spoke),
             };
             apply.files(&mut s, SPOKE_FILES, &spoke_ctx)?;
             apply.insertions(&mut s, SPOKE_WIRING, &spoke_ctx)?;
@@ -696,14 +676,13 @@ pub fn run(args: &WebhookArgs, root: &Path, printer: &Printer) -> Result<()> {
 /// Marks the hub `+kubebuilder:storageversion` unless a version of the kind already is (the
 /// hub of a conversion is the version stored), as `create api --storage` would.
 fn mark_storage_version(s: &mut Scaffold, plan: &Plan, project: &Project) -> Result<()> {
-    use crate::storage::{self, Storage};
     let mut hub = None;
     for r in project
         .resources
         .iter()
         .filter(|r| !r.core && r.group == plan.group && r.kind == plan.kind && r.api.is_some())
     {
-        let rel = super::api::types_file(project, &r.group, &r.version, &r.kind);
+        let rel = types_file(project, &r.group, &r.version, &r.kind);
         let text = s.read(&rel)?.unwrap_or_default();
         let state = storage::inspect(&text, &plan.kind);
         match &state {
@@ -778,77 +757,11 @@ fn plan(args: &WebhookArgs, project: &Project) -> Result<Plan> {
         )));
     }
     let had = entry.and_then(|e| e.webhooks.clone()).unwrap_or_default();
-    let mut spokes: Vec<String> = Vec::new();
-    if args.conversion {
-        if core.is_some() {
-            return Err(Error::msg(format!(
-                "{}/{} {} is a built-in type, whose versions the apiserver converts itself; drop --conversion (defaulting and validation are allowed)",
-                args.group, args.version, args.kind
-            )));
-        }
-        let others: Vec<&ResourceEntry> = project
-            .resources
-            .iter()
-            .filter(|r| {
-                r.group == args.group
-                    && r.kind == args.kind
-                    && r.version != args.version
-                    && r.api.is_some()
-            })
-            .collect();
-        if others.is_empty() {
-            return Err(Error::msg(format!(
-                "a conversion webhook needs a second version of {}, but PROJECT has only {}; run `operator-gen create api --group {} --version <other> --kind {}` first and pass it with --spoke",
-                args.kind, args.version, args.group, args.kind
-            )));
-        }
-        if let Some(hub) = others
-            .iter()
-            .find(|r| r.webhooks.as_ref().is_some_and(|w| w.conversion))
-        {
-            return Err(Error::msg(format!(
-                "kind {} already has a conversion webhook whose hub is {}; run `operator-gen create webhook --conversion` on version {} with the spokes you want",
-                args.kind, hub.version, hub.version
-            )));
-        }
-        if had.conversion && !args.force {
-            return Err(Error::msg(format!(
-                "conversion webhook already exists for {}/{} {}; drop --conversion or pass --force to scaffold the webhook module again",
-                args.group, args.version, args.kind
-            )));
-        }
-        let asked = if args.spoke.is_empty() && args.force {
-            had.spoke.clone()
-        } else {
-            args.spoke.clone()
-        };
-        if asked.is_empty() {
-            let versions: Vec<&str> = others.iter().map(|r| r.version.as_str()).collect();
-            return Err(Error::msg(format!(
-                "--conversion makes {} the hub of {}; pass the versions it converts to and from with --spoke {}",
-                args.version,
-                args.kind,
-                versions.join(",")
-            )));
-        }
-        for spoke in asked {
-            if spoke == args.version {
-                return Err(Error::msg(format!(
-                    "version {spoke} is the hub, not a spoke; pass --spoke with the other versions of {}",
-                    args.kind
-                )));
-            }
-            if !others.iter().any(|r| r.version == spoke) {
-                return Err(Error::msg(format!(
-                    "spoke version {spoke} of {} {} is not in PROJECT; run `operator-gen create api --group {} --version {spoke} --kind {}` first",
-                    args.group, args.kind, args.group, args.kind
-                )));
-            }
-            if !spokes.contains(&spoke) {
-                spokes.push(spoke);
-            }
-        }
-    }
+    let spokes = if args.conversion {
+        spokes(args, project, core, &had)?
+    } else {
+        Vec::new()
+    };
     for (asked, present, name, flag) in [
         (
             args.defaulting,
@@ -896,9 +809,89 @@ fn plan(args: &WebhookArgs, project: &Project) -> Result<Plan> {
     })
 }
 
+/// The spokes of the conversion webhook `args` asks for: the other versions of the kind in
+/// PROJECT, given with `--spoke` (with `--force` and none given, the ones PROJECT records).
+fn spokes(
+    args: &WebhookArgs,
+    project: &Project,
+    core: Option<CoreType>,
+    had: &WebhooksEntry,
+) -> Result<Vec<String>> {
+    let mut spokes: Vec<String> = Vec::new();
+    if core.is_some() {
+        return Err(Error::msg(format!(
+            "{}/{} {} is a built-in type, whose versions the apiserver converts itself; drop --conversion (defaulting and validation are allowed)",
+            args.group, args.version, args.kind
+        )));
+    }
+    let others: Vec<&ResourceEntry> = project
+        .resources
+        .iter()
+        .filter(|r| {
+            r.group == args.group
+                && r.kind == args.kind
+                && r.version != args.version
+                && r.api.is_some()
+        })
+        .collect();
+    if others.is_empty() {
+        return Err(Error::msg(format!(
+            "a conversion webhook needs a second version of {}, but PROJECT has only {}; run `operator-gen create api --group {} --version <other> --kind {}` first and pass it with --spoke",
+            args.kind, args.version, args.group, args.kind
+        )));
+    }
+    if let Some(hub) = others
+        .iter()
+        .find(|r| r.webhooks.as_ref().is_some_and(|w| w.conversion))
+    {
+        return Err(Error::msg(format!(
+            "kind {} already has a conversion webhook whose hub is {}; run `operator-gen create webhook --conversion` on version {} with the spokes you want",
+            args.kind, hub.version, hub.version
+        )));
+    }
+    if had.conversion && !args.force {
+        return Err(Error::msg(format!(
+            "conversion webhook already exists for {}/{} {}; drop --conversion or pass --force to scaffold the webhook module again",
+            args.group, args.version, args.kind
+        )));
+    }
+    let asked = if args.spoke.is_empty() && args.force {
+        had.spoke.clone()
+    } else {
+        args.spoke.clone()
+    };
+    if asked.is_empty() {
+        let versions: Vec<&str> = others.iter().map(|r| r.version.as_str()).collect();
+        return Err(Error::msg(format!(
+            "--conversion makes {} the hub of {}; pass the versions it converts to and from with --spoke {}",
+            args.version,
+            args.kind,
+            versions.join(",")
+        )));
+    }
+    for spoke in asked {
+        if spoke == args.version {
+            return Err(Error::msg(format!(
+                "version {spoke} is the hub, not a spoke; pass --spoke with the other versions of {}",
+                args.kind
+            )));
+        }
+        if !others.iter().any(|r| r.version == spoke) {
+            return Err(Error::msg(format!(
+                "spoke version {spoke} of {} {} is not in PROJECT; run `operator-gen create api --group {} --version {spoke} --kind {}` first",
+                args.group, args.kind, args.group, args.kind
+            )));
+        }
+        if !spokes.contains(&spoke) {
+            spokes.push(spoke);
+        }
+    }
+    Ok(spokes)
+}
+
 /// The module directory and file of the plan's kind.
 fn dirs(plan: &Plan, project: &Project) -> (String, String) {
-    let dir = super::api::version_dir(project, &plan.group, &plan.version);
+    let dir = version_dir(project, &plan.group, &plan.version);
     // the module `src/webhook/mod.rs` declares: the group's in multigroup, else the version's
     let top = dir.split('/').next().unwrap_or_default().to_owned();
     (dir, top)
@@ -979,12 +972,7 @@ fn context(
         spoke_modules: plan
             .spokes
             .iter()
-            .map(|v| {
-                format!(
-                    "crate::api::{}",
-                    super::api::version_dir(project, &plan.group, v).replace('/', "::")
-                )
-            })
+            .map(|v| version_module_path(project, &plan.group, v))
             .collect(),
         crd_name: format!("{}.{api_group}", plan.plural),
         patch_name: if project.multigroup && !plan.group.is_empty() {
@@ -1038,5 +1026,5 @@ fn update_project(project: &mut Project, plan: &Plan) {
             });
         }
     }
-    project.cli_version = Some(super::versions::CLI.to_owned());
+    project.cli_version = Some(versions::CLI.to_owned());
 }
