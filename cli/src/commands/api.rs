@@ -9,7 +9,6 @@ use serde::Serialize;
 
 use crate::core_types::CoreType;
 use crate::error::{Error, Result};
-use crate::layout::{Apply, Existing, File, Insertion, Uncomment, Undo, Undone};
 use crate::printer::Printer;
 use crate::project::markers::{
     CONTROLLERS, CRD_RESOURCES, MODULES, RBAC_ROLES, REEXPORTS, SAMPLES,
@@ -21,6 +20,9 @@ use crate::project::validate::{
 };
 use crate::project::{self, ApiEntry, Project, ResourceEntry, boilerplate, names, versions};
 use crate::scaffold::{IfExists, Scaffold};
+use crate::scaffolding::lists::{
+    Apply, Existing, File, Fragment, Insertion, Uncomment, Undo, Undone,
+};
 use crate::templates::Engine;
 use clap::{ArgAction, Args};
 
@@ -195,43 +197,43 @@ const RUST_WIRING: &[Insertion<ApiContext>] = &[
     Insertion {
         file: "src/api/mod.rs",
         marker: MODULES,
-        fragment: "pub mod {{api_module}};",
+        fragment: Fragment::Text("pub mod {{api_module}};"),
         when: |c| c.resource,
     },
     Insertion {
         file: "src/api/{{group_module}}/mod.rs",
         marker: MODULES,
-        fragment: "pub mod {{version_module}};",
+        fragment: Fragment::Text("pub mod {{version_module}};"),
         when: |c| c.resource && c.multigroup,
     },
     Insertion {
         file: "src/api/{{api_dir}}/mod.rs",
         marker: MODULES,
-        fragment: "pub mod {{kind_module}};",
+        fragment: Fragment::Text("pub mod {{kind_module}};"),
         when: |c| c.resource,
     },
     Insertion {
         file: "src/api/{{api_dir}}/mod.rs",
         marker: REEXPORTS,
-        fragment: "pub use {{kind_module}}::*;",
+        fragment: Fragment::Text("pub use {{kind_module}}::*;"),
         when: |c| c.resource,
     },
     Insertion {
         file: "src/controller/mod.rs",
         marker: MODULES,
-        fragment: "pub mod {{controller_module}};",
+        fragment: Fragment::Text("pub mod {{controller_module}};"),
         when: |c| c.controller,
     },
     Insertion {
         file: "src/controller/{{group_module}}/mod.rs",
         marker: MODULES,
-        fragment: "pub mod {{kind_module}};",
+        fragment: Fragment::Text("pub mod {{kind_module}};"),
         when: |c| c.controller && c.multigroup,
     },
     Insertion {
         file: "src/main.rs",
         marker: CONTROLLERS,
-        fragment: "{{crate_name}}::{{controller_path}}::register(&mut mgr);",
+        fragment: Fragment::Text("{{crate_name}}::{{controller_path}}::register(&mut mgr);"),
         when: |c| c.controller,
     },
 ];
@@ -241,31 +243,31 @@ const KUSTOMIZE_WIRING: &[Insertion<ApiContext>] = &[
     Insertion {
         file: "config/samples/kustomization.yaml",
         marker: SAMPLES,
-        fragment: "- {{sample_name}}.yaml",
+        fragment: Fragment::Text("- {{sample_name}}.yaml"),
         when: |c| c.resource,
     },
     Insertion {
         file: "config/rbac/kustomization.yaml",
         marker: RBAC_ROLES,
-        fragment: "- {{config_prefix}}_admin_role.yaml",
+        fragment: Fragment::Text("- {{config_prefix}}_admin_role.yaml"),
         when: |c| c.resource && !c.other_version,
     },
     Insertion {
         file: "config/rbac/kustomization.yaml",
         marker: RBAC_ROLES,
-        fragment: "- {{config_prefix}}_editor_role.yaml",
+        fragment: Fragment::Text("- {{config_prefix}}_editor_role.yaml"),
         when: |c| c.resource && !c.other_version,
     },
     Insertion {
         file: "config/rbac/kustomization.yaml",
         marker: RBAC_ROLES,
-        fragment: "- {{config_prefix}}_viewer_role.yaml",
+        fragment: Fragment::Text("- {{config_prefix}}_viewer_role.yaml"),
         when: |c| c.resource && !c.other_version,
     },
     Insertion {
         file: "config/crd/kustomization.yaml",
         marker: CRD_RESOURCES,
-        fragment: "- bases/{{crd_file}}",
+        fragment: Fragment::Text("- bases/{{crd_file}}"),
         when: |c| c.resource && !c.other_version,
     },
 ];

@@ -11,11 +11,11 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
 use super::api::{self, ApiContext};
 use crate::error::{Error, Result};
-use crate::layout::{Undo, Undone};
 use crate::printer::Printer;
 use crate::project::validate::kind_names;
 use crate::project::{self, Project, ResourceEntry, boilerplate, names, versions};
 use crate::scaffold::{IfExists, Scaffold};
+use crate::scaffolding::lists::{Undo, Undone};
 use crate::templates::Engine;
 
 /// Flags of `delete api`.

@@ -9,7 +9,6 @@ use serde::Serialize;
 
 use crate::core_types::CoreType;
 use crate::error::{Error, Result};
-use crate::layout::{Apply, Existing, File, Insertion, Uncomment, always};
 use crate::printer::Printer;
 use crate::project::markers::{
     CONTROLLERS, CRD_WEBHOOK_PATCHES, DEFAULT_PATCHES, DEFAULT_REPLACEMENTS, IMPORTS, MODULES,
@@ -21,6 +20,7 @@ use crate::project::storage_version::{self as storage, Storage};
 use crate::project::validate::{find_core, validate_kind, validate_version};
 use crate::project::{self, Project, ResourceEntry, WebhooksEntry, boilerplate, names, versions};
 use crate::scaffold::{IfExists, Scaffold};
+use crate::scaffolding::lists::{Apply, Existing, File, Fragment, Insertion, Uncomment, always};
 use crate::templates::Engine;
 use clap::Args;
 
@@ -225,7 +225,7 @@ const SPOKE_FILES: &[File<SpokeContext>] = &[File {
 const SPOKE_WIRING: &[Insertion<SpokeContext>] = &[Insertion {
     file: "src/api/{{spoke_dir}}/mod.rs",
     marker: MODULES,
-    fragment: "pub mod {{kind_module}}_conversion;",
+    fragment: Fragment::Text("pub mod {{kind_module}}_conversion;"),
     when: always,
 }];
 
@@ -237,40 +237,39 @@ const RUST_WIRING: &[Insertion<WebhookContext>] = &[
     Insertion {
         file: "src/lib.rs",
         marker: MODULES,
-        fragment: "pub mod webhook;",
+        fragment: Fragment::Text("pub mod webhook;"),
         when: always,
     },
     Insertion {
         file: "src/webhook/mod.rs",
         marker: MODULES,
-        fragment: "pub mod {{webhook_module}};",
+        fragment: Fragment::Text("pub mod {{webhook_module}};"),
         when: always,
     },
     Insertion {
         file: "src/webhook/{{group_module}}/mod.rs",
         marker: MODULES,
-        fragment: "pub mod {{version_module}};",
+        fragment: Fragment::Text("pub mod {{version_module}};"),
         when: |c| c.multigroup,
     },
     Insertion {
         file: "src/webhook/{{webhook_dir}}/mod.rs",
         marker: MODULES,
-        fragment: "pub mod {{kind_module}};",
+        fragment: Fragment::Text("pub mod {{kind_module}};"),
         when: always,
     },
     Insertion {
         file: "src/main.rs",
         marker: CONTROLLERS,
-        fragment: "// the webhook server, served on --webhook-port by every replica\n\
-let webhooks = operator_gen_runtime::webhook::WebhookServer::builder();\n\
-// +operator-gen:scaffold:webhooks\n\
-mgr.add_webhook_server(webhooks.build()?);\n",
+        fragment: Fragment::Template("fragments/webhook/webhook_server.rs.tera"),
         when: |c| c.first_webhook,
     },
     Insertion {
         file: "src/main.rs",
         marker: WEBHOOKS,
-        fragment: "let webhooks = {{crate_name}}::{{webhook_path}}::register(webhooks);",
+        fragment: Fragment::Text(
+            "let webhooks = {{crate_name}}::{{webhook_path}}::register(webhooks);",
+        ),
         when: always,
     },
 ];
@@ -280,118 +279,78 @@ const KIND_WIRING: &[Insertion<WebhookContext>] = &[
     Insertion {
         file: KIND_FILE,
         marker: WEBHOOK_MARKERS,
-        fragment: "//! +kubebuilder:webhook:path=/mutate-{{group_dashed}}-{{version}}-{{kind_lower}},mutating=true,failurePolicy=fail,sideEffects=None,groups={{marker_group}},resources={{plural}},verbs=create;update,versions={{version}},name=m{{kind_lower}}-{{version}}.kb.io,admissionReviewVersions=v1",
+        fragment: Fragment::Text(
+            "//! +kubebuilder:webhook:path=/mutate-{{group_dashed}}-{{version}}-{{kind_lower}},mutating=true,failurePolicy=fail,sideEffects=None,groups={{marker_group}},resources={{plural}},verbs=create;update,versions={{version}},name=m{{kind_lower}}-{{version}}.kb.io,admissionReviewVersions=v1",
+        ),
         when: |c| c.defaulting,
     },
     Insertion {
         file: KIND_FILE,
         marker: WEBHOOK_MARKERS,
-        fragment: "//! +kubebuilder:webhook:path=/validate-{{group_dashed}}-{{version}}-{{kind_lower}},mutating=false,failurePolicy=fail,sideEffects=None,groups={{marker_group}},resources={{plural}},verbs=create;update,versions={{version}},name=v{{kind_lower}}-{{version}}.kb.io,admissionReviewVersions=v1",
+        fragment: Fragment::Text(
+            "//! +kubebuilder:webhook:path=/validate-{{group_dashed}}-{{version}}-{{kind_lower}},mutating=false,failurePolicy=fail,sideEffects=None,groups={{marker_group}},resources={{plural}},verbs=create;update,versions={{version}},name=v{{kind_lower}}-{{version}}.kb.io,admissionReviewVersions=v1",
+        ),
         when: |c| c.validation,
     },
     Insertion {
         file: KIND_FILE,
         marker: IMPORTS,
-        fragment: "use operator_gen_runtime::webhook::Defaulter;",
+        fragment: Fragment::Text("use operator_gen_runtime::webhook::Defaulter;"),
         when: |c| c.defaulting,
     },
     Insertion {
         file: KIND_FILE,
         marker: IMPORTS,
-        fragment: "use operator_gen_runtime::webhook::Validator;",
+        fragment: Fragment::Text("use operator_gen_runtime::webhook::Validator;"),
         when: |c| c.validation,
     },
     Insertion {
         file: KIND_FILE,
         marker: IMPORTS,
-        fragment: "use operator_gen_runtime::webhook::Warnings;",
+        fragment: Fragment::Text("use operator_gen_runtime::webhook::Warnings;"),
         when: |c| c.validation,
     },
     Insertion {
         file: KIND_FILE,
         marker: WEBHOOK_REGISTRATIONS,
-        fragment: "let webhooks = webhooks.defaulter::<{{kind}}>({{kind}}CustomDefaulter);",
+        fragment: Fragment::Text(
+            "let webhooks = webhooks.defaulter::<{{kind}}>({{kind}}CustomDefaulter);",
+        ),
         when: |c| c.defaulting,
     },
     Insertion {
         file: KIND_FILE,
         marker: WEBHOOK_REGISTRATIONS,
-        fragment: "let webhooks = webhooks.validator::<{{kind}}>({{kind}}CustomValidator);",
+        fragment: Fragment::Text(
+            "let webhooks = webhooks.validator::<{{kind}}>({{kind}}CustomValidator);",
+        ),
         when: |c| c.validation,
     },
     Insertion {
         file: KIND_FILE,
         marker: IMPORTS,
-        fragment: "use operator_gen_runtime::webhook::HubConverter;",
+        fragment: Fragment::Text("use operator_gen_runtime::webhook::HubConverter;"),
         when: |c| c.conversion,
     },
     Insertion {
         file: KIND_FILE,
         marker: WEBHOOK_REGISTRATIONS,
-        fragment: "// conversion between this version, the hub, and its spokes (their `From` impls)\n\
-let converter = HubConverter::<{{kind}}>::new();\n\
-{% for m in spoke_modules %}let converter = converter.spoke::<{{m}}::{{kind}}>();\n{% endfor %}\
-let webhooks = webhooks.converter(converter);",
+        fragment: Fragment::Template("fragments/webhook/converter.rs.tera"),
         when: |c| c.conversion,
     },
     Insertion {
         file: KIND_FILE,
         marker: WEBHOOK_TYPES,
-        fragment: DEFAULTER,
+        fragment: Fragment::Template("fragments/webhook/defaulter.rs.tera"),
         when: |c| c.defaulting,
     },
     Insertion {
         file: KIND_FILE,
         marker: WEBHOOK_TYPES,
-        fragment: VALIDATOR,
+        fragment: Fragment::Template("fragments/webhook/validator.rs.tera"),
         when: |c| c.validation,
     },
 ];
-
-/// The defaulter type of a kind's webhook module.
-const DEFAULTER: &str =
-    "/// Sets the defaults of {{kind}} objects when they are created or updated (the mutating
-/// webhook `m{{kind_lower}}-{{version}}.kb.io`); the server answers with the patch to the result.
-pub struct {{kind}}CustomDefaulter;
-
-impl Defaulter<{{kind}}> for {{kind}}CustomDefaulter {
-    fn default(&self, obj: &mut {{kind}}) {
-        tracing::info!(name = ?obj.metadata.name, \"defaulting {{kind}}\");
-        // TODO(user): set the defaults of your fields on `obj`.
-    }
-}
-
-";
-
-/// The validator type of a kind's webhook module.
-const VALIDATOR: &str =
-    "/// Checks {{kind}} objects when they are created, updated or deleted (the validating webhook
-/// `v{{kind_lower}}-{{version}}.kb.io`): `Err(message)` denies the request with that message,
-/// `Ok(warnings)` admits it and shows the warnings to the client.
-pub struct {{kind}}CustomValidator;
-
-impl Validator<{{kind}}> for {{kind}}CustomValidator {
-    fn validate_create(&self, obj: &{{kind}}) -> Result<Warnings, String> {
-        tracing::info!(name = ?obj.metadata.name, \"validating the creation of {{kind}}\");
-        // TODO(user): check `obj`; return Err(message) to deny its creation.
-        Ok(Warnings::new())
-    }
-
-    fn validate_update(&self, old: &{{kind}}, new: &{{kind}}) -> Result<Warnings, String> {
-        tracing::info!(name = ?new.metadata.name, \"validating the update of {{kind}}\");
-        let _ = old;
-        // TODO(user): check the change from `old` to `new`; return Err(message) to deny it.
-        Ok(Warnings::new())
-    }
-
-    fn validate_delete(&self, obj: &{{kind}}) -> Result<Warnings, String> {
-        tracing::info!(name = ?obj.metadata.name, \"validating the deletion of {{kind}}\");
-        // TODO(user): return Err(message) to keep `obj` from being deleted.
-        Ok(Warnings::new())
-    }
-}
-
-";
 
 /// The kustomize wiring: the manager's webhook patch, the webhook network policy and the
 /// replacements that give the certificate its DNS names and inject its CA.
@@ -399,197 +358,60 @@ const KUSTOMIZE_WIRING: &[Insertion<WebhookContext>] = &[
     Insertion {
         file: "config/default/kustomization.yaml",
         marker: DEFAULT_PATCHES,
-        fragment: "- path: manager_webhook_patch.yaml\n  target:\n    kind: Deployment",
+        fragment: Fragment::Text(
+            "- path: manager_webhook_patch.yaml\n  target:\n    kind: Deployment",
+        ),
         when: always,
     },
     Insertion {
         file: "config/webhook/kustomization.yaml",
         marker: WEBHOOK_MANIFESTS,
-        fragment: "- manifests.yaml",
+        fragment: Fragment::Text("- manifests.yaml"),
         when: |c| c.defaulting || c.validation,
     },
     Insertion {
         file: "config/network-policy/kustomization.yaml",
         marker: NETWORK_POLICIES,
-        fragment: "- allow-webhook-traffic.yaml",
+        fragment: Fragment::Text("- allow-webhook-traffic.yaml"),
         when: always,
     },
     Insertion {
         file: "config/default/kustomization.yaml",
         marker: DEFAULT_REPLACEMENTS,
-        fragment: "replacements:",
+        fragment: Fragment::Text("replacements:"),
         when: always,
     },
     Insertion {
         file: "config/default/kustomization.yaml",
         marker: DEFAULT_REPLACEMENTS,
-        fragment: SERVICE_DNS_REPLACEMENTS,
+        fragment: Fragment::Template("fragments/webhook/service_dns_replacements.yaml.tera"),
         when: always,
     },
     Insertion {
         file: "config/default/kustomization.yaml",
         marker: DEFAULT_REPLACEMENTS,
-        fragment: MUTATING_CA_REPLACEMENTS,
+        fragment: Fragment::Template("fragments/webhook/mutating_ca_replacements.yaml.tera"),
         when: |c| c.defaulting,
     },
     Insertion {
         file: "config/default/kustomization.yaml",
         marker: DEFAULT_REPLACEMENTS,
-        fragment: VALIDATING_CA_REPLACEMENTS,
+        fragment: Fragment::Template("fragments/webhook/validating_ca_replacements.yaml.tera"),
         when: |c| c.validation,
     },
     Insertion {
         file: "config/default/kustomization.yaml",
         marker: DEFAULT_REPLACEMENTS,
-        fragment: CRD_CA_REPLACEMENTS,
+        fragment: Fragment::Template("fragments/webhook/crd_ca_replacements.yaml.tera"),
         when: |c| c.conversion,
     },
     Insertion {
         file: "config/crd/kustomization.yaml",
         marker: CRD_WEBHOOK_PATCHES,
-        fragment: "- path: patches/webhook_in_{{patch_name}}.yaml",
+        fragment: Fragment::Text("- path: patches/webhook_in_{{patch_name}}.yaml"),
         when: |c| c.conversion,
     },
 ];
-
-/// cert-manager's CA injection annotation on a CRD whose conversion webhook the server serves.
-const CRD_CA_REPLACEMENTS: &str =
-    "- source: # the certificate's CA injected into the CRD {{crd_name}} (--conversion)
-    kind: Certificate
-    group: cert-manager.io
-    version: v1
-    name: serving-cert
-    fieldPath: .metadata.namespace # Namespace of the certificate CR
-  targets:
-    - select:
-        kind: CustomResourceDefinition
-        name: {{crd_name}}
-      fieldPaths:
-        - .metadata.annotations.[cert-manager.io/inject-ca-from]
-      options:
-        delimiter: '/'
-        index: 0
-        create: true
-- source:
-    kind: Certificate
-    group: cert-manager.io
-    version: v1
-    name: serving-cert
-    fieldPath: .metadata.name
-  targets:
-    - select:
-        kind: CustomResourceDefinition
-        name: {{crd_name}}
-      fieldPaths:
-        - .metadata.annotations.[cert-manager.io/inject-ca-from]
-      options:
-        delimiter: '/'
-        index: 1
-        create: true";
-
-/// The webhook Service's name and namespace into the certificate's DNS names.
-const SERVICE_DNS_REPLACEMENTS: &str =
-    "- source: # the webhook Service's name and namespace in the certificate's DNS names
-    kind: Service
-    version: v1
-    name: webhook-service
-    fieldPath: .metadata.name # Name of the service
-  targets:
-    - select:
-        kind: Certificate
-        group: cert-manager.io
-        version: v1
-        name: serving-cert
-      fieldPaths:
-        - .spec.dnsNames.0
-        - .spec.dnsNames.1
-      options:
-        delimiter: '.'
-        index: 0
-        create: true
-- source:
-    kind: Service
-    version: v1
-    name: webhook-service
-    fieldPath: .metadata.namespace # Namespace of the service
-  targets:
-    - select:
-        kind: Certificate
-        group: cert-manager.io
-        version: v1
-        name: serving-cert
-      fieldPaths:
-        - .spec.dnsNames.0
-        - .spec.dnsNames.1
-      options:
-        delimiter: '.'
-        index: 1
-        create: true";
-
-/// cert-manager's CA injection annotation on the MutatingWebhookConfiguration.
-const MUTATING_CA_REPLACEMENTS: &str =
-    "- source: # the certificate's CA injected into the DefaultingWebhook (--defaulting)
-    kind: Certificate
-    group: cert-manager.io
-    version: v1
-    name: serving-cert
-    fieldPath: .metadata.namespace # Namespace of the certificate CR
-  targets:
-    - select:
-        kind: MutatingWebhookConfiguration
-      fieldPaths:
-        - .metadata.annotations.[cert-manager.io/inject-ca-from]
-      options:
-        delimiter: '/'
-        index: 0
-        create: true
-- source:
-    kind: Certificate
-    group: cert-manager.io
-    version: v1
-    name: serving-cert
-    fieldPath: .metadata.name
-  targets:
-    - select:
-        kind: MutatingWebhookConfiguration
-      fieldPaths:
-        - .metadata.annotations.[cert-manager.io/inject-ca-from]
-      options:
-        delimiter: '/'
-        index: 1
-        create: true";
-
-/// cert-manager's CA injection annotation on the ValidatingWebhookConfiguration.
-const VALIDATING_CA_REPLACEMENTS: &str = "- source: # the certificate's CA injected into the ValidatingWebhook (--programmatic-validation)
-    kind: Certificate
-    group: cert-manager.io
-    version: v1
-    name: serving-cert # This name should match the one in certificate.yaml
-    fieldPath: .metadata.namespace # Namespace of the certificate CR
-  targets:
-    - select:
-        kind: ValidatingWebhookConfiguration
-      fieldPaths:
-        - .metadata.annotations.[cert-manager.io/inject-ca-from]
-      options:
-        delimiter: '/'
-        index: 0
-        create: true
-- source:
-    kind: Certificate
-    group: cert-manager.io
-    version: v1
-    name: serving-cert
-    fieldPath: .metadata.name
-  targets:
-    - select:
-        kind: ValidatingWebhookConfiguration
-      fieldPaths:
-        - .metadata.annotations.[cert-manager.io/inject-ca-from]
-      options:
-        delimiter: '/'
-        index: 1
-        create: true";
 
 /// Lines of the default kustomization a webhook enables.
 const KUSTOMIZE_ENABLE: &[Uncomment<WebhookContext>] = &[
