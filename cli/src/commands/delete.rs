@@ -9,12 +9,12 @@ use std::str::FromStr;
 use clap::Args;
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
-use super::api::{self, ApiContext};
 use crate::error::{Error, Result};
 use crate::printer::Printer;
 use crate::project::validate::kind_names;
 use crate::project::{self, Project, ResourceEntry, boilerplate, names, versions};
 use crate::scaffold::{IfExists, Scaffold};
+use crate::scaffolding::api::{self, ApiContext};
 use crate::scaffolding::lists::{Undo, Undone};
 use crate::templates::Engine;
 

@@ -7,7 +7,6 @@
 
 use std::path::Path;
 
-use super::init::{self, InitContext};
 use crate::error::{Error, Result};
 use crate::printer::Printer;
 use crate::project::boilerplate::apache2_header;
@@ -16,6 +15,7 @@ use crate::project::runtime_crates::{LocalCrate, OUR_CRATES};
 use crate::project::validate::{RESERVED_CRATES, YAML_WORDS};
 use crate::project::versions;
 use crate::scaffold::{IfExists, Scaffold};
+use crate::scaffolding::init::{self, InitContext};
 
 /// The template's configuration file.
 pub const CONFIG_FILE: &str = "cargo-generate.toml";

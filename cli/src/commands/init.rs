@@ -1,20 +1,15 @@
-//! `operator-gen init`: validate the flags, render `templates/init/` and the `PROJECT` file into
-//! the current directory.
+//! `operator-gen init`: its flags, and a run that writes the files of
+//! [`crate::scaffolding::init`] into the current directory.
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
 use crate::error::{Error, Result};
 use crate::printer::Printer;
-pub use crate::project::boilerplate::BOILERPLATE;
-use crate::project::boilerplate::{License, current_year, rust_header};
-pub use crate::project::runtime_crates::{LOCAL_CONFIG, LocalCrate, OUR_CRATES, OurCrate};
-use crate::project::runtime_crates::{default_checkout, local_crates};
-use crate::project::validate::{check_domain, check_project_name};
-use crate::project::{self, Project, names, versions};
+use crate::project::boilerplate::License;
+use crate::project::runtime_crates::default_checkout;
+pub use crate::project::runtime_crates::{LOCAL_CONFIG, OUR_CRATES};
 use crate::scaffold::{IfExists, Scaffold};
-use crate::templates::{Engine, SUFFIX};
+use crate::scaffolding::init::{Request, context, files};
 use clap::{ArgAction, Args};
 
 /// Flags of `init`.
@@ -55,44 +50,6 @@ pub struct InitArgs {
 /// Files whose presence means the directory already holds a project.
 const GUARDED: &[&str] = &["PROJECT", "Cargo.toml", "src/main.rs"];
 
-/// What every `init` template sees.
-#[derive(Debug, Serialize)]
-pub struct InitContext {
-    /// License header for `.rs` files (`//` lines and a blank line), maybe empty.
-    pub header: String,
-    /// Project name (a DNS-1123 label), also the package name.
-    pub project_name: String,
-    /// The library crate name (`-` → `_`).
-    pub crate_name: String,
-    /// Domain for groups.
-    pub domain: String,
-    /// Multi-group layout.
-    pub multigroup: bool,
-    /// Namespace-scoped manager.
-    pub namespaced: bool,
-    /// Kubernetes minor version, e.g. `1.37`.
-    pub k8s_version: String,
-    /// The k8s-openapi feature, e.g. `v1_37`.
-    pub k8s_feature: String,
-    /// The version requirement on operator-gen's crates in Cargo.toml (this CLI's version).
-    pub runtime_version: String,
-    /// operator-gen's crates the project builds on.
-    pub our_crates: Vec<OurCrate>,
-    /// The `[patch.crates-io]` entries of the local cargo config (crate name → inline table);
-    /// empty when cargo takes the published crates (then no local config is written).
-    pub local_crates: Vec<LocalCrate>,
-    /// The Rust version of Cargo.toml's `rust-version` and the image's toolchain.
-    pub rust_version: String,
-    /// kube version.
-    pub kube_version: String,
-    /// k8s-openapi version.
-    pub k8s_openapi_version: String,
-    /// operator-gen version.
-    pub cli_version: String,
-    /// operator-gen's repository, for installing the CLI in CI.
-    pub repository: String,
-}
-
 /// Run `init` in `root`.
 pub fn run(args: &InitArgs, root: &Path, printer: &Printer) -> Result<()> {
     for guarded in GUARDED {
@@ -102,7 +59,24 @@ pub fn run(args: &InitArgs, root: &Path, printer: &Printer) -> Result<()> {
             )));
         }
     }
-    let ctx = context(args, root)?;
+    let request = Request {
+        project_name: match &args.project_name {
+            Some(name) => name.clone(),
+            None => root
+                .file_name()
+                .map(|n| n.to_string_lossy().to_lowercase())
+                .unwrap_or_default(),
+        },
+        domain: args.domain.clone(),
+        owner: args.owner.clone(),
+        license: args.license,
+        multigroup: args.multigroup.unwrap_or(false),
+        namespaced: args.namespaced.unwrap_or(false),
+        k8s_version: args.k8s_version.clone(),
+        runtime_path: args.runtime_path.clone(),
+        runtime_git: args.runtime_git.clone(),
+    };
+    let ctx = context(&request)?;
     if ctx.local_crates.is_empty() {
         printer.warn(&format!(
             "no operator-gen checkout at {} (the one this CLI was built from): wrote no {LOCAL_CONFIG}, so cargo takes operator-gen's crates from the registry; until they are published, run init with --runtime-path <checkout> or --runtime-git <url>",
@@ -125,108 +99,6 @@ pub fn run(args: &InitArgs, root: &Path, printer: &Printer) -> Result<()> {
     Ok(())
 }
 
-/// Every file `init` writes for `ctx` (path relative to the project → contents), in a fixed
-/// order: the rendered `templates/init/` tree (minus files that render empty), the license
-/// header for later commands and the `PROJECT` file. `alpha export-template` renders the same set.
-pub fn files(ctx: &InitContext) -> Result<Vec<(String, String)>> {
-    let engine = Engine::new()?;
-    let mut out = Vec::new();
-    for name in engine.names_under("init/") {
-        let rel = name
-            .trim_start_matches("init/")
-            .trim_end_matches(SUFFIX)
-            .to_owned();
-        let text = engine.render(&name, ctx)?;
-        if text.trim().is_empty() {
-            continue;
-        }
-        out.push((rel, text));
-    }
-    out.push((BOILERPLATE.to_owned(), ctx.header.clone()));
-    let project = Project {
-        cli_version: Some(ctx.cli_version.clone()),
-        domain: ctx.domain.clone(),
-        k8s_version: Some(ctx.k8s_version.clone()),
-        layout: vec![project::LAYOUT.to_owned()],
-        multigroup: ctx.multigroup,
-        namespaced: ctx.namespaced,
-        plugins: Default::default(),
-        project_name: ctx.project_name.clone(),
-        resources: Vec::new(),
-        version: "3".to_owned(),
-    };
-    out.push((project::FILE_NAME.to_owned(), project.render()?));
-    Ok(out)
-}
-
-fn context(args: &InitArgs, root: &Path) -> Result<InitContext> {
-    let project_name = match &args.project_name {
-        Some(name) => name.clone(),
-        None => root
-            .file_name()
-            .map(|n| n.to_string_lossy().to_lowercase())
-            .unwrap_or_default(),
-    };
-    check_project_name(&project_name)
-        .map_err(|problem| Error::msg(format!("{problem}; pass another --project-name")))?;
-    let crate_name = names::module_name(&project_name);
-    check_domain(&args.domain)
-        .map_err(|problem| Error::msg(format!("{problem}; pass e.g. --domain example.com")))?;
-    if args
-        .owner
-        .as_deref()
-        .is_some_and(|o| o.contains(['\n', '\r']))
-    {
-        return Err(Error::msg(
-            "--owner spans several lines; pass the owner on one line",
-        ));
-    }
-    let minor = parse_k8s_version(&args.k8s_version)?;
-    let local_crates = local_crates(args.runtime_git.as_deref(), args.runtime_path.as_deref())?;
-    let year = current_year();
-    Ok(InitContext {
-        header: rust_header(args.license, args.owner.as_deref(), year),
-        project_name,
-        crate_name,
-        domain: args.domain.clone(),
-        multigroup: args.multigroup.unwrap_or(false),
-        namespaced: args.namespaced.unwrap_or(false),
-        k8s_version: format!("1.{minor}"),
-        k8s_feature: format!("v1_{minor}"),
-        runtime_version: versions::CLI.to_owned(),
-        our_crates: OUR_CRATES.to_vec(),
-        local_crates,
-        rust_version: versions::RUST.to_owned(),
-        kube_version: versions::KUBE.to_owned(),
-        k8s_openapi_version: versions::K8S_OPENAPI.to_owned(),
-        cli_version: versions::CLI.to_owned(),
-        repository: env!("CARGO_PKG_REPOSITORY").to_owned(),
-    })
-}
-
-fn parse_k8s_version(text: &str) -> Result<u32> {
-    let supported = || {
-        versions::K8S_MINORS
-            .iter()
-            .map(|m| format!("1.{m}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let trimmed = text.trim_start_matches('v');
-    let minor = trimmed
-        .strip_prefix("1.")
-        .and_then(|m| m.split('.').next())
-        .and_then(|m| m.parse::<u32>().ok());
-    match minor {
-        Some(m) if versions::K8S_MINORS.contains(&m) => Ok(m),
-        _ => Err(Error::msg(format!(
-            "kubernetes version {text:?} is not supported by k8s-openapi {}; pass --k8s-version with one of {}",
-            versions::K8S_OPENAPI,
-            supported()
-        ))),
-    }
-}
-
 fn warn_about_content(root: &Path, printer: &Printer) {
     let Ok(entries) = std::fs::read_dir(root) else {
         return;
@@ -242,19 +114,5 @@ fn warn_about_content(root: &Path, printer: &Printer) {
             "the directory is not empty ({}); init writes its files next to them",
             others.join(", ")
         ));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn k8s_versions() {
-        assert_eq!(parse_k8s_version("1.37").ok(), Some(37));
-        assert_eq!(parse_k8s_version("v1.33").ok(), Some(33));
-        assert_eq!(parse_k8s_version("1.33.2").ok(), Some(33));
-        assert!(parse_k8s_version("1.32").is_err());
-        assert!(parse_k8s_version("2.0").is_err());
     }
 }

@@ -9,7 +9,6 @@ pub mod envtest;
 pub mod export_template;
 pub mod generate;
 pub mod init;
-pub mod multigroup;
 pub mod replay;
 pub mod update;
 pub mod version;

@@ -2,4 +2,8 @@
 //! insertions at markers and lines to enable ([`lists`]), rendered from `templates/` against
 //! the command's context into a [`crate::scaffold::Scaffold`], and run backwards by `delete api`.
 
+pub mod api;
+pub mod init;
 pub mod lists;
+pub mod multigroup;
+pub mod webhook;
