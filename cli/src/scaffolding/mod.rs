@@ -3,6 +3,7 @@
 //! the command's context into a [`crate::scaffold::Scaffold`], and run backwards by `delete api`.
 
 pub mod api;
+pub mod delete;
 pub mod init;
 pub mod lists;
 pub mod multigroup;
