@@ -1,7 +1,6 @@
 //! The checks on the names commands take (project name, domain, group, version, kind) and the
 //! resolution of built-in groups: each failure one line naming the problem and the fix.
 
-use super::Project;
 use super::names;
 use crate::core_types::{CoreType, core_types};
 use crate::error::{Error, Result};
@@ -109,18 +108,18 @@ pub fn validate_kind(kind: &str) -> Result<()> {
     Ok(())
 }
 
-/// Checks a group of `project` as `--group` gives it: `<group>.<domain>` a DNS-1123 subdomain,
-/// and a Rust module name in a multigroup project.
-pub fn validate_group(group: &str, project: &Project) -> Result<()> {
-    let full = project.qualified_group(group);
-    if !names::is_dns1123_subdomain(&full) {
+/// Checks a group as `--group` gives it, for a project of `domain`: `<group>.<domain>` (the
+/// project's qualified group) a DNS-1123 subdomain, and a Rust module name in a `multigroup`
+/// project.
+pub fn validate_group(group: &str, qualified: &str, domain: &str, multigroup: bool) -> Result<()> {
+    let full = qualified;
+    if !names::is_dns1123_subdomain(full) {
         return Err(Error::msg(format!(
-            "either group {group:?} or domain {:?} is invalid: {full:?} must be a DNS-1123 subdomain; pass e.g. --group crew",
-            project.domain
+            "either group {group:?} or domain {domain:?} is invalid: {full:?} must be a DNS-1123 subdomain; pass e.g. --group crew"
         )));
     }
     let module = names::module_name(group);
-    if project.multigroup
+    if multigroup
         && (!group.starts_with(|c: char| c.is_ascii_lowercase()) || names::is_rust_keyword(&module))
     {
         return Err(Error::msg(format!(

@@ -504,7 +504,12 @@ fn what_to_scaffold(
 
 /// The group must be valid, and the only one of a single-group project.
 fn check_group(req: &Request, project: &Project) -> Result<()> {
-    validate_group(&req.group, project)?;
+    validate_group(
+        &req.group,
+        &project.qualified_group(&req.group),
+        &project.domain,
+        project.multigroup,
+    )?;
     let other_group = project
         .resources
         .iter()
