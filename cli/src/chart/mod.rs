@@ -22,6 +22,7 @@ use self::templates::{Hole, Template, labels_hole};
 use crate::error::{Error, Result};
 use crate::printer::Printer;
 use crate::scaffold::{IfExists, Scaffold};
+use crate::templates::Engine;
 
 /// The plugin's key in `PROJECT`'s `plugins`.
 pub const PLUGIN_KEY: &str = "helm.operator-gen.io/v1-alpha";
@@ -96,17 +97,22 @@ pub fn derive(src: &Source<'_>) -> Result<Chart> {
         let (rel, text) = placed.template(object, |rel| owned.contains_key(rel));
         owned.insert(rel, text);
     }
-    owned.insert("templates/_helpers.tpl".to_owned(), helpers(chart_name));
+    let engine = Engine::new()?;
+    let ctx = json!({
+        "header": HEADER,
+        "chart": chart_name,
+        "app_version": manager.tag,
+        "record": RECORD,
+    });
+    owned.insert(
+        "templates/_helpers.tpl".to_owned(),
+        engine.render("chart/_helpers.tpl.tera", &ctx)?,
+    );
     Ok(Chart {
         owned,
         values: default_values(&manager, monitor_in_manifests),
-        chart_yaml: format!(
-            "apiVersion: v2\nname: {chart_name}\ndescription: The {chart_name} operator, packaged from its config/ by operator-gen\ntype: application\nversion: 0.1.0\nappVersion: \"{}\"\n",
-            manager.tag
-        ),
-        helmignore: format!(
-            "# Patterns to leave out of the chart package.\n.DS_Store\n.git/\n*.swp\n*.bak\n*.tmp\n*~\n# operator-gen's record of what it generated\n{RECORD}\n"
-        ),
+        chart_yaml: engine.render("chart/Chart.yaml.tera", &ctx)?,
+        helmignore: engine.render("chart/helmignore.tera", &ctx)?,
     })
 }
 
@@ -261,27 +267,6 @@ fn default_values(manager: &Manager, monitor_in_manifests: bool) -> Value {
     values.insert("prometheus".into(), json!({"enable": monitor_in_manifests}));
     values.insert("extraLabels".into(), json!({}));
     Value::Object(values)
-}
-
-fn helpers(chart: &str) -> String {
-    format!(
-        "{HEADER}
-{{{{/* The value of the helm.sh/chart label: the chart's name and version. */}}}}
-{{{{- define \"{chart}.chart\" -}}}}
-{{{{- printf \"%s-%s\" .Chart.Name .Chart.Version | replace \"+\" \"_\" | trunc 63 | trimSuffix \"-\" }}}}
-{{{{- end }}}}
-
-{{{{/* Labels on every object: Helm's own, then .Values.extraLabels. */}}}}
-{{{{- define \"{chart}.labels\" -}}}}
-helm.sh/chart: {{{{ include \"{chart}.chart\" . }}}}
-app.kubernetes.io/managed-by: {{{{ .Release.Service }}}}
-app.kubernetes.io/instance: {{{{ .Release.Name }}}}
-{{{{- with .Values.extraLabels }}}}
-{{{{ toYaml . }}}}
-{{{{- end }}}}
-{{{{- end }}}}
-"
-    )
 }
 
 /// The manager Deployment's container and what values template in it.
