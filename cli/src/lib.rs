@@ -1,5 +1,6 @@
-//! operator-gen's CLI as a library: clap surface, scaffolding commands, templates, the
-//! in-memory scaffold with atomic commit, and the manifests source scan.
+//! operator-gen's CLI as a library: clap surface, the scaffolding commands over the project
+//! model and their plans, templates, the in-memory scaffold with atomic commit, and the
+//! manifests source scan.
 
 pub mod chart;
 pub mod cli;

@@ -1,6 +1,8 @@
-//! The scaffolding commands' declarative side: a command's output as lists of files,
-//! insertions at markers and lines to enable ([`lists`]), rendered from `templates/` against
-//! the command's context into a [`crate::scaffold::Scaffold`], and run backwards by `delete api`.
+//! What the scaffolding commands do to a project, below their flags: each plans a request
+//! against the project model ([`crate::project`]) and stages its output in a
+//! [`crate::scaffold::Scaffold`] for the command to commit. A command's output is declared as
+//! lists of files, insertions at markers and lines to enable ([`lists`]), rendered from
+//! `templates/` against the command's context, and run backwards by `delete api`.
 
 pub mod api;
 pub mod delete;
