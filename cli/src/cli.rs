@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use crate::commands;
-pub use crate::commands::License;
 pub use crate::commands::api::ApiArgs;
 pub use crate::commands::delete::DeleteApiArgs;
 pub use crate::commands::edit::EditArgs;
@@ -14,6 +13,7 @@ pub use crate::commands::init::InitArgs;
 pub use crate::commands::webhook::WebhookArgs;
 use crate::error::{Error, Result};
 use crate::printer::{Printer, Verbosity};
+pub use crate::project::boilerplate::License;
 
 /// kubebuilder for Rust: scaffold a kube-rs operator project and generate its manifests.
 #[derive(Debug, Parser)]
@@ -178,10 +178,10 @@ fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
             commands::export_template::run(&dir, printer)
         }
         Command::Alpha(AlphaCommand::Generate(args)) => {
-            commands::generate::run(&args, &current_dir()?, printer)
+            commands::generate::run(&args, &current_dir()?, printer, run_in)
         }
         Command::Alpha(AlphaCommand::Update(args)) => {
-            commands::update::run(&args, &current_dir()?, printer)
+            commands::update::run(&args, &current_dir()?, printer, run_in)
         }
         Command::Version => {
             printer.out(&commands::version::text());

@@ -1,19 +1,18 @@
-//! operator-gen's CLI as a library: clap surface, scaffolding commands, templates, the
-//! in-memory scaffold with atomic commit, and the manifests source scan.
+//! operator-gen's CLI as a library: clap surface, the scaffolding commands over the project
+//! model and their plans, templates, the in-memory scaffold with atomic commit, and the
+//! manifests source scan.
 
 pub mod chart;
 pub mod cli;
 pub mod commands;
 pub mod core_types;
 pub mod error;
-pub mod layout;
 pub mod manifests;
-pub mod names;
 pub mod printer;
 pub mod project;
 pub mod reference;
 pub mod scaffold;
-pub mod storage;
+pub mod scaffolding;
 pub mod templates;
 pub mod transaction;
 

@@ -6,6 +6,7 @@ use serde::Serialize;
 use tera::{Context, Tera};
 
 use crate::error::{Error, Result};
+use crate::project::markers;
 
 /// The `templates/` tree, embedded at build time.
 pub static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/../templates");
@@ -53,12 +54,10 @@ impl Engine {
         Ok(Engine { tera })
     }
 
-    /// Render `name` (a path under `templates/`, with its `.tera` suffix) with `context`.
+    /// Render `name` (a path under `templates/`, with its `.tera` suffix) with `context` and
+    /// the markers.
     pub fn render(&self, name: &str, context: &impl Serialize) -> Result<String> {
-        let ctx = Context::from_serialize(context).map_err(|e| Error::Template {
-            name: name.into(),
-            message: report(&e),
-        })?;
+        let ctx = self::context(name, context)?;
         self.tera.render(name, &ctx).map_err(|e| Error::Template {
             name: name.into(),
             message: report(&e),
@@ -81,6 +80,17 @@ impl Engine {
     pub fn contains(&self, name: &str) -> bool {
         self.tera.contains_template(name)
     }
+}
+
+/// The Tera context of template `name`: `value`'s fields, and `markers`, the scaffold markers by
+/// key ([`markers::table`]), which templates write as `{{ markers.modules }}`.
+pub fn context(name: &str, value: &impl Serialize) -> Result<Context> {
+    let mut ctx = Context::from_serialize(value).map_err(|e| Error::Template {
+        name: name.into(),
+        message: report(&e),
+    })?;
+    ctx.insert("markers", &markers::table());
+    Ok(ctx)
 }
 
 fn collect_checked(

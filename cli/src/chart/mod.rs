@@ -22,6 +22,7 @@ use self::templates::{Hole, Template, labels_hole};
 use crate::error::{Error, Result};
 use crate::printer::Printer;
 use crate::scaffold::{IfExists, Scaffold};
+use crate::templates::Engine;
 
 /// The plugin's key in `PROJECT`'s `plugins`.
 pub const PLUGIN_KEY: &str = "helm.operator-gen.io/v1-alpha";
@@ -73,7 +74,51 @@ pub struct Source<'a> {
 /// Derive the chart from the rendered manifests.
 pub fn derive(src: &Source<'_>) -> Result<Chart> {
     let path = src.manifests_path;
-    let docs: Vec<Value> = serde_saphyr::from_multiple(src.manifests).map_err(|e| {
+    let docs = documents(src.manifests, path)?;
+    let deployment = manager_deployment(&docs, path)?;
+    let namespace = manager_namespace(&docs, deployment, path)?;
+    let manager = Manager::of(deployment)?;
+    let monitor_in_manifests = docs.iter().any(|d| d["kind"] == "ServiceMonitor");
+
+    let chart_name = src.project_name;
+    let mut objects: Vec<&Value> = docs.iter().filter(|d| d["kind"] != "Namespace").collect();
+    if !monitor_in_manifests && let Some(m) = &src.monitor {
+        objects.push(m);
+    }
+    let placed = Placed {
+        deployment,
+        manager: &manager,
+        namespace: &namespace,
+        labels: format!("{chart_name}.labels"),
+        prefix: format!("{chart_name}-"),
+    };
+    let mut owned = BTreeMap::new();
+    for object in objects {
+        let (rel, text) = placed.template(object, |rel| owned.contains_key(rel));
+        owned.insert(rel, text);
+    }
+    let engine = Engine::new()?;
+    let ctx = json!({
+        "header": HEADER,
+        "chart": chart_name,
+        "app_version": manager.tag,
+        "record": RECORD,
+    });
+    owned.insert(
+        "templates/_helpers.tpl".to_owned(),
+        engine.render("chart/_helpers.tpl.tera", &ctx)?,
+    );
+    Ok(Chart {
+        owned,
+        values: default_values(&manager, monitor_in_manifests),
+        chart_yaml: engine.render("chart/Chart.yaml.tera", &ctx)?,
+        helmignore: engine.render("chart/helmignore.tera", &ctx)?,
+    })
+}
+
+/// The documents of the rendered manifests at `path`, each with a kind and a name.
+fn documents(manifests: &str, path: &str) -> Result<Vec<Value>> {
+    let docs: Vec<Value> = serde_saphyr::from_multiple(manifests).map_err(|e| {
         Error::msg(format!(
             "{path} is not a YAML stream ({}); run `make build-installer` to write it again",
             one_line(&e)
@@ -87,16 +132,24 @@ pub fn derive(src: &Source<'_>) -> Result<Chart> {
             )));
         }
     }
-    let deployment = docs
-        .iter()
+    Ok(docs)
+}
+
+/// The manager's Deployment: the one labelled `control-plane: controller-manager`, else the last.
+fn manager_deployment<'a>(docs: &'a [Value], path: &str) -> Result<&'a Value> {
+    docs.iter()
         .filter(|d| d["kind"] == "Deployment")
         .max_by_key(|d| d.pointer("/metadata/labels/control-plane") == Some(&json!("controller-manager")))
         .ok_or_else(|| {
             Error::msg(format!(
                 "{path} has no Deployment, so there is no manager to chart; write it with `make build-installer` from config/default"
             ))
-        })?;
-    let namespace = docs
+        })
+}
+
+/// The manager's namespace: the rendered Namespace's name, else the Deployment's namespace.
+fn manager_namespace(docs: &[Value], deployment: &Value, path: &str) -> Result<String> {
+    Ok(docs
         .iter()
         .find(|d| d["kind"] == "Namespace")
         .and_then(|d| d.pointer("/metadata/name"))
@@ -107,19 +160,24 @@ pub fn derive(src: &Source<'_>) -> Result<Chart> {
                 "{path} names no namespace for the manager; keep `namespace:` in config/default/kustomization.yaml and run `make build-installer`"
             ))
         })?
-        .to_owned();
-    let manager = Manager::of(deployment)?;
-    let monitor_in_manifests = docs.iter().any(|d| d["kind"] == "ServiceMonitor");
+        .to_owned())
+}
 
-    let chart_name = src.project_name;
-    let labels = format!("{chart_name}.labels");
-    let prefix = format!("{chart_name}-");
-    let mut owned = BTreeMap::new();
-    let mut objects: Vec<&Value> = docs.iter().filter(|d| d["kind"] != "Namespace").collect();
-    if !monitor_in_manifests && let Some(m) = &src.monitor {
-        objects.push(m);
-    }
-    for object in objects {
+/// What places each object's template in the chart.
+struct Placed<'a> {
+    deployment: &'a Value,
+    manager: &'a Manager,
+    namespace: &'a str,
+    /// The name of the labels helper (`<chart>.labels`).
+    labels: String,
+    /// The name prefix config/default gives every object (`<chart>-`).
+    prefix: String,
+}
+
+impl Placed<'_> {
+    /// The template of `object`: its path under the chart directory (`taken` says whether a path
+    /// is already used) and its text.
+    fn template(&self, object: &Value, taken: impl Fn(&str) -> bool) -> (String, String) {
         let kind = object["kind"].as_str().unwrap_or_default();
         let name = object
             .pointer("/metadata/name")
@@ -131,27 +189,48 @@ pub fn derive(src: &Source<'_>) -> Result<Chart> {
         } else {
             &[]
         };
-        t.release_namespace(&namespace, skip);
+        t.release_namespace(self.namespace, skip);
         labels_hole(&mut t);
+        let (dir, condition) = self.place(object, kind, name, &mut t);
+        let stem = if kind == "CustomResourceDefinition" {
+            name
+        } else {
+            name.strip_prefix(&self.prefix).unwrap_or(name)
+        };
+        let mut rel = format!("templates/{dir}/{stem}.yaml");
+        if taken(&rel) {
+            rel = format!("templates/{dir}/{stem}-{}.yaml", kind.to_ascii_lowercase());
+        }
+        (rel, t.render(HEADER, condition, &self.labels))
+    }
+
+    /// The directory of `object`'s template and the value that enables it, with the holes of
+    /// the values it templates put into `t`.
+    fn place(
+        &self,
+        object: &Value,
+        kind: &str,
+        name: &str,
+        t: &mut Template,
+    ) -> (String, Option<&'static str>) {
         let group = object["apiVersion"]
             .as_str()
             .and_then(|v| v.rsplit_once('/'))
             .map_or("", |(g, _)| g);
-        let kind_dir = kind.to_ascii_lowercase();
         let (dir, condition) = match kind {
             "CustomResourceDefinition" => ("crd", Some(".Values.crd.enable")),
-            "Deployment" if std::ptr::eq(object, deployment) => {
-                manager.holes(&mut t);
+            "Deployment" if std::ptr::eq(object, self.deployment) => {
+                self.manager.holes(t);
                 ("manager", None)
             }
             "ServiceMonitor" => ("prometheus", Some(".Values.prometheus.enable")),
-            "Service" if manager.serves_metrics(object) => {
+            "Service" if self.manager.serves_metrics(object) => {
                 port_holes(
-                    &mut t,
+                    t,
                     object,
                     "/spec/ports",
                     &["port", "targetPort"],
-                    &manager,
+                    self.manager,
                 );
                 ("metrics", Some(".Values.metrics.enable"))
             }
@@ -159,7 +238,7 @@ pub fn derive(src: &Source<'_>) -> Result<Chart> {
                 if let Some(rules) = object.pointer("/spec/ingress").and_then(Value::as_array) {
                     for i in 0..rules.len() {
                         let at = format!("/spec/ingress/{i}/ports");
-                        port_holes(&mut t, object, &at, &["port"], &manager);
+                        port_holes(t, object, &at, &["port"], self.manager);
                     }
                 }
                 ("network-policy", None)
@@ -170,21 +249,14 @@ pub fn derive(src: &Source<'_>) -> Result<Chart> {
             "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration" => ("webhook", None),
             "Service" if name.contains("webhook") => ("webhook", None),
             _ if group == "cert-manager.io" => ("certmanager", None),
-            _ => (kind_dir.as_str(), None),
+            _ => return (kind.to_ascii_lowercase(), None),
         };
-        let stem = if kind == "CustomResourceDefinition" {
-            name
-        } else {
-            name.strip_prefix(&prefix).unwrap_or(name)
-        };
-        let mut rel = format!("templates/{dir}/{stem}.yaml");
-        if owned.contains_key(&rel) {
-            rel = format!("templates/{dir}/{stem}-{}.yaml", kind.to_ascii_lowercase());
-        }
-        owned.insert(rel, t.render(HEADER, condition, &labels));
+        (dir.to_owned(), condition)
     }
-    owned.insert("templates/_helpers.tpl".to_owned(), helpers(chart_name));
+}
 
+/// The chart's default values.
+fn default_values(manager: &Manager, monitor_in_manifests: bool) -> Value {
     let mut values = Map::new();
     values.insert("manager".into(), manager.values());
     values.insert("crd".into(), json!({"enable": true}));
@@ -194,38 +266,7 @@ pub fn derive(src: &Source<'_>) -> Result<Chart> {
     );
     values.insert("prometheus".into(), json!({"enable": monitor_in_manifests}));
     values.insert("extraLabels".into(), json!({}));
-    Ok(Chart {
-        owned,
-        values: Value::Object(values),
-        chart_yaml: format!(
-            "apiVersion: v2\nname: {chart_name}\ndescription: The {chart_name} operator, packaged from its config/ by operator-gen\ntype: application\nversion: 0.1.0\nappVersion: \"{}\"\n",
-            manager.tag
-        ),
-        helmignore: format!(
-            "# Patterns to leave out of the chart package.\n.DS_Store\n.git/\n*.swp\n*.bak\n*.tmp\n*~\n# operator-gen's record of what it generated\n{RECORD}\n"
-        ),
-    })
-}
-
-fn helpers(chart: &str) -> String {
-    format!(
-        "{HEADER}
-{{{{/* The value of the helm.sh/chart label: the chart's name and version. */}}}}
-{{{{- define \"{chart}.chart\" -}}}}
-{{{{- printf \"%s-%s\" .Chart.Name .Chart.Version | replace \"+\" \"_\" | trunc 63 | trimSuffix \"-\" }}}}
-{{{{- end }}}}
-
-{{{{/* Labels on every object: Helm's own, then .Values.extraLabels. */}}}}
-{{{{- define \"{chart}.labels\" -}}}}
-helm.sh/chart: {{{{ include \"{chart}.chart\" . }}}}
-app.kubernetes.io/managed-by: {{{{ .Release.Service }}}}
-app.kubernetes.io/instance: {{{{ .Release.Name }}}}
-{{{{- with .Values.extraLabels }}}}
-{{{{ toYaml . }}}}
-{{{{- end }}}}
-{{{{- end }}}}
-"
-    )
+    Value::Object(values)
 }
 
 /// The manager Deployment's container and what values template in it.
@@ -521,6 +562,46 @@ pub fn stage(s: &mut Scaffold, chart: &Chart, edited: Edited, printer: &Printer)
         })?,
     };
     let mut record = Record::default();
+    stage_owned(s, chart, &old, edited, printer, &mut record)?;
+    stage_gone(s, chart, &old, edited, printer, &mut record)?;
+    for (rel, content) in [
+        ("Chart.yaml", &chart.chart_yaml),
+        (".helmignore", &chart.helmignore),
+    ] {
+        let path = format!("{CHART_DIR}/{rel}");
+        if s.exists(&path) {
+            printer.status("keep", &format!("{path} (yours once written)"));
+        } else {
+            s.file(&path, content.clone(), IfExists::Error)?;
+        }
+    }
+    stage_values(s, chart, &old, printer)?;
+    record.values = chart.values.clone();
+    let text = serde_json::to_string_pretty(&record)
+        .map_err(|e| Error::msg(format!("cannot serialize the chart record: {e}")))?;
+    s.file(&record_rel, format!("{text}\n"), IfExists::Overwrite)?;
+
+    for rel in user_files(&s.root().join(CHART_DIR)) {
+        let known = chart.owned.contains_key(&rel)
+            || old.files.contains_key(&rel)
+            || ["Chart.yaml", ".helmignore", "values.yaml", RECORD].contains(&rel.as_str());
+        if !known {
+            printer.status("keep", &format!("{CHART_DIR}/{rel} (yours)"));
+        }
+    }
+    Ok(())
+}
+
+/// The generator's files written where the user left them as generated (or `Replace`), each
+/// recorded in `record` with the hash of what is now its generated text.
+fn stage_owned(
+    s: &mut Scaffold,
+    chart: &Chart,
+    old: &Record,
+    edited: Edited,
+    printer: &Printer,
+    record: &mut Record,
+) -> Result<()> {
     for (rel, content) in &chart.owned {
         let path = format!("{CHART_DIR}/{rel}");
         let on_disk = s.read(&path)?;
@@ -554,6 +635,19 @@ pub fn stage(s: &mut Scaffold, chart: &Chart, edited: Edited, printer: &Printer)
             record.files.insert(rel.clone(), hash(content));
         }
     }
+    Ok(())
+}
+
+/// The generator's files of last time whose object config/ no longer renders: removed while
+/// unchanged (or `Replace`), else left alone and still recorded.
+fn stage_gone(
+    s: &mut Scaffold,
+    chart: &Chart,
+    old: &Record,
+    edited: Edited,
+    printer: &Printer,
+    record: &mut Record,
+) -> Result<()> {
     for (rel, h) in &old.files {
         if chart.owned.contains_key(rel) {
             continue;
@@ -571,18 +665,12 @@ pub fn stage(s: &mut Scaffold, chart: &Chart, edited: Edited, printer: &Printer)
             None => {}
         }
     }
-    for (rel, content) in [
-        ("Chart.yaml", &chart.chart_yaml),
-        (".helmignore", &chart.helmignore),
-    ] {
-        let path = format!("{CHART_DIR}/{rel}");
-        if s.exists(&path) {
-            printer.status("keep", &format!("{path} (yours once written)"));
-        } else {
-            s.file(&path, content.clone(), IfExists::Error)?;
-        }
-    }
+    Ok(())
+}
 
+/// `values.yaml`: the defaults when missing, else the three-way merge of last time's defaults,
+/// the user's values and this time's defaults.
+fn stage_values(s: &mut Scaffold, chart: &Chart, old: &Record, printer: &Printer) -> Result<()> {
     let values_rel = format!("{CHART_DIR}/values.yaml");
     match s.read(&values_rel)? {
         None => s.file(&values_rel, values::render(&chart.values), IfExists::Error)?,
@@ -608,19 +696,6 @@ pub fn stage(s: &mut Scaffold, chart: &Chart, edited: Edited, printer: &Printer)
                     IfExists::Overwrite,
                 )?;
             }
-        }
-    }
-    record.values = chart.values.clone();
-    let text = serde_json::to_string_pretty(&record)
-        .map_err(|e| Error::msg(format!("cannot serialize the chart record: {e}")))?;
-    s.file(&record_rel, format!("{text}\n"), IfExists::Overwrite)?;
-
-    for rel in user_files(&s.root().join(CHART_DIR)) {
-        let known = chart.owned.contains_key(&rel)
-            || old.files.contains_key(&rel)
-            || ["Chart.yaml", ".helmignore", "values.yaml", RECORD].contains(&rel.as_str());
-        if !known {
-            printer.status("keep", &format!("{CHART_DIR}/{rel} (yours)"));
         }
     }
     Ok(())

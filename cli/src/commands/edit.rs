@@ -1,6 +1,6 @@
 //! `operator-gen edit`: change an existing project; `--plugins helm` enables the Helm chart
 //! plugin and (re)generates `dist/chart/` from the rendered manifests (see [`crate::chart`]);
-//! `--multigroup` moves the project into the multigroup layout (see [`super::multigroup`]).
+//! `--multigroup` moves the project into the multigroup layout (see [`crate::scaffolding::multigroup`]).
 
 use std::path::Path;
 
@@ -46,7 +46,7 @@ pub fn run(args: &EditArgs, root: &Path, printer: &Printer) -> Result<()> {
                 "--multigroup and --plugins change the project in separate runs; run `edit --multigroup`, then `edit --plugins ...`",
             ));
         }
-        (true, true) => return super::multigroup::run(root, printer),
+        (true, true) => return crate::scaffolding::multigroup::run(root, printer),
         (false, true) => {
             return Err(Error::msg(
                 "edit needs something to change; pass --plugins helm or --multigroup",

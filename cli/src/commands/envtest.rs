@@ -408,7 +408,7 @@ fn setup_envtest_dir(wanted: &Wanted, env: &Env) -> Option<PathBuf> {
             (wanted.matches(&version)
                 && dir.join("kube-apiserver").is_file()
                 && dir.join("etcd").is_file())
-            .then(|| (super::versions::numbers(&version), dir))
+            .then(|| (crate::project::versions::numbers(&version), dir))
         })
         .collect();
     found.sort();

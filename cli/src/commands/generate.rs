@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::replay::{self, Step};
+use super::replay::{self, Runner, Step};
 use crate::error::{Error, Result};
 use crate::printer::{Printer, Verbosity};
 use crate::project::{self, Project};
@@ -50,10 +50,13 @@ const KEPT_IN_PLACE: &[&str] = &[".git", "target"];
 const USER_CODE: &[&str] = &["src/api/", "src/controller/", "src/webhook/"];
 
 /// Files carried over even where the scaffold writes them.
-const USER_FILES: &[&str] = &[".cargo/config.toml", super::init::BOILERPLATE];
+const USER_FILES: &[&str] = &[
+    ".cargo/config.toml",
+    crate::project::boilerplate::BOILERPLATE,
+];
 
-/// Run `alpha generate` from `cwd`.
-pub fn run(args: &GenerateArgs, cwd: &Path, printer: &Printer) -> Result<()> {
+/// Run `alpha generate` from `cwd`, replaying the project's commands through `runner`.
+pub fn run(args: &GenerateArgs, cwd: &Path, printer: &Printer, runner: Runner) -> Result<()> {
     let input = absolute(&cwd.join(args.input_dir.as_deref().unwrap_or(Path::new("."))))?;
     match &args.output_dir {
         Some(out) => {
@@ -80,7 +83,7 @@ pub fn run(args: &GenerateArgs, cwd: &Path, printer: &Printer) -> Result<()> {
             }
             // the input read whole, not half way through another command's commit
             let _lock = crate::transaction::lock(&input, printer)?;
-            let staging = stage(&project, &input, &out, printer)?;
+            let staging = stage(&project, &input, &out, printer, runner)?;
             if out.exists() {
                 std::fs::remove_dir(&out).map_err(|e| Error::io("replace", &out, e))?;
             }
@@ -114,7 +117,7 @@ pub fn run(args: &GenerateArgs, cwd: &Path, printer: &Printer) -> Result<()> {
                     backup.display()
                 )));
             }
-            let staging = stage(&project, &input, &input, printer)?;
+            let staging = stage(&project, &input, &input, printer, runner)?;
             swap_in(&input, &staging, &backup)?;
             printer.hint(&format!(
                 "Re-scaffolded {} in place; its previous files are in {}.",
@@ -166,14 +169,20 @@ fn staging_dir(out: &Path) -> Result<PathBuf> {
 
 /// Replay `project` into a fresh staging directory beside `out`, carry the input's files over
 /// and run `manifests`; returns the staging directory.
-fn stage(project: &Project, input: &Path, out: &Path, printer: &Printer) -> Result<PathBuf> {
+fn stage(
+    project: &Project,
+    input: &Path,
+    out: &Path,
+    printer: &Printer,
+    runner: Runner,
+) -> Result<PathBuf> {
     let staging = staging_dir(out)?;
     if staging.exists() {
         // what an interrupted run left
         std::fs::remove_dir_all(&staging).map_err(|e| Error::io("remove", &staging, e))?;
     }
     std::fs::create_dir_all(&staging).map_err(|e| Error::io("create", &staging, e))?;
-    let result = fill(project, input, &staging, printer);
+    let result = fill(project, input, &staging, printer, runner);
     if let Err(e) = result {
         let _ = std::fs::remove_dir_all(&staging);
         return Err(e);
@@ -181,13 +190,19 @@ fn stage(project: &Project, input: &Path, out: &Path, printer: &Printer) -> Resu
     Ok(staging)
 }
 
-fn fill(project: &Project, input: &Path, dir: &Path, printer: &Printer) -> Result<()> {
+fn fill(
+    project: &Project,
+    input: &Path,
+    dir: &Path,
+    printer: &Printer,
+    runner: Runner,
+) -> Result<()> {
     let read = |rel: &str| std::fs::read_to_string(input.join(rel)).ok();
     let quiet = Printer::new(Verbosity::Quiet);
     for step in replay::steps(project, &read) {
         printer.status("replay", &replay::display(&step));
         match &step {
-            Step::Run(args) => crate::cli::run_in(args, dir, &quiet)?,
+            Step::Run(args) => runner(args, dir, &quiet)?,
             Step::Copy(rel) => {
                 if let Some(text) = read(rel) {
                     let mut s = Scaffold::new(dir);

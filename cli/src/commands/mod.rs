@@ -1,7 +1,6 @@
-//! One module per subcommand; each turns validated flags into a context, renders templates into
-//! a [`crate::scaffold::Scaffold`] and commits it.
-
-use clap::ValueEnum;
+//! One module per subcommand: its flags and a short `run` over the project model
+//! ([`crate::project`]), the scaffolding plans ([`crate::scaffolding`]) and the in-memory
+//! [`crate::scaffold::Scaffold`] it commits.
 
 pub mod api;
 pub mod delete;
@@ -10,116 +9,7 @@ pub mod envtest;
 pub mod export_template;
 pub mod generate;
 pub mod init;
-pub mod multigroup;
 pub mod replay;
 pub mod update;
 pub mod version;
 pub mod webhook;
-
-/// The license header put on generated source files.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum License {
-    /// Apache License 2.0.
-    #[default]
-    Apache2,
-    /// No header.
-    None,
-}
-
-/// Versions the generated project pins.
-pub mod versions {
-    /// kube.
-    pub const KUBE: &str = "5.0.0";
-    /// k8s-openapi.
-    pub const K8S_OPENAPI: &str = "0.29.0";
-    /// Kubernetes minor versions k8s-openapi 0.29 supports, oldest first.
-    pub const K8S_MINORS: &[u32] = &[33, 34, 35, 36, 37];
-    /// The default (newest) one.
-    pub const K8S_DEFAULT: &str = "1.37";
-    /// This CLI.
-    pub const CLI: &str = env!("CARGO_PKG_VERSION");
-    /// The Rust version a generated project declares (`rust-version`) and its image builds with:
-    /// operator-gen's own, which its crates and their locked dependencies need.
-    pub const RUST: &str = env!("CARGO_PKG_RUST_VERSION");
-
-    /// The numbers of a dot-separated version, a pre-release or build suffix aside
-    /// (`1.37.2-rc.1` → `[1, 37, 2]`), to order versions by.
-    pub fn numbers(version: &str) -> Vec<u64> {
-        version
-            .split(['-', '+'])
-            .next()
-            .unwrap_or_default()
-            .split('.')
-            .map(|p| p.parse().unwrap_or(0))
-            .collect()
-    }
-}
-
-/// The license header of a generated Rust file: `//` lines and a blank line, or nothing.
-pub fn rust_header(license: License, owner: Option<&str>, year: i32) -> String {
-    match license {
-        License::None => String::new(),
-        License::Apache2 => {
-            let copyright = match owner {
-                Some(o) if !o.trim().is_empty() => format!("Copyright {year} {}.", o.trim()),
-                _ => format!("Copyright {year}."),
-            };
-            apache2_header(&copyright)
-        }
-    }
-}
-
-/// The Apache 2.0 header under the line `copyright`, as `//` lines and a blank line.
-pub fn apache2_header(copyright: &str) -> String {
-    let text = [
-        copyright,
-        "",
-        "Licensed under the Apache License, Version 2.0 (the \"License\");",
-        "you may not use this file except in compliance with the License.",
-        "You may obtain a copy of the License at",
-        "",
-        "    http://www.apache.org/licenses/LICENSE-2.0",
-        "",
-        "Unless required by applicable law or agreed to in writing, software",
-        "distributed under the License is distributed on an \"AS IS\" BASIS,",
-        "WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.",
-        "See the License for the specific language governing permissions and",
-        "limitations under the License.",
-    ]
-    .join("\n");
-    let mut out: String = text
-        .lines()
-        .map(|l| {
-            if l.is_empty() {
-                "//\n".to_owned()
-            } else {
-                format!("// {l}\n")
-            }
-        })
-        .collect();
-    out.push('\n');
-    out
-}
-
-/// The current year (UTC), or `OPERATOR_GEN_YEAR` when set (reproducible output).
-pub fn current_year() -> i32 {
-    if let Some(y) = std::env::var("OPERATOR_GEN_YEAR")
-        .ok()
-        .and_then(|y| y.parse().ok())
-    {
-        return y;
-    }
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    // Days since 1970-01-01 to a civil year (Howard Hinnant's algorithm).
-    let days = (secs / 86_400) as i64 + 719_468;
-    let era = days.div_euclid(146_097);
-    let doe = days - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(month <= 2)) as i32
-}

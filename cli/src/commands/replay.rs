@@ -2,10 +2,19 @@
 //! scaffold from its `PROJECT` file, which `alpha generate` runs in-process and `alpha update`
 //! runs through this and an older operator-gen binary.
 
-use crate::commands::api;
-use crate::commands::init::BOILERPLATE;
-use crate::project::Project;
-use crate::storage;
+use std::path::Path;
+
+use crate::error::Result;
+use crate::printer::Printer;
+use crate::project::boilerplate::BOILERPLATE;
+use crate::project::storage_version as storage;
+use crate::project::{Project, paths};
+
+/// Runs one command line of a replay (`init`, `create`, `delete` or `edit` with its flags, no
+/// program name) in a directory, in this process: the CLI's parser and dispatcher
+/// ([`crate::cli::run_in`]), which the commands that replay are handed rather than call, as the
+/// CLI is what calls them.
+pub type Runner = fn(&[String], &Path, &Printer) -> Result<()>;
 
 /// One step of a replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -156,7 +165,7 @@ fn is_later_stored_version(
         .iter()
         .any(|o| o.api.is_some() && o.group == r.group && o.kind == r.kind);
     earlier
-        && read(&api::types_file(project, &r.group, &r.version, &r.kind))
+        && read(&paths::types_file(project, &r.group, &r.version, &r.kind))
             .is_some_and(|text| storage::mentions_marker(&text))
 }
 

@@ -21,11 +21,10 @@ use std::process::{Command, Stdio};
 
 use clap::Args;
 
-use super::replay::{self, Step};
-use super::versions;
+use super::replay::{self, Runner, Step};
 use crate::error::{Error, Result};
 use crate::printer::{Printer, Verbosity};
-use crate::project::{self, Project};
+use crate::project::{self, Project, versions};
 
 /// Flags of `alpha update`.
 #[derive(Debug, Args)]
@@ -70,10 +69,92 @@ impl Branches {
     }
 }
 
-/// Run `alpha update` in the project at `root`.
-pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer) -> Result<()> {
+/// The project's branch and commit an update starts from.
+struct Start {
+    /// The branch holding the project.
+    branch: String,
+    /// Its commit.
+    base: String,
+}
+
+/// The three commits of an update, each a child of the project's commit or of the ancestor.
+struct Commits {
+    ancestor: String,
+    original: String,
+    upgrade: String,
+}
+
+/// Run `alpha update` in the project at `root`, replaying its commands here through `runner`.
+pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer, runner: Runner) -> Result<()> {
     Project::load(root)?;
     let git = Git::at(root)?;
+    let start = start(args, &git)?;
+    let read = |rel: &str| {
+        git.output_raw(&["show", &format!("{}:{rel}", start.base)])
+            .ok()
+    };
+    let text = read(project::FILE_NAME).ok_or_else(|| {
+        Error::msg(format!(
+            "branch {} has no PROJECT at the root of the git work tree; run alpha update at the project's root, which must be the work tree's",
+            start.branch
+        ))
+    })?;
+    let project = Project::parse(&text)?;
+    let to = versions::CLI;
+    let from = from_version(args, &project)?;
+    let branches = Branches::new(&from, to);
+    check_branches(&git, &branches, &start.branch, args.force)?;
+    let binary = older_binary(args, &from, printer)?;
+
+    let tmp = tempfile::Builder::new()
+        .prefix("operator-gen-update-")
+        .tempdir()
+        .map_err(|e| Error::io("create", Path::new("a temporary directory"), e))?;
+    let steps = replay::steps(&project, &read);
+    let ancestor_dir = tmp.path().join("ancestor");
+    let upgrade_dir = tmp.path().join("upgrade");
+    printer.status(
+        "scaffold",
+        &format!("operator-gen {from} ({})", binary.display()),
+    );
+    replay_with_binary(&binary, &from, &steps, &read, &ancestor_dir)?;
+    printer.status("scaffold", &format!("operator-gen {to}"));
+    replay_here(&steps, &read, &upgrade_dir, runner)?;
+
+    let index = tmp.path().join("index");
+    let ancestor_tree = git.tree_of(&ancestor_dir, &index)?;
+    let upgrade_tree = git.tree_of(&upgrade_dir, &index)?;
+    let ancestor = git.commit(
+        &ancestor_tree,
+        &start.base,
+        &format!("operator-gen {from} scaffold of the project (alpha update ancestor)"),
+    )?;
+    let commits = Commits {
+        original: git.commit(
+            &format!("{}^{{tree}}", start.base),
+            &ancestor,
+            &format!("the project at {} (alpha update original)", start.branch),
+        )?,
+        upgrade: git.commit(
+            &upgrade_tree,
+            &ancestor,
+            &format!("operator-gen {to} scaffold of the project (alpha update upgrade)"),
+        )?,
+        ancestor,
+    };
+    let conflicts = merge(
+        &git, &branches, &commits, &start, args.force, printer, &from,
+    )?;
+    if let Ok(msg) = git.output(&["rev-parse", "--git-path", "SQUASH_MSG"]) {
+        let _ = std::fs::remove_file(root.join(msg));
+    }
+    report(&conflicts, &branches, &start.branch, printer);
+    Ok(())
+}
+
+/// The branch to update (`--from-branch`, else the current one) and its commit, in a clean work
+/// tree.
+fn start(args: &UpdateArgs, git: &Git) -> Result<Start> {
     if !git
         .output(&["--no-optional-locks", "status", "--porcelain"])?
         .is_empty()
@@ -85,7 +166,7 @@ pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer) -> Result<()> {
     let current = git
         .output(&["symbolic-ref", "--quiet", "--short", "HEAD"])
         .ok();
-    let from_branch = match (&args.from_branch, current) {
+    let branch = match (&args.from_branch, current) {
         (Some(b), _) => b.clone(),
         (None, Some(b)) => b,
         (None, None) => {
@@ -95,19 +176,23 @@ pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer) -> Result<()> {
         }
     };
     let base = git
-        .output(&["rev-parse", "--verify", "--quiet", &format!("refs/heads/{from_branch}")])
+        .output(&[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("refs/heads/{branch}"),
+        ])
         .map_err(|_| {
             Error::msg(format!(
-                "branch {from_branch:?} does not exist; pass --from-branch with the project's branch"
+                "branch {branch:?} does not exist; pass --from-branch with the project's branch"
             ))
         })?;
-    let read = |rel: &str| git.output_raw(&["show", &format!("{base}:{rel}")]).ok();
-    let text = read(project::FILE_NAME).ok_or_else(|| {
-        Error::msg(format!(
-            "branch {from_branch} has no PROJECT at the root of the git work tree; run alpha update at the project's root, which must be the work tree's"
-        ))
-    })?;
-    let project = Project::parse(&text)?;
+    Ok(Start { branch, base })
+}
+
+/// The version the project was scaffolded with: `--from-version`, else PROJECT's `cliVersion`;
+/// an older one than this operator-gen's, or the same one when given.
+fn from_version(args: &UpdateArgs, project: &Project) -> Result<String> {
     let to = versions::CLI;
     let from = match (&args.from_version, &project.cli_version) {
         (Some(v), _) => v.trim().trim_start_matches('v').to_owned(),
@@ -137,7 +222,11 @@ pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer) -> Result<()> {
             "operator-gen {from} is newer than this operator-gen {to}, and alpha update only moves forward; run the alpha update of operator-gen {from} or later"
         )));
     }
-    let branches = Branches::new(&from, to);
+    Ok(from)
+}
+
+/// The update's branches must not be the project's own, nor exist unless `force`.
+fn check_branches(git: &Git, branches: &Branches, from_branch: &str, force: bool) -> Result<()> {
     for b in branches.all() {
         if b == from_branch {
             return Err(Error::msg(format!(
@@ -152,57 +241,44 @@ pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer) -> Result<()> {
                 &format!("refs/heads/{b}"),
             ])
             .is_ok();
-        if exists && !args.force {
+        if exists && !force {
             return Err(Error::msg(format!(
                 "branch {b} exists from an earlier alpha update; delete it (git branch -D {b}) or pass --force"
             )));
         }
     }
-    let binary = older_binary(args, &from, printer)?;
+    Ok(())
+}
 
-    let tmp = tempfile::Builder::new()
-        .prefix("operator-gen-update-")
-        .tempdir()
-        .map_err(|e| Error::io("create", Path::new("a temporary directory"), e))?;
-    let steps = replay::steps(&project, &read);
-    let ancestor_dir = tmp.path().join("ancestor");
-    let upgrade_dir = tmp.path().join("upgrade");
-    printer.status(
-        "scaffold",
-        &format!("operator-gen {from} ({})", binary.display()),
-    );
-    replay_with_binary(&binary, &from, &steps, &read, &ancestor_dir)?;
-    printer.status("scaffold", &format!("operator-gen {to}"));
-    replay_here(&steps, &read, &upgrade_dir)?;
-
-    let index = tmp.path().join("index");
-    let ancestor_tree = git.tree_of(&ancestor_dir, &index)?;
-    let upgrade_tree = git.tree_of(&upgrade_dir, &index)?;
-    let ancestor = git.commit(
-        &ancestor_tree,
-        &base,
-        &format!("operator-gen {from} scaffold of the project (alpha update ancestor)"),
-    )?;
-    let original = git.commit(
-        &format!("{base}^{{tree}}"),
-        &ancestor,
-        &format!("the project at {from_branch} (alpha update original)"),
-    )?;
-    let upgrade = git.commit(
-        &upgrade_tree,
-        &ancestor,
-        &format!("operator-gen {to} scaffold of the project (alpha update upgrade)"),
-    )?;
+/// The three branches set to `commits`, the upgrade merged into the original on the merge
+/// branch (checked out) and committed, conflicts and all, on the project's commit; returns the
+/// conflicted paths.
+fn merge(
+    git: &Git,
+    branches: &Branches,
+    commits: &Commits,
+    start: &Start,
+    force: bool,
+    printer: &Printer,
+    from: &str,
+) -> Result<Vec<String>> {
+    let to = versions::CLI;
     for (name, commit) in [
-        (&branches.ancestor, &ancestor),
-        (&branches.original, &original),
-        (&branches.upgrade, &upgrade),
+        (&branches.ancestor, &commits.ancestor),
+        (&branches.original, &commits.original),
+        (&branches.upgrade, &commits.upgrade),
     ] {
         git.output(&["branch", "--force", name, commit])?;
         printer.status("branch", name);
     }
-    let checkout = if args.force { "-B" } else { "-b" };
-    git.output(&["checkout", "--quiet", checkout, &branches.merge, &original])?;
+    let checkout = if force { "-B" } else { "-b" };
+    git.output(&[
+        "checkout",
+        "--quiet",
+        checkout,
+        &branches.merge,
+        &commits.original,
+    ])?;
     printer.status("branch", &branches.merge);
     // exits non-zero on conflicts, which are listed next
     let merged = git.status(&["merge", "--squash", &branches.upgrade])?;
@@ -231,7 +307,7 @@ pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer) -> Result<()> {
                 .join("\n")
         )
     };
-    let result = git.commit(&tree, &base, &message)?;
+    let result = git.commit(&tree, &start.base, &message)?;
     git.output(&[
         "update-ref",
         "-m",
@@ -239,9 +315,12 @@ pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer) -> Result<()> {
         &format!("refs/heads/{}", branches.merge),
         &result,
     ])?;
-    if let Ok(msg) = git.output(&["rev-parse", "--git-path", "SQUASH_MSG"]) {
-        let _ = std::fs::remove_file(root.join(msg));
-    }
+    Ok(conflicts)
+}
+
+/// What the user does next: merge the branch, or resolve the listed conflicts first.
+fn report(conflicts: &[String], branches: &Branches, from_branch: &str, printer: &Printer) {
+    let to = versions::CLI;
     if conflicts.is_empty() {
         printer.hint(&format!(
             "Branch {} holds the project on operator-gen {to}'s scaffold, with no conflicts; run `make manifests` and the tests there, then merge it into {from_branch}.",
@@ -253,7 +332,7 @@ pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer) -> Result<()> {
             conflicts.len(),
             branches.merge
         ));
-        for c in &conflicts {
+        for c in conflicts {
             printer.out(&format!("{c}\n"));
         }
         printer.hint(&format!(
@@ -261,13 +340,12 @@ pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer) -> Result<()> {
             branches.merge
         ));
     }
-    Ok(())
 }
 
 /// Whether version `a` is newer than `b`, comparing their numeric dot-separated parts (a
 /// pre-release or build suffix aside).
 fn newer(a: &str, b: &str) -> bool {
-    super::versions::numbers(a) > super::versions::numbers(b)
+    versions::numbers(a) > versions::numbers(b)
 }
 
 /// The older operator-gen: `--from-binary`, else the release cache, installed by cargo.
@@ -363,12 +441,17 @@ fn replay_with_binary(
 }
 
 /// The upgrade: `steps` run by this operator-gen, in process, in `dir` (temporary).
-fn replay_here(steps: &[Step], read: &dyn Fn(&str) -> Option<String>, dir: &Path) -> Result<()> {
+fn replay_here(
+    steps: &[Step],
+    read: &dyn Fn(&str) -> Option<String>,
+    dir: &Path,
+    runner: Runner,
+) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
     let quiet = Printer::new(Verbosity::Quiet);
     for step in steps {
         match step {
-            Step::Run(args) => crate::cli::run_in(args, dir, &quiet)?,
+            Step::Run(args) => runner(args, dir, &quiet)?,
             Step::Copy(rel) => copy(read, rel, dir)?,
         }
     }

@@ -1,6 +1,6 @@
 //! `operator-gen version`: the CLI version and the crate versions it scaffolds.
 
-use super::versions;
+use crate::project::versions;
 
 /// The text `version` prints.
 pub fn text() -> String {

@@ -26,13 +26,32 @@ pub struct File<C> {
     pub when: fn(&C) -> bool,
 }
 
-/// One insertion: `fragment` goes before `marker` in `file`; both `file` and `fragment` are
-/// Tera expressions of the context.
+/// One insertion: `fragment` goes before `marker` in `file`; `file` is a Tera expression of the
+/// context, `fragment` one or a template.
 pub struct Insertion<C> {
     pub file: &'static str,
     pub marker: &'static str,
-    pub fragment: &'static str,
+    pub fragment: Fragment,
     pub when: fn(&C) -> bool,
+}
+
+/// What an insertion inserts, rendered against the context.
+#[derive(Clone, Copy, Debug)]
+pub enum Fragment {
+    /// A line of Tera text (`pub mod {{kind_module}};`).
+    Text(&'static str),
+    /// A template under `templates/fragments/`, for what spans several lines.
+    Template(&'static str),
+}
+
+impl Fragment {
+    /// The fragment rendered against `ctx`.
+    fn render<C: Serialize>(self, engine: &Engine, ctx: &C) -> Result<String> {
+        match self {
+            Fragment::Text(text) => render_str(text, ctx),
+            Fragment::Template(name) => engine.render(name, ctx),
+        }
+    }
 }
 
 /// A commented-out line of `file` to enable.
@@ -79,7 +98,7 @@ impl Apply<'_> {
     ) -> Result<()> {
         for i in list.iter().filter(|i| (i.when)(ctx)) {
             let file = render_str(i.file, ctx)?;
-            let fragment = render_str(i.fragment, ctx)?;
+            let fragment = i.fragment.render(self.engine, ctx)?;
             s.insert(&file, i.marker, &fragment)?;
         }
         Ok(())
@@ -165,11 +184,11 @@ impl<C: Serialize> Undo<'_, C> {
     ) -> Result<()> {
         for i in list.iter().rev().filter(|i| (i.when)(self.ctx)) {
             let file = render_str(i.file, self.ctx)?;
-            let fragment = render_str(i.fragment, self.ctx)?;
+            let fragment = i.fragment.render(self.engine, self.ctx)?;
             let shared = self.shared(|o| {
                 Ok((i.when)(o)
                     && render_str(i.file, o)? == file
-                    && render_str(i.fragment, o)? == fragment)
+                    && i.fragment.render(self.engine, o)? == fragment)
             })?;
             if shared {
                 continue;
@@ -242,7 +261,7 @@ impl<C: Serialize> Undo<'_, C> {
         self.shared(|o| {
             for i in list.iter().filter(|i| (i.when)(o)) {
                 let declared =
-                    declared_module(&render_str(i.file, o)?, &render_str(i.fragment, o)?);
+                    declared_module(&render_str(i.file, o)?, &i.fragment.render(self.engine, o)?);
                 if declared.is_some_and(|(p, n, _)| p == parent && n == name) {
                     return Ok(true);
                 }
@@ -335,12 +354,9 @@ pub fn output_path<C: Serialize>(template: &str, ctx: &C) -> Result<String> {
     render_str(rel, ctx)
 }
 
-/// `text` with its Tera expressions filled from `ctx`.
+/// `text` with its Tera expressions filled from `ctx` (and the markers, as templates see them).
 fn render_str<C: Serialize>(text: &str, ctx: &C) -> Result<String> {
-    let context = tera::Context::from_serialize(ctx).map_err(|e| Error::Template {
-        name: text.into(),
-        message: e.to_string(),
-    })?;
+    let context = crate::templates::context(text, ctx)?;
     tera::Tera::one_off(text, &context, false).map_err(|e| Error::Template {
         name: text.into(),
         message: e.to_string(),

@@ -10,12 +10,12 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::api::MODULES_MARKER;
-use super::init::BOILERPLATE;
 use crate::error::{Error, Result};
-use crate::names;
 use crate::printer::Printer;
-use crate::project::{self, Project};
+use crate::project::markers::MODULES;
+use crate::project::paths::{config_prefix, role_prefix};
+use crate::project::validate::find_core;
+use crate::project::{self, Project, boilerplate, names};
 use crate::scaffold::{IfExists, Scaffold};
 use crate::templates::Engine;
 
@@ -74,9 +74,58 @@ struct Moved {
     to: String,
 }
 
+/// The modules of one group that move: the group's API group and the children its module
+/// declares (versions, or controllers' kind modules).
+type GroupModules = BTreeMap<String, (String, BTreeSet<String>)>;
+
+/// What moves: the files (old path → new path) and the module paths that change.
+struct Moves {
+    /// The versions under `src/api/`, by group module.
+    versions: GroupModules,
+    /// The controllers under `src/controller/`, by group module.
+    controllers: GroupModules,
+    /// Every file that moves, old path → new path.
+    files: BTreeMap<String, String>,
+    /// Every module path that changes.
+    modules: Vec<Moved>,
+}
+
 /// Run `edit --multigroup` in `root`.
 pub fn run(root: &Path, printer: &Printer) -> Result<()> {
     let mut project = Project::load(root)?;
+    check_movable(&project)?;
+    let crate_name = names::module_name(&project.project_name);
+    let mut s = Scaffold::new(root);
+    let moves = plan_moves(root, &project)?;
+    rewrite_rust_files(&mut s, root, &moves, &crate_name)?;
+    move_other_files(&mut s, root, &moves)?;
+    declare_group_modules(&mut s, root, &moves)?;
+    move_roles(&mut s, root, &project)?;
+    edit_readme(&mut s)?;
+
+    project.multigroup = true;
+    for r in project
+        .resources
+        .iter_mut()
+        .filter(|r| r.api.is_some() && !r.core)
+    {
+        r.path = format!(
+            "{crate_name}::api::{}::{}",
+            names::module_name(&r.group),
+            names::module_name(&r.version)
+        );
+    }
+    s.file(project::FILE_NAME, project.render()?, IfExists::Overwrite)?;
+    s.check()?;
+    s.commit(printer)?;
+    printer.hint(
+        "The project is multigroup: `create api` now takes any --group. Run `make manifests` to regenerate the manifests.",
+    );
+    Ok(())
+}
+
+/// A project already multigroup, or with webhooks (whose modules this does not move), is refused.
+fn check_movable(project: &Project) -> Result<()> {
     if project.multigroup {
         return Err(Error::msg(
             "the project is already multigroup (PROJECT has multigroup: true), so there is nothing to move; drop --multigroup",
@@ -88,21 +137,20 @@ pub fn run(root: &Path, printer: &Printer) -> Result<()> {
             r.group, r.version, r.kind
         )));
     }
-    let crate_name = names::module_name(&project.project_name);
-    let header = std::fs::read_to_string(root.join(BOILERPLATE)).unwrap_or_default();
-    let engine = Engine::new()?;
-    let mut s = Scaffold::new(root);
+    Ok(())
+}
 
-    // the versions and controllers that move, by group module
-    let mut versions: BTreeMap<String, (String, BTreeSet<String>)> = BTreeMap::new();
-    let mut controllers: BTreeMap<String, (String, BTreeSet<String>)> = BTreeMap::new();
+/// The versions and controllers of `project` that move, by group module.
+fn group_modules(project: &Project) -> Result<(GroupModules, GroupModules)> {
+    let mut versions = GroupModules::new();
+    let mut controllers = GroupModules::new();
     for r in &project.resources {
         let group_mod = names::module_name(&r.group);
         if r.controller || (r.api.is_some() && !r.core) {
             check_group_module(&r.group, &group_mod)?;
         }
         let api_group = if r.core {
-            super::api::find_core(&r.group, &r.version, &r.kind)?
+            find_core(&r.group, &r.version, &r.kind)?
                 .map(|c| c.group.to_owned())
                 .unwrap_or_default()
         } else {
@@ -123,22 +171,26 @@ pub fn run(root: &Path, printer: &Printer) -> Result<()> {
                 .insert(names::kind_module(&r.kind));
         }
     }
+    Ok((versions, controllers))
+}
 
-    // files to move: old path -> new path
-    let mut moves: BTreeMap<String, String> = BTreeMap::new();
+/// The files and modules that move; a missing source or a taken destination is an error.
+fn plan_moves(root: &Path, project: &Project) -> Result<Moves> {
+    let (versions, controllers) = group_modules(project)?;
+    let mut files: BTreeMap<String, String> = BTreeMap::new();
     let mut modules: Vec<Moved> = Vec::new();
     for (group_mod, (_, vs)) in &versions {
         for v in vs {
             let dir = format!("src/api/{v}");
-            let files = files_under(root, &dir)?;
-            if files.is_empty() {
+            let under = files_under(root, &dir)?;
+            if under.is_empty() {
                 return Err(Error::msg(format!(
                     "{dir}/ is missing, so the {v} API cannot be moved to src/api/{group_mod}/{v}/; restore it, then run the command again"
                 )));
             }
-            for f in files {
+            for f in under {
                 let rest = &f[dir.len()..];
-                moves.insert(f.clone(), format!("src/api/{group_mod}/{v}{rest}"));
+                files.insert(f.clone(), format!("src/api/{group_mod}/{v}{rest}"));
             }
             modules.push(Moved {
                 from: format!("api::{v}"),
@@ -154,11 +206,11 @@ pub fn run(root: &Path, printer: &Printer) -> Result<()> {
                     "{file} is missing, so the {k} controller cannot be moved to src/controller/{group_mod}/{k}.rs; restore it, then run the command again"
                 )));
             }
-            moves.insert(file, format!("src/controller/{group_mod}/{k}.rs"));
+            files.insert(file, format!("src/controller/{group_mod}/{k}.rs"));
             let sub = format!("src/controller/{k}");
             for f in files_under(root, &sub)? {
                 let rest = &f[sub.len()..];
-                moves.insert(f.clone(), format!("src/controller/{group_mod}/{k}{rest}"));
+                files.insert(f.clone(), format!("src/controller/{group_mod}/{k}{rest}"));
             }
             modules.push(Moved {
                 from: format!("controller::{k}"),
@@ -166,24 +218,38 @@ pub fn run(root: &Path, printer: &Printer) -> Result<()> {
             });
         }
     }
-    for to in moves.values() {
+    for to in files.values() {
         if root.join(to).exists() {
             return Err(Error::msg(format!(
                 "{to} already exists, so the multigroup layout cannot take its place; move it out of the way, then run the command again"
             )));
         }
     }
+    Ok(Moves {
+        versions,
+        controllers,
+        files,
+        modules,
+    })
+}
 
-    // rewrite every Rust file's paths to the moved modules; move the moved ones
-    let moved_versions: BTreeSet<&str> = versions
+/// Every Rust file's paths to the moved modules rewritten; the moved files moved.
+fn rewrite_rust_files(
+    s: &mut Scaffold,
+    root: &Path,
+    moves: &Moves,
+    crate_name: &str,
+) -> Result<()> {
+    let moved_versions: BTreeSet<&str> = moves
+        .versions
         .values()
         .flat_map(|(_, vs)| vs.iter().map(String::as_str))
         .collect();
     for rel in rust_files(root)? {
         let text = read(root, &rel)?;
         let mut out = text.clone();
-        for m in &modules {
-            for prefix in ["crate", crate_name.as_str()] {
+        for m in &moves.modules {
+            for prefix in ["crate", crate_name] {
                 out = replace_path(
                     &out,
                     &format!("{prefix}::{}", m.from),
@@ -191,8 +257,8 @@ pub fn run(root: &Path, printer: &Printer) -> Result<()> {
                 );
             }
         }
-        check_no_old_paths(&rel, &out, &modules, &crate_name)?;
-        if let Some(to) = moves.get(&rel) {
+        check_no_old_paths(&rel, &out, &moves.modules, crate_name)?;
+        if let Some(to) = moves.files.get(&rel) {
             check_super(&rel, &out, &moved_versions)?;
             s.remove_pruning(&rel);
             s.file(to, out, IfExists::Error)?;
@@ -200,25 +266,35 @@ pub fn run(root: &Path, printer: &Printer) -> Result<()> {
             s.file(&rel, out, IfExists::Overwrite)?;
         }
     }
-    // the files that move but are not Rust
-    for (from, to) in &moves {
+    Ok(())
+}
+
+/// The files that move but are not Rust, moved as they are.
+fn move_other_files(s: &mut Scaffold, root: &Path, moves: &Moves) -> Result<()> {
+    for (from, to) in &moves.files {
         if !from.ends_with(".rs") {
             let text = read(root, from)?;
             s.remove_pruning(from);
             s.file(to, text, IfExists::Error)?;
         }
     }
+    Ok(())
+}
 
-    // the module declarations
+/// The module declarations: each group's `mod.rs` under `src/api/` and `src/controller/`
+/// declaring its children, the parent declaring the groups instead, its doc line reworded.
+fn declare_group_modules(s: &mut Scaffold, root: &Path, moves: &Moves) -> Result<()> {
+    let header = boilerplate::read(root);
+    let engine = Engine::new()?;
     for (parent, groups, template) in [
         (
             "src/api/mod.rs",
-            &versions,
+            &moves.versions,
             "api/src/api/{{group_module}}/mod.rs.tera",
         ),
         (
             "src/controller/mod.rs",
-            &controllers,
+            &moves.controllers,
             "api/src/controller/{{group_module}}/mod.rs.tera",
         ),
     ] {
@@ -243,7 +319,7 @@ pub fn run(root: &Path, printer: &Printer) -> Result<()> {
             };
             s.file(&group_file, engine.render(template, &ctx)?, IfExists::Error)?;
             for child in children {
-                s.insert(&group_file, MODULES_MARKER, &format!("pub mod {child};"))?;
+                s.insert(&group_file, MODULES, &format!("pub mod {child};"))?;
             }
         }
         if let Some((_, old, new)) = DOC_LINES.iter().find(|(f, _, _)| *f == parent) {
@@ -256,11 +332,15 @@ pub fn run(root: &Path, printer: &Printer) -> Result<()> {
         }
         s.file(parent, text, IfExists::Overwrite)?;
         for group_mod in groups.keys() {
-            s.insert(parent, MODULES_MARKER, &format!("pub mod {group_mod};"))?;
+            s.insert(parent, MODULES, &format!("pub mod {group_mod};"))?;
         }
     }
+    Ok(())
+}
 
-    // the per-kind roles: group-prefixed file names and role names
+/// The per-kind files named after the kind: the controller's test and the roles, with
+/// group-prefixed file names and role names, as `create api` gives them in a multigroup project.
+fn move_roles(s: &mut Scaffold, root: &Path, project: &Project) -> Result<()> {
     let mut kinds = BTreeSet::new();
     for r in project
         .resources
@@ -272,32 +352,17 @@ pub fn run(root: &Path, printer: &Printer) -> Result<()> {
     let kustomization = "config/rbac/kustomization.yaml";
     let mut roles_kustomization = s.read(kustomization)?;
     for (group, kind) in &kinds {
-        // the single-group names and the multigroup ones, as `create api` gives them
         let (old_config, new_config) = (
-            super::api::config_prefix(false, group, kind),
-            super::api::config_prefix(true, group, kind),
+            config_prefix(false, group, kind),
+            config_prefix(true, group, kind),
         );
-        let (old_role_prefix, role_prefix) = (
-            super::api::role_prefix(false, group, kind),
-            super::api::role_prefix(true, group, kind),
-        );
-        // the controller's test, named like the kind's config files
-        let (from, to) = (
-            format!("tests/{old_config}_controller.rs"),
-            format!("tests/{new_config}_controller.rs"),
-        );
-        if let Some(text) = s.read(&from)? {
-            if root.join(&to).exists() {
-                return Err(Error::msg(format!(
-                    "{to} already exists, so {from} cannot be moved there; move it out of the way, then run the command again"
-                )));
-            }
-            s.remove_pruning(&from);
-            s.file(&to, text, IfExists::Error)?;
-        }
+        move_kind_file(
+            s,
+            root,
+            &format!("tests/{old_config}_controller.rs"),
+            &format!("tests/{new_config}_controller.rs"),
+        )?;
         for role in ["admin", "editor", "viewer"] {
-            let from = format!("config/rbac/{old_config}_{role}_role.yaml");
-            let to = format!("config/rbac/{new_config}_{role}_role.yaml");
             if let Some(k) = roles_kustomization.as_mut() {
                 *k = replace_line(
                     k,
@@ -305,60 +370,72 @@ pub fn run(root: &Path, printer: &Printer) -> Result<()> {
                     &format!("- {new_config}_{role}_role.yaml"),
                 );
             }
-            let Some(text) = s.read(&from)? else {
-                continue;
-            };
-            let old_name = format!("  name: {old_role_prefix}-{role}-role");
-            if !text.lines().any(|l| l == old_name) {
-                return Err(Error::msg(format!(
-                    "{from} has no line `{old_name}` to rename to `  name: {role_prefix}-{role}-role`; rename the role by hand and move the file to {to}, then run the command again"
-                )));
-            }
-            if root.join(&to).exists() {
-                return Err(Error::msg(format!(
-                    "{to} already exists, so {from} cannot be moved there; move it out of the way, then run the command again"
-                )));
-            }
-            let renamed = replace_line(
-                &text,
-                &old_name,
-                &format!("  name: {role_prefix}-{role}-role"),
-            );
-            s.remove_pruning(&from);
-            s.file(&to, renamed, IfExists::Error)?;
+            move_role(s, root, group, kind, role)?;
         }
     }
     if let Some(k) = roles_kustomization {
         s.file(kustomization, k, IfExists::Overwrite)?;
     }
+    Ok(())
+}
 
-    // the generated README's command that starts a project like this one
+/// `from` moved to `to` as it is, when it exists.
+fn move_kind_file(s: &mut Scaffold, root: &Path, from: &str, to: &str) -> Result<()> {
+    if let Some(text) = s.read(from)? {
+        if root.join(to).exists() {
+            return Err(Error::msg(format!(
+                "{to} already exists, so {from} cannot be moved there; move it out of the way, then run the command again"
+            )));
+        }
+        s.remove_pruning(from);
+        s.file(to, text, IfExists::Error)?;
+    }
+    Ok(())
+}
+
+/// A kind's `role` file moved to its group-prefixed name, the role renamed in it.
+fn move_role(s: &mut Scaffold, root: &Path, group: &str, kind: &str, role: &str) -> Result<()> {
+    let (old_config, new_config) = (
+        config_prefix(false, group, kind),
+        config_prefix(true, group, kind),
+    );
+    let (old_role_prefix, role_prefix) = (
+        role_prefix(false, group, kind),
+        role_prefix(true, group, kind),
+    );
+    let from = format!("config/rbac/{old_config}_{role}_role.yaml");
+    let to = format!("config/rbac/{new_config}_{role}_role.yaml");
+    let Some(text) = s.read(&from)? else {
+        return Ok(());
+    };
+    let old_name = format!("  name: {old_role_prefix}-{role}-role");
+    if !text.lines().any(|l| l == old_name) {
+        return Err(Error::msg(format!(
+            "{from} has no line `{old_name}` to rename to `  name: {role_prefix}-{role}-role`; rename the role by hand and move the file to {to}, then run the command again"
+        )));
+    }
+    if root.join(&to).exists() {
+        return Err(Error::msg(format!(
+            "{to} already exists, so {from} cannot be moved there; move it out of the way, then run the command again"
+        )));
+    }
+    let renamed = replace_line(
+        &text,
+        &old_name,
+        &format!("  name: {role_prefix}-{role}-role"),
+    );
+    s.remove_pruning(&from);
+    s.file(&to, renamed, IfExists::Error)
+}
+
+/// The generated README's command that starts a project like this one, with `--multigroup`.
+fn edit_readme(s: &mut Scaffold) -> Result<()> {
     if let Some(readme) = s.read(README)? {
         let edited = readme_multigroup(&readme);
         if edited != readme {
             s.file(README, edited, IfExists::Overwrite)?;
         }
     }
-
-    // PROJECT
-    project.multigroup = true;
-    for r in project
-        .resources
-        .iter_mut()
-        .filter(|r| r.api.is_some() && !r.core)
-    {
-        r.path = format!(
-            "{crate_name}::api::{}::{}",
-            names::module_name(&r.group),
-            names::module_name(&r.version)
-        );
-    }
-    s.file(project::FILE_NAME, project.render()?, IfExists::Overwrite)?;
-    s.check()?;
-    s.commit(printer)?;
-    printer.hint(
-        "The project is multigroup: `create api` now takes any --group. Run `make manifests` to regenerate the manifests.",
-    );
     Ok(())
 }
 

@@ -1,11 +1,21 @@
-//! The `PROJECT` file: kubebuilder's v3 project config, recording how the project was
-//! scaffolded so later commands (and re-scaffolds) know its domain, layout and resources.
+//! The project model the scaffolding commands share: the `PROJECT` file (kubebuilder's v3
+//! project config, recording how the project was scaffolded so later commands and re-scaffolds
+//! know its domain, layout and resources), and in submodules the names, paths, markers,
+//! license header, versions and checks of a project.
+
+pub mod boilerplate;
+pub mod markers;
+pub mod names;
+pub mod paths;
+pub mod runtime_crates;
+pub mod storage_version;
+pub mod validate;
+pub mod versions;
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::commands::init;
 use crate::error::{Error, Result};
 
 /// The `layout` value operator-gen writes.
@@ -150,16 +160,11 @@ impl Project {
             )));
         }
         project.check_layout()?;
-        if let Err(problem) = init::check_project_name(&project.project_name) {
-            return Err(Error::msg(format!(
-                "PROJECT: {problem}; fix projectName in PROJECT"
-            )));
-        }
-        if let Err(problem) = init::check_domain(&project.domain) {
-            return Err(Error::msg(format!(
-                "PROJECT: {problem}; fix domain in PROJECT"
-            )));
-        }
+        validate::check_project_name(&project.project_name).map_err(|problem| {
+            Error::msg(format!("PROJECT: {problem}; fix projectName in PROJECT"))
+        })?;
+        validate::check_domain(&project.domain)
+            .map_err(|problem| Error::msg(format!("PROJECT: {problem}; fix domain in PROJECT")))?;
         Ok(project)
     }
 
