@@ -51,19 +51,7 @@ mod tests {
     use super::*;
     use crate::manager::fake_api::FakeApi;
     use crate::serve::authz::Authorizer;
-    use crate::serve::http::{Server, bind, serve};
-
-    async fn get(addr: SocketAddr, path: &str) -> String {
-        let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
-        s.write_all(
-            format!("GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n").as_bytes(),
-        )
-        .await
-        .expect("write");
-        let mut out = String::new();
-        s.read_to_string(&mut out).await.expect("read");
-        out
-    }
+    use crate::serve::http::{Server, bind, serve, test_get as get};
 
     #[tokio::test]
     async fn metrics_answer_in_openmetrics() {

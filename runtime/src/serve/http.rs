@@ -196,23 +196,25 @@ where
     }
 }
 
+/// A plain HTTP/1.1 GET of `path` on `addr`, for the tests of the servers built on this module:
+/// the whole response, status line and headers included.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::serve::Health;
+pub(crate) async fn test_get(addr: SocketAddr, path: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-    async fn get(addr: SocketAddr, path: &str) -> String {
-        let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
-        s.write_all(
-            format!("GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n").as_bytes(),
-        )
+    let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n").as_bytes())
         .await
         .expect("write");
-        let mut out = String::new();
-        s.read_to_string(&mut out).await.expect("read");
-        out
-    }
+    let mut out = String::new();
+    s.read_to_string(&mut out).await.expect("read");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_get as get;
+    use super::*;
+    use crate::serve::Health;
 
     async fn start<R: Routes>(
         routes: R,
