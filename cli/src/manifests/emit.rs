@@ -61,8 +61,18 @@ pub(crate) fn emit(e: &Emitting) -> Result<Outputs, Stopped> {
             .collect::<Vec<_>>()
     });
     let mut type_not_found = false;
-    for kind in emitted {
-        out.extend(kind.crd);
+    // the kind whose CRD each file holds: a second kind mapping to the same file is refused
+    let mut crd_owner: BTreeMap<String, Resource> = BTreeMap::new();
+    for (kind, specs) in emitted.into_iter().zip(&specs) {
+        if let Some((file, text)) = kind.crd {
+            match crd_owner.get(&file) {
+                Some(&first) => diags.push(one_crd_two_kinds(universe, &file, first, specs[0])),
+                None => {
+                    crd_owner.insert(file.clone(), specs[0]);
+                    out.insert(file, text);
+                }
+            }
+        }
         diags.extend(kind.diagnostics);
         type_not_found |= kind.type_not_found;
     }
@@ -122,6 +132,41 @@ fn kinds(universe: &Universe) -> (Kinds<'_>, Vec<Diagnostic>) {
             .push((module, def));
     }
     (kinds, diags)
+}
+
+/// Two kinds whose CRDs are one file, `config/crd/bases/<group>_<plural>.yaml`: the same CRD
+/// name `<plural>.<group>`, which one CRD cannot hold twice.
+fn one_crd_two_kinds(
+    universe: &Universe,
+    file: &str,
+    (first_module, first): Resource,
+    (module, def): Resource,
+) -> Diagnostic {
+    let stem = file
+        .rsplit('/')
+        .next()
+        .unwrap_or(file)
+        .trim_end_matches(".yaml");
+    let crd_name = match stem.split_once('_') {
+        Some((group, plural)) => format!("{plural}.{group}"),
+        None => stem.to_owned(),
+    };
+    let kind_of = |d: &TypeDef| {
+        d.resource
+            .as_ref()
+            .map_or_else(|| d.name.clone(), |r| r.kind.clone())
+    };
+    located(
+        &file_of(universe, module),
+        def.loc,
+        format!(
+            "kinds {} ({}) and {} ({}) both map to CRD {crd_name} ({file}), which can hold only one kind: give one of them another plural with `+kubebuilder:resource:path=<plural>` or another kind",
+            kind_of(first),
+            file_of(universe, first_module).display(),
+            kind_of(def),
+            file_of(universe, module).display(),
+        ),
+    )
 }
 
 /// The webhook configurations, when a marker asks for one.

@@ -435,6 +435,9 @@ pub fn plan(
         }
     }
     let (plural, default_plural) = plural(req, project, core, existing, sibling)?;
+    if resource && core.is_none() {
+        check_crd_clash(req, project, &plural)?;
+    }
     let namespaced = scope(req, core, existing_api.as_ref(), sibling, resource)?;
     if controller {
         check_controller_module(req, project)?;
@@ -605,6 +608,34 @@ fn check_controller_module(req: &Request, project: &Project) -> Result<()> {
             "the controller module `{module}` already belongs to {}/{} {}; pass --controller=false to add only the type",
             r.group, r.version, r.kind
         )));
+    }
+    Ok(())
+}
+
+/// A kind's type must not take the CRD of another kind of its group: the same kind but for case
+/// (kinds and singular names are case-insensitive in a group), or the same plural, which is the
+/// same CRD name `<plural>.<group>.<domain>`. Checked with `--force` too: one CRD cannot hold two
+/// kinds, and `manifests` would refuse the project.
+fn check_crd_clash(req: &Request, project: &Project, plural: &str) -> Result<()> {
+    let crd_name = format!("{plural}.{}", project.qualified_group(&req.group));
+    let others = project
+        .resources
+        .iter()
+        .filter(|r| !r.core && r.api.is_some() && r.group == req.group && r.kind != req.kind);
+    for r in others {
+        if r.kind.eq_ignore_ascii_case(&req.kind) {
+            return Err(Error::msg(format!(
+                "kind {} differs only in case from kind {} of {}/{}, and a group's kinds must differ case-insensitively (one CRD name for both); pass --kind {} to add a version of it, or pick another kind",
+                req.kind, r.kind, r.group, r.version, r.kind
+            )));
+        }
+        let theirs = r.plural.clone().unwrap_or_else(|| names::plural(&r.kind));
+        if theirs == plural {
+            return Err(Error::msg(format!(
+                "plural {plural} of {} is already the plural of kind {} in {}/{}: both would be CRD {crd_name}; pass another --plural",
+                req.kind, r.kind, r.group, r.version
+            )));
+        }
     }
     Ok(())
 }

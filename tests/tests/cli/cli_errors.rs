@@ -207,6 +207,31 @@ fn rows() -> Vec<Row> {
             "the controller module `captain` already belongs to crew/v1 Captain; pass --controller=false to add only the type",
             1,
         ),
+        // create api: a kind that would take another kind's CRD
+        row(
+            WithCaptain,
+            "create api --group crew --version v1 --kind Sloop --plural captains",
+            "plural captains of Sloop is already the plural of kind Captain in crew/v1: both would be CRD captains.crew.my.domain; pass another --plural",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create api --group crew --version v2 --kind Sloop --plural captains --force",
+            "plural captains of Sloop is already the plural of kind Captain in crew/v1",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create api --group crew --version v1 --kind CAPTAIN --force",
+            "kind CAPTAIN differs only in case from kind Captain of crew/v1, and a group's kinds must differ case-insensitively (one CRD name for both); pass --kind Captain to add a version of it, or pick another kind",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create api --group crew --version v2 --kind CapTain",
+            "kind CapTain differs only in case from kind Captain of crew/v1",
+            1,
+        ),
         // create api: a second version of a kind
         row(
             WithCaptain,
@@ -613,6 +638,19 @@ fn rows() -> Vec<Row> {
             CaptainThen(&[Edit::BigDoc(5 << 20)]),
             "manifests",
             "MiB, more than the 1.5 MiB the apiserver can store (etcd's request limit); shorten its doc comments or pass --max-desc-len",
+            1,
+        ),
+        row(
+            CommandsThen(
+                &[CAPTAIN, "create api --group crew --version v1 --kind Sloop"],
+                &[Edit::Replace(
+                    "src/api/v1/sloop.rs",
+                    "/// +kubebuilder:subresource:status",
+                    "/// +kubebuilder:subresource:status\n/// +kubebuilder:resource:path=captains",
+                )],
+            ),
+            "manifests",
+            "kinds Captain (src/api/v1/captain.rs) and Sloop (src/api/v1/sloop.rs) both map to CRD captains.crew.my.domain (config/crd/bases/crew.my.domain_captains.yaml), which can hold only one kind: give one of them another plural with `+kubebuilder:resource:path=<plural>` or another kind",
             1,
         ),
         // edit --plugins helm
