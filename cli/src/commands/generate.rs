@@ -60,7 +60,10 @@ pub fn run(args: &GenerateArgs, cwd: &Path, printer: &Printer, runner: Runner) -
     let input = absolute(&cwd.join(args.input_dir.as_deref().unwrap_or(Path::new("."))))?;
     match &args.output_dir {
         Some(out) => {
-            let project = Project::load(&input)?;
+            if !input.join(project::FILE_NAME).exists() {
+                // no project: say so before taking a lock
+                Project::load(&input)?;
+            }
             let out = absolute(&cwd.join(out))?;
             if out.starts_with(&input) {
                 return Err(Error::msg(format!(
@@ -81,8 +84,10 @@ pub fn run(args: &GenerateArgs, cwd: &Path, printer: &Printer, runner: Runner) -
                     out.display()
                 )));
             }
-            // the input read whole, not half way through another command's commit
+            // PROJECT and the files it names read under the lock, held until the output is in
+            // place: all of one state, never half of another command's commit
             let _lock = crate::transaction::lock(&input, printer)?;
+            let project = Project::load(&input)?;
             let staging = stage(&project, &input, &out, printer, runner)?;
             if out.exists() {
                 std::fs::remove_dir(&out).map_err(|e| Error::io("replace", &out, e))?;

@@ -522,3 +522,72 @@ fn generate_replays_the_helm_plugin() {
     }
     assert_eq!(output.get("PROJECT"), input.get("PROJECT"));
 }
+
+/// `alpha generate --output-dir` waits for a command holding the project's lock, then reads
+/// `PROJECT` as that command left it: the test holds the lock (on the project directory, as the
+/// CLI takes it), waits for the message that the command is waiting, adds a kind to the project
+/// while still holding it (the files `create api --kind Sloop` writes), and releases it; the
+/// output's `PROJECT` and types have Sloop.
+#[test]
+fn generate_with_output_dir_reads_the_project_after_taking_its_lock() {
+    use std::io::{BufRead, BufReader, Read};
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("before/demo");
+    let next = tmp.path().join("next/demo");
+    for d in [&dir, &next] {
+        std::fs::create_dir_all(d).expect("mkdir");
+        for setup in [
+            "init --domain example.com",
+            "create api --group crew --version v1 --kind Captain",
+        ] {
+            let out = cli::run(d, &cli::split_args(setup));
+            assert_eq!(out.code, 0, "`{setup}` failed: {}", out.stderr);
+        }
+    }
+    let sloop = "create api --group crew --version v1 --kind Sloop";
+    let out = cli::run(&next, &cli::split_args(sloop));
+    assert_eq!(out.code, 0, "`{sloop}` failed: {}", out.stderr);
+
+    let lock = std::fs::File::open(&dir).expect("open the project directory");
+    lock.lock().expect("lock the project");
+    let mut child = Command::new(cli::operator_gen_bin())
+        .args(cli::split_args("alpha generate --output-dir ../out"))
+        .current_dir(&dir)
+        .env("OPERATOR_GEN_YEAR", cli::YEAR)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn operator-gen");
+    let mut err = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut seen = String::new();
+    let waiting = loop {
+        let mut line = String::new();
+        if err.read_line(&mut line).expect("read stderr") == 0 {
+            break false;
+        }
+        seen.push_str(&line);
+        if line.contains("waiting for it to finish") {
+            break true;
+        }
+    };
+    if !waiting {
+        let _ = child.wait();
+        panic!("alpha generate did not wait for the lock: {seen}");
+    }
+    // the command is blocked on the lock: the project changes as create api would change it
+    cli::copy_dir(&next, &dir);
+    lock.unlock().expect("unlock the project");
+    err.read_to_string(&mut seen).expect("read stderr");
+    let status = child.wait().expect("wait");
+    assert!(status.success(), "alpha generate failed: {seen}");
+    let out = tmp.path().join("before/out");
+    assert!(
+        read(&out, "PROJECT").contains("kind: Sloop"),
+        "the output's PROJECT lacks Sloop: {}",
+        read(&out, "PROJECT")
+    );
+    assert!(read(&out, "src/api/v1/sloop.rs").contains("pub struct SloopSpec"));
+    // main.rs is written by the replay of PROJECT, not carried over
+    assert!(read(&out, "src/main.rs").contains("controller::sloop::register"));
+}
