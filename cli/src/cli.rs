@@ -113,11 +113,33 @@ pub struct ManifestsArgs {
     #[arg(long)]
     pub allow_dangerous_types: bool,
     /// Name of the generated (Cluster)Role.
-    #[arg(long, default_value = "manager-role")]
+    #[arg(long, default_value = "manager-role", value_parser = rbac_name)]
     pub role_name: String,
     /// Parse every file again instead of reusing the cache in target/operator-gen/scan-cache.
     #[arg(long)]
     pub no_cache: bool,
+}
+
+/// A `--role-name` the apiserver takes for a Role or ClusterRole: a path segment name (not
+/// empty, `.` or `..`, without `/` or `%`), without control characters.
+fn rbac_name(value: &str) -> std::result::Result<String, String> {
+    let problem = if value.is_empty() {
+        Some("it is empty")
+    } else if value == "." || value == ".." {
+        Some("it may not be '.' or '..'")
+    } else if value.contains(['/', '%']) {
+        Some("it may not contain '/' or '%'")
+    } else if value.chars().any(char::is_control) {
+        Some("it may not contain control characters")
+    } else {
+        None
+    };
+    match problem {
+        Some(problem) => Err(format!(
+            "{value:?} cannot name a (Cluster)Role: {problem}; pass e.g. --role-name manager-role"
+        )),
+        None => Ok(value.to_owned()),
+    }
 }
 
 /// The clap command, for completions and docs.
@@ -240,5 +262,15 @@ mod tests {
     #[test]
     fn clap_definitions_are_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn role_names_are_path_segment_names() {
+        for good in ["manager-role", "Manager.Role", "system:ops", "a b"] {
+            assert_eq!(rbac_name(good).as_deref(), Ok(good));
+        }
+        for bad in ["", ".", "..", "a/b", "50%", "a\nb"] {
+            assert!(rbac_name(bad).is_err(), "{bad:?} accepted");
+        }
     }
 }

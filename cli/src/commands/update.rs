@@ -86,6 +86,10 @@ struct Commits {
 
 /// Run `alpha update` in the project at `root`, replaying its commands here through `runner`.
 pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer, runner: Runner) -> Result<()> {
+    // the flag checked before anything is read or run (a release is installed by its version)
+    if let Some(v) = &args.from_version {
+        check_version(&normal_version(v))?;
+    }
     Project::load(root)?;
     let git = Git::at(root)?;
     let start = start(args, &git)?;
@@ -195,7 +199,7 @@ fn start(args: &UpdateArgs, git: &Git) -> Result<Start> {
 fn from_version(args: &UpdateArgs, project: &Project) -> Result<String> {
     let to = versions::CLI;
     let from = match (&args.from_version, &project.cli_version) {
-        (Some(v), _) => v.trim().trim_start_matches('v').to_owned(),
+        (Some(v), _) => normal_version(v),
         (None, Some(v)) if v == to => {
             return Err(Error::msg(format!(
                 "PROJECT records cliVersion {v}, this operator-gen's own version, so there is nothing to update; pass --from-version to merge from another version's scaffold"
@@ -208,15 +212,7 @@ fn from_version(args: &UpdateArgs, project: &Project) -> Result<String> {
             ));
         }
     };
-    if from.is_empty()
-        || !from
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c))
-    {
-        return Err(Error::msg(format!(
-            "{from:?} (--from-version, else PROJECT's cliVersion) is not a version; pass --from-version with one like 0.1.0"
-        )));
-    }
+    check_version(&from)?;
     if newer(&from, to) {
         return Err(Error::msg(format!(
             "operator-gen {from} is newer than this operator-gen {to}, and alpha update only moves forward; run the alpha update of operator-gen {from} or later"
@@ -344,6 +340,51 @@ fn report(conflicts: &[String], branches: &Branches, from_branch: &str, printer:
 
 /// Whether version `a` is newer than `b`, comparing their numeric dot-separated parts (a
 /// pre-release or build suffix aside).
+/// `--from-version` as given, without surrounding blanks and a leading `v`.
+fn normal_version(given: &str) -> String {
+    given.trim().trim_start_matches('v').to_owned()
+}
+
+/// The one-line error when `version` (from `--from-version` or PROJECT's `cliVersion`) is not a
+/// semantic version such as `0.1.0` or `1.2.0-rc.1+build.5`.
+fn check_version(version: &str) -> Result<()> {
+    if is_semver(version) {
+        return Ok(());
+    }
+    Err(Error::msg(format!(
+        "{version:?} (--from-version, else PROJECT's cliVersion) is not a version; pass --from-version with one like 0.1.0"
+    )))
+}
+
+/// Semantic versioning 2.0: `MAJOR.MINOR.PATCH`, numbers without leading zeros, then an optional
+/// `-pre.release` (numeric identifiers without leading zeros) and `+build.metadata`, their
+/// identifiers non-empty ASCII letters, digits and `-`.
+fn is_semver(version: &str) -> bool {
+    let number = |s: &str| {
+        !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && (s == "0" || !s.starts_with('0'))
+    };
+    let identifiers = |s: &str, numeric_rule: bool| {
+        s.split('.').all(|id| {
+            !id.is_empty()
+                && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && (!numeric_rule || !id.bytes().all(|b| b.is_ascii_digit()) || number(id))
+        })
+    };
+    let (rest, build) = match version.split_once('+') {
+        Some((rest, build)) => (rest, Some(build)),
+        None => (version, None),
+    };
+    let (core, pre) = match rest.split_once('-') {
+        Some((core, pre)) => (core, Some(pre)),
+        None => (rest, None),
+    };
+    let parts: Vec<&str> = core.split('.').collect();
+    parts.len() == 3
+        && parts.iter().all(|p| number(p))
+        && pre.is_none_or(|p| identifiers(p, true))
+        && build.is_none_or(|b| identifiers(b, false))
+}
+
 fn newer(a: &str, b: &str) -> bool {
     versions::numbers(a) > versions::numbers(b)
 }
@@ -586,6 +627,36 @@ impl Git {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_semantic_versions_are_versions() {
+        for good in [
+            "0.1.0",
+            "1.20.3",
+            "0.1.0-rc.1",
+            "1.0.0-alpha-1+build.05",
+            "10.0.0+x",
+        ] {
+            assert!(is_semver(good), "{good} refused");
+        }
+        for bad in [
+            "",
+            "garbage",
+            "1",
+            "1.2",
+            "1.2.3.4",
+            "01.2.3",
+            "1.2.x",
+            "1.2.3-",
+            "1.2.3-01",
+            "1.2.3+",
+            "1.2.3-a..b",
+            "0.0.1/x",
+            "1.2.3-a_b",
+        ] {
+            assert!(!is_semver(bad), "{bad} accepted");
+        }
+    }
 
     #[test]
     fn versions_compare_by_their_numbers() {

@@ -35,11 +35,22 @@ pub struct WebhookArgs {
     #[arg(long)]
     pub conversion: bool,
     /// The spoke versions converted to and from the hub, e.g. `--spoke v2,v3` (with --conversion).
-    #[arg(long, value_delimiter = ',', value_name = "VERSION")]
+    #[arg(long, value_delimiter = ',', value_name = "VERSION", value_parser = spoke_version)]
     pub spoke: Vec<String>,
     /// Scaffold the webhook module again, with every webhook type of the kind.
     #[arg(long)]
     pub force: bool,
+}
+
+/// One `--spoke` version, checked as `create api --version` checks a version.
+fn spoke_version(value: &str) -> std::result::Result<String, String> {
+    crate::project::validate::validate_version(value)
+        .map(|()| value.to_owned())
+        .map_err(|_| {
+            format!(
+                "{value:?} is not a version name: each spoke must be a DNS-1123 label starting with a letter and not a Rust keyword, e.g. v2 or v2beta1; pass e.g. --spoke v2,v3"
+            )
+        })
 }
 
 /// Run `create webhook` in `root`.

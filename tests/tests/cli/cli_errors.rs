@@ -363,6 +363,18 @@ fn rows() -> Vec<Row> {
         ),
         row(
             Commands(TWO_VERSIONS),
+            "create webhook --group crew --version v1 --kind Captain --conversion --spoke v2,,v3",
+            "invalid value '' for '--spoke <VERSION>': \"\" is not a version name: each spoke must be a DNS-1123 label starting with a letter and not a Rust keyword, e.g. v2 or v2beta1; pass e.g. --spoke v2,v3",
+            2,
+        ),
+        row(
+            Commands(TWO_VERSIONS),
+            "create webhook --group crew --version v1 --kind Captain --conversion --spoke v2;rm",
+            "invalid value 'v2;rm' for '--spoke <VERSION>': \"v2;rm\" is not a version name",
+            2,
+        ),
+        row(
+            Commands(TWO_VERSIONS),
             "create webhook --group crew --version v1 --kind Captain --conversion --spoke v1",
             "version v1 is the hub, not a spoke; pass --spoke with the other versions of Captain",
             1,
@@ -1005,6 +1017,37 @@ fn rows() -> Vec<Row> {
             "alpha update --from-version 0.0.1/x --from-binary missing/operator-gen",
             "\"0.0.1/x\" (--from-version, else PROJECT's cliVersion) is not a version; pass --from-version with one like 0.1.0",
             1,
+        ),
+        row(
+            Git(&[]),
+            "alpha update --from-version garbage",
+            "\"garbage\" (--from-version, else PROJECT's cliVersion) is not a version; pass --from-version with one like 0.1.0",
+            1,
+        ),
+        row(
+            Empty,
+            "alpha update --from-version 1.2",
+            "\"1.2\" (--from-version, else PROJECT's cliVersion) is not a version",
+            1,
+        ),
+        // manifests: flags
+        row(
+            WithCaptain,
+            "manifests --role-name a/b",
+            "invalid value 'a/b' for '--role-name <ROLE_NAME>': \"a/b\" cannot name a (Cluster)Role: it may not contain '/' or '%'; pass e.g. --role-name manager-role",
+            2,
+        ),
+        row(
+            WithCaptain,
+            "manifests --role-name \"\"",
+            "\"\" cannot name a (Cluster)Role: it is empty",
+            2,
+        ),
+        row(
+            WithCaptain,
+            "manifests --role-name ..",
+            "\"..\" cannot name a (Cluster)Role: it may not be '.' or '..'",
+            2,
         ),
         // other commands
         row(Empty, "completion nosh", "invalid value 'nosh'", 2),
