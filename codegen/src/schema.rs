@@ -27,7 +27,8 @@ pub trait Scope {
 /// Generator settings that change schemas.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Settings {
-    /// Allow float and unsigned types, like controller-gen's `allowDangerousTypes`.
+    /// Allow float types, like controller-gen's `allowDangerousTypes` (unsigned integers need
+    /// no permission, as in controller-gen).
     pub allow_dangerous_types: bool,
     /// Cut descriptions longer than this, like controller-gen's `maxDescLen`.
     pub max_desc_len: Option<usize>,
@@ -270,21 +271,13 @@ impl<'s> Emitter<'s> {
             TypeExpr::Prim(p) => match p {
                 Prim::String => s("string"),
                 Prim::Bool => s("boolean"),
-                Prim::I8 | Prim::I16 | Prim::Isize => s("integer"),
-                Prim::I32 => f("integer", "int32"),
-                Prim::I64 => f("integer", "int64"),
-                Prim::U8 | Prim::U16 | Prim::Usize => {
-                    dangerous(self, "an unsigned integer")?;
+                // as controller-gen: a format only for the 32- and 64-bit widths, the same
+                // for unsigned types (no `minimum: 0`)
+                Prim::I8 | Prim::I16 | Prim::Isize | Prim::U8 | Prim::U16 | Prim::Usize => {
                     s("integer")
                 }
-                Prim::U32 => {
-                    dangerous(self, "an unsigned integer")?;
-                    f("integer", "int32")
-                }
-                Prim::U64 => {
-                    dangerous(self, "an unsigned integer")?;
-                    f("integer", "int64")
-                }
+                Prim::I32 | Prim::U32 => f("integer", "int32"),
+                Prim::I64 | Prim::U64 => f("integer", "int64"),
                 Prim::F32 | Prim::F64 => {
                     dangerous(self, "a floating-point number")?;
                     s("number")
