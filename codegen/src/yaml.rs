@@ -482,9 +482,10 @@ mod tests {
         assert_eq!(document(&v), want);
     }
 
-    /// Multi-line strings as controller-gen v0.21.0 writes them: a tab keeps a description out
-    /// of a literal block (double-quoted instead), a first line that is empty or starts with a
-    /// space gets the indentation indicator, and a `---` cut's trailing newline is kept.
+    /// Multi-line strings as controller-gen v0.21.0 writes them: a tab, or a space ending a line
+    /// or the string, keeps a string out of a literal block (double-quoted instead), a first
+    /// line that is empty or starts with a space gets the indentation indicator, and a `---`
+    /// cut's trailing newline is kept.
     #[test]
     fn multi_line_strings_follow_libyaml() {
         let v = json!({
@@ -492,8 +493,9 @@ mod tests {
             "lead": "\nA.",
             "kept": "A.\n",
             "space": "A. \nB.",
+            "trailing": "A.\nB. ",
         });
-        let want = "---\nkept: |\n  A.\nlead: |2-\n\n  A.\nspace: \"A. \\nB.\"\ntab: \"A.\\n  indented\\n\\ttabbed\\n\\n    code\"\n";
+        let want = "---\nkept: |\n  A.\nlead: |2-\n\n  A.\nspace: \"A. \\nB.\"\ntab: \"A.\\n  indented\\n\\ttabbed\\n\\n    code\"\ntrailing: \"A.\\nB. \"\n";
         assert_eq!(document(&v), want);
     }
 
