@@ -27,7 +27,8 @@ pub trait Scope {
 /// Generator settings that change schemas.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Settings {
-    /// Allow float and unsigned types, like controller-gen's `allowDangerousTypes`.
+    /// Allow float types, like controller-gen's `allowDangerousTypes` (unsigned integers need
+    /// no permission, as in controller-gen).
     pub allow_dangerous_types: bool,
     /// Cut descriptions longer than this, like controller-gen's `maxDescLen`.
     pub max_desc_len: Option<usize>,
@@ -270,21 +271,13 @@ impl<'s> Emitter<'s> {
             TypeExpr::Prim(p) => match p {
                 Prim::String => s("string"),
                 Prim::Bool => s("boolean"),
-                Prim::I8 | Prim::I16 | Prim::Isize => s("integer"),
-                Prim::I32 => f("integer", "int32"),
-                Prim::I64 => f("integer", "int64"),
-                Prim::U8 | Prim::U16 | Prim::Usize => {
-                    dangerous(self, "an unsigned integer")?;
+                // as controller-gen: a format only for the 32- and 64-bit widths, the same
+                // for unsigned types (no `minimum: 0`)
+                Prim::I8 | Prim::I16 | Prim::Isize | Prim::U8 | Prim::U16 | Prim::Usize => {
                     s("integer")
                 }
-                Prim::U32 => {
-                    dangerous(self, "an unsigned integer")?;
-                    f("integer", "int32")
-                }
-                Prim::U64 => {
-                    dangerous(self, "an unsigned integer")?;
-                    f("integer", "int64")
-                }
+                Prim::I32 | Prim::U32 => f("integer", "int32"),
+                Prim::I64 | Prim::U64 => f("integer", "int64"),
                 Prim::F32 | Prim::F64 => {
                     dangerous(self, "a floating-point number")?;
                     s("number")
@@ -763,30 +756,38 @@ pub fn wire_name(ident: &str, rename: Option<&str>, rename_all: Option<&str>) ->
     }
 }
 
-/// A description from doc lines, trimmed as controller-gen trims Go comments.
+/// A description from doc lines (marker lines already removed), built as controller-gen
+/// builds one from a Go comment: first Go's comment text (trailing spaces and tabs cut,
+/// leading and trailing blank lines dropped, each run of blank lines collapsed to one), then,
+/// outside fenced code blocks, lines starting with `TODO` dropped and everything from a line
+/// starting with `---` on cut. The second step trims nothing, as controller-gen's does not.
 pub fn description(doc: &[String]) -> Option<String> {
+    let mut text: Vec<&str> = Vec::new();
+    for line in doc {
+        let line = line.trim_end_matches([' ', '\t', '\r']);
+        if line.is_empty() && text.last().is_none_or(|l| l.is_empty()) {
+            continue;
+        }
+        text.push(line);
+    }
+    if text.last().is_some_and(|l| l.is_empty()) {
+        text.pop();
+    }
     let mut lines: Vec<&str> = Vec::new();
     let mut in_fence = false;
-    for line in doc {
-        let t = line.trim_end();
-        if t.trim_start().starts_with("```") {
+    for line in text {
+        if line.starts_with("```") || line.starts_with("~~~") {
             in_fence = !in_fence;
         }
         if !in_fence {
-            if t.starts_with("---") {
-                break;
-            }
-            if t.starts_with("TODO") {
+            if line.starts_with("TODO") {
                 continue;
             }
+            if line.starts_with("---") {
+                break;
+            }
         }
-        lines.push(t);
-    }
-    while lines.first().is_some_and(|l| l.trim().is_empty()) {
-        lines.remove(0);
-    }
-    while lines.last().is_some_and(|l| l.trim().is_empty()) {
-        lines.pop();
+        lines.push(line);
     }
     let text = lines.join("\n");
     (!text.is_empty()).then_some(text)
@@ -1211,6 +1212,45 @@ mod tests {
 
     fn props(v: Value) -> Props {
         serde_json::from_value(v).expect("schema")
+    }
+
+    /// Doc lines (marker lines already removed) and the description controller-gen v0.21.0
+    /// writes for the Go comment of the same lines.
+    #[test]
+    fn descriptions_follow_go_comment_text_then_controller_gen_filters() {
+        let cases: &[(&[&str], Option<&str>)] = &[
+            // `A.`, blank, `+optional`, blank, `B.`: the marker's removal leaves a run of two
+            (&["A.", "", "", "B."], Some("A.\n\nB.")),
+            // marker first and last; runs of blank lines, one of them only spaces
+            (&["", "A.", "", "", "B.", ""], Some("A.\n\nB.")),
+            (&["A.   ", "    ", "B.", "", ""], Some("A.\n\nB.")),
+            (&["", "", "Lead blanks."], Some("Lead blanks.")),
+            // indentation stays
+            (
+                &["A.", "  indented", "\ttabbed", "", "    code"],
+                Some("A.\n  indented\n\ttabbed\n\n    code"),
+            ),
+            // `---` cuts after the collapse: the blank before it stays
+            (&["A.", "", "---", "hidden"], Some("A.\n")),
+            // a dropped TODO line leaves its blank neighbours
+            (&["A.", "", "TODO x", "", "B."], Some("A.\n\n\nB.")),
+            (&["TODO first", "", "A."], Some("\nA.")),
+            // inside a fence neither rule applies; a fence must start the line
+            (
+                &["A.", "```", "TODO inside", "", "", "---", "```", "C."],
+                Some("A.\n```\nTODO inside\n\n---\n```\nC."),
+            ),
+            (
+                &["A.", " ```", "TODO inside", "", "", "---", " ```", "C."],
+                Some("A.\n ```\n"),
+            ),
+            (&["", "  ", ""], None),
+            (&["TODO only", ""], None),
+        ];
+        for (doc, want) in cases {
+            let doc: Vec<String> = doc.iter().map(|l| l.to_string()).collect();
+            assert_eq!(description(&doc).as_deref(), *want, "doc {doc:?}");
+        }
     }
 
     /// controller-gen's `fieldLevelAliasOverride` / `fieldLevelLocalDeclarationOverride`: a

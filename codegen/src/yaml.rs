@@ -100,7 +100,7 @@ fn emit_entry(out: &mut String, key: &str, value: &Value, indent: usize) {
             out.push('\n');
             emit_block(out, value, indent);
         }
-        Value::String(s) if s.contains('\n') => {
+        Value::String(s) if s.contains('\n') && block_allowed(s) => {
             out.push(' ');
             literal(out, s, indent + 2);
         }
@@ -137,7 +137,7 @@ fn emit_item(out: &mut String, value: &Value, indent: usize) {
                 emit_item(out, item, indent + 2);
             }
         }
-        Value::String(s) if s.contains('\n') => literal(out, s, indent + 2),
+        Value::String(s) if s.contains('\n') && block_allowed(s) => literal(out, s, indent + 2),
         other => {
             let column = indent + 2;
             let text = match other {
@@ -149,13 +149,26 @@ fn emit_item(out: &mut String, value: &Value, indent: usize) {
     }
 }
 
+/// Whether libyaml writes `s` as a literal block: not when a character needs an escape (a tab,
+/// a control, U+FEFF, U+FFFE, U+FFFF), a space ends a line or the string; then it is quoted.
+fn block_allowed(s: &str) -> bool {
+    !s.ends_with(' ')
+        && !s.contains(" \n")
+        && s.chars().all(|c| {
+            c == '\n'
+                || (' '..='~').contains(&c)
+                || (c >= '\u{a0}' && !matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}'))
+        })
+}
+
 fn literal(out: &mut String, s: &str, indent: usize) {
     let chomp = if s.ends_with('\n') {
         if s.ends_with("\n\n") { "+" } else { "" }
     } else {
         "-"
     };
-    let lead = if s.starts_with(' ') { "2" } else { "" };
+    // libyaml gives the indentation when the first line starts with a space or is empty
+    let lead = if s.starts_with([' ', '\n']) { "2" } else { "" };
     let _ = writeln!(out, "|{lead}{chomp}");
     let body = s.strip_suffix('\n').unwrap_or(s);
     for line in body.split('\n') {
@@ -256,18 +269,32 @@ fn double_quoted(s: &str) -> String {
     out
 }
 
+/// Whether a YAML 1.1 or 1.2 reader would read `s`, written plain, as something other than
+/// this string: a boolean (1.1's y/n/yes/no/on/off/true/false, any case), a null (`~`, `null`),
+/// an integer or a float of either version (signs, `_`, `0x`, `0o`, `0b`, octal `0777`,
+/// exponents, sexagesimal `1:20`, `.inf`, `.nan`), a 1.1 timestamp, or 1.1's `=` and `<<` keys.
 fn looks_like_other_type(s: &str) -> bool {
     const WORDS: &[&str] = &[
-        "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false",
-        "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL", "~",
-        ".inf", ".Inf", ".INF", "-.inf", "-.Inf", "-.INF", "+.inf", ".nan", ".NaN", ".NAN",
+        "y", "yes", "n", "no", "true", "false", "on", "off", "null", "~", "=", "<<",
     ];
-    if WORDS.contains(&s) {
+    let lower = s.to_ascii_lowercase();
+    if WORDS.contains(&lower.as_str()) {
         return true;
     }
-    // what follows reads numbers, which start with a sign, a digit, a dot or an underscore
+    // what follows reads numbers and dates, which start with a sign, a digit, a dot or an
+    // underscore
     if !s.starts_with(|c: char| c.is_ascii_digit() || "+-._".contains(c)) {
         return false;
+    }
+    if is_timestamp(s) {
+        return true;
+    }
+    let signed = s.strip_prefix(['-', '+']).unwrap_or(s);
+    if [".inf", ".nan"].contains(&signed.to_ascii_lowercase().as_str()) {
+        return true;
+    }
+    if is_sexagesimal(signed) {
+        return true;
     }
     let t = s.replace('_', "");
     let unsigned = t.strip_prefix(['-', '+']).unwrap_or(&t);
@@ -277,16 +304,137 @@ fn looks_like_other_type(s: &str) -> bool {
     if unsigned.chars().all(|c| c.is_ascii_digit()) {
         return true;
     }
-    if let Some(hex) = unsigned.strip_prefix("0x") {
-        return !hex.is_empty() && hex.chars().all(|c| c.is_ascii_hexdigit());
-    }
-    if let Some(bin) = unsigned.strip_prefix("0b") {
-        return !bin.is_empty() && bin.chars().all(|c| c == '0' || c == '1');
+    let radix = |prefix: &str, digit: fn(&char) -> bool| {
+        unsigned
+            .strip_prefix(prefix)
+            .is_some_and(|d| !d.is_empty() && d.chars().all(|c| digit(&c)))
+    };
+    if radix("0x", char::is_ascii_hexdigit)
+        || radix("0o", |c| ('0'..='7').contains(c))
+        || radix("0b", |c| *c == '0' || *c == '1')
+    {
+        return true;
     }
     let float_chars = unsigned
         .chars()
         .all(|c| c.is_ascii_digit() || ".eE+-".contains(c));
     float_chars && unsigned.chars().any(|c| c.is_ascii_digit()) && unsigned.parse::<f64>().is_ok()
+}
+
+/// YAML 1.1's sexagesimal integers and floats (unsigned here): `190:20:30`, `1:20.5`; the first
+/// part digits (and `_`), each further part one digit or two below 60, the last one of a
+/// float followed by `.` and digits.
+fn is_sexagesimal(s: &str) -> bool {
+    let mut parts = s.split(':');
+    let first = parts.next().unwrap_or_default();
+    if !first.starts_with(|c: char| c.is_ascii_digit())
+        || !first.chars().all(|c| c.is_ascii_digit() || c == '_')
+    {
+        return false;
+    }
+    let rest: Vec<&str> = parts.collect();
+    let Some((last, middle)) = rest.split_last() else {
+        return false;
+    };
+    let base60 = |p: &str| match p.as_bytes() {
+        [a] => a.is_ascii_digit(),
+        [a, b] => (b'0'..=b'5').contains(a) && b.is_ascii_digit(),
+        _ => false,
+    };
+    let (last, fraction) = last.split_once('.').unwrap_or((last, ""));
+    middle.iter().all(|p| base60(p))
+        && base60(last)
+        && fraction.chars().all(|c| c.is_ascii_digit() || c == '_')
+}
+
+/// YAML 1.1's timestamps: `2001-12-14`, or a date with one- or two-digit month and day, then
+/// `T`, `t` or spaces and tabs, a time `h:mm:ss` with an optional fraction, and an optional
+/// zone (`Z`, `+5`, `-05:00`, spaces and tabs before it allowed).
+fn is_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits = |from: usize, min: usize, max: usize| -> Option<usize> {
+        let n = b[from.min(b.len())..]
+            .iter()
+            .take(max)
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        (n >= min).then_some(from + n)
+    };
+    let lit = |at: usize, c: u8| -> Option<usize> { (b.get(at) == Some(&c)).then_some(at + 1) };
+    // the date alone: `yyyy-mm-dd`, two-digit month and day
+    let date_only = b.len() == 10
+        && b.iter().enumerate().all(|(k, c)| {
+            if k == 4 || k == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    if date_only {
+        return true;
+    }
+    let date = || -> Option<usize> {
+        let i = digits(0, 4, 4)?;
+        let i = digits(lit(i, b'-')?, 1, 2)?;
+        digits(lit(i, b'-')?, 1, 2)
+    };
+    let Some(i) = date() else {
+        return false;
+    };
+    if i == b.len() {
+        return false;
+    }
+    let mut i = i;
+    if matches!(b[i], b'T' | b't') {
+        i += 1;
+    } else {
+        let n = b[i..]
+            .iter()
+            .take_while(|c| matches!(c, b' ' | b'\t'))
+            .count();
+        if n == 0 {
+            return false;
+        }
+        i += n;
+    }
+    let time = || -> Option<usize> {
+        let i = digits(i, 1, 2)?;
+        let i = lit(i, b':')?;
+        let i = digits(i, 2, 2)?;
+        let i = lit(i, b':')?;
+        let mut i = digits(i, 2, 2)?;
+        if b.get(i) == Some(&b'.') {
+            i = digits(i + 1, 0, usize::MAX)?;
+        }
+        Some(i)
+    };
+    let Some(mut i) = time() else {
+        return false;
+    };
+    i += b[i..]
+        .iter()
+        .take_while(|c| matches!(c, b' ' | b'\t'))
+        .count();
+    if i == b.len() {
+        // spaces after the time belong to a zone
+        return !matches!(b.last(), Some(b' ' | b'\t'));
+    }
+    if b[i] == b'Z' {
+        return i + 1 == b.len();
+    }
+    if !matches!(b[i], b'+' | b'-') {
+        return false;
+    }
+    let Some(mut i) = digits(i + 1, 1, 2) else {
+        return false;
+    };
+    if b.get(i) == Some(&b':') {
+        let Some(j) = digits(i + 1, 2, 2) else {
+            return false;
+        };
+        i = j;
+    }
+    i == b.len()
 }
 
 fn plain_allowed(s: &str) -> bool {
@@ -334,6 +482,23 @@ mod tests {
         assert_eq!(document(&v), want);
     }
 
+    /// Multi-line strings as controller-gen v0.21.0 writes them: a tab, or a space ending a line
+    /// or the string, keeps a string out of a literal block (double-quoted instead), a first
+    /// line that is empty or starts with a space gets the indentation indicator, and a `---`
+    /// cut's trailing newline is kept.
+    #[test]
+    fn multi_line_strings_follow_libyaml() {
+        let v = json!({
+            "tab": "A.\n  indented\n\ttabbed\n\n    code",
+            "lead": "\nA.",
+            "kept": "A.\n",
+            "space": "A. \nB.",
+            "trailing": "A.\nB. ",
+        });
+        let want = "---\nkept: |\n  A.\nlead: |2-\n\n  A.\nspace: \"A. \\nB.\"\ntab: \"A.\\n  indented\\n\\ttabbed\\n\\n    code\"\ntrailing: \"A.\\nB. \"\n";
+        assert_eq!(document(&v), want);
+    }
+
     #[test]
     fn long_plain_scalars_fold() {
         let v = json!({"properties": {"x": {"description": "This tests that markers that are allowed on both fields and types are applied to fields"}}});
@@ -361,6 +526,108 @@ mod tests {
             assert!(!looks_like_other_type(s), "{s}");
         }
         assert_eq!(scalar_string("!(a)", 0, false), "'!(a)'");
+    }
+
+    /// Strings a YAML 1.1 or 1.2 reader would read as another type, generated over the forms
+    /// of each kind, come out quoted; look-alikes that are strings in both stay plain.
+    #[test]
+    fn every_string_of_another_type_is_quoted() {
+        let mut other: Vec<String> = Vec::new();
+        for word in ["y", "yes", "n", "no", "true", "false", "on", "off", "null"] {
+            let upper = word.to_uppercase();
+            let title = format!("{}{}", &upper[..1], &word[1..]);
+            let mixed: String = word
+                .chars()
+                .enumerate()
+                .map(|(i, c)| {
+                    if i % 2 == 1 {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c
+                    }
+                })
+                .collect();
+            other.extend([word.to_string(), upper, title, mixed]);
+        }
+        other.extend(["~", "=", "<<"].map(String::from));
+        for sign in ["", "-", "+"] {
+            for n in [
+                "0",
+                "12",
+                "0777",
+                "0o17",
+                "0x1F",
+                "0xff",
+                "0b101",
+                "1_000",
+                "0x_1F",
+                "1:20",
+                "190:20:30",
+                "190:20:30.15",
+                "1.5",
+                "0.",
+                ".5",
+                "1e3",
+                "12e03",
+                "1.5E-3",
+                "1_0.5",
+                ".inf",
+                ".Inf",
+                ".INF",
+                "6.8523015e+5",
+            ] {
+                other.push(format!("{sign}{n}"));
+            }
+        }
+        other.extend([".nan", ".NaN", ".NAN"].map(String::from));
+        for date in [
+            "2001-12-14",
+            "2001-12-14t21:59:43.10-05:00",
+            "2001-12-14 21:59:43.10 -5",
+        ] {
+            other.push(date.to_string());
+        }
+        for t in ["T", "t", " ", " \t"] {
+            for zone in ["", "Z", " Z", "+5", "-05:00", " -5"] {
+                other.push(format!("1970-1-1{t}0:00:00{zone}"));
+                other.push(format!("1970-01-01{t}00:00:00.123{zone}"));
+            }
+        }
+        for s in &other {
+            let written = scalar_string(s, 0, false);
+            assert!(
+                written.starts_with('"') || written.starts_with('\''),
+                "{s:?} is written plain"
+            );
+        }
+        for s in [
+            "plain",
+            "v1",
+            "1.2.3",
+            "1e",
+            "0x",
+            "0xg",
+            "0o8",
+            "0b2",
+            "1:60",
+            "1:2:x",
+            "yess",
+            "nul",
+            "onward",
+            "infinite",
+            ".infx",
+            "1970-01-01x",
+            "1970-1-1",
+            "1970-01-01T00:00",
+            "1970-01-01T00:00:00Zx",
+            "12-01-01",
+            "2001-12-14x",
+            "a-2001-12-14",
+            "_",
+            "1.0.0-rc1",
+        ] {
+            assert_eq!(scalar_string(s, 0, false), s, "{s:?} is quoted");
+        }
     }
 
     #[test]

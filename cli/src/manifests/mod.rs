@@ -48,7 +48,7 @@ pub struct ManifestsOptions {
     pub root: Option<PathBuf>,
     /// Truncate descriptions longer than this.
     pub max_desc_len: Option<usize>,
-    /// Allow float and unsigned fields.
+    /// Allow float fields.
     pub allow_dangerous_types: bool,
     /// Name of the generated (Cluster)Role.
     pub role_name: String,

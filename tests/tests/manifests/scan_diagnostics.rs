@@ -267,3 +267,48 @@ fn emission_errors_name_the_file_of_the_type_they_are_in() {
         "not at v2's float field (line 12): {message}"
     );
 }
+
+/// Unsigned integers need no `--allow-dangerous-types` (only floats do): controller-gen v0.21.0
+/// writes `uint8`, `uint16` and `uint` as `integer` without a format, `uint32` and `uint64` as
+/// formats `int32` and `int64`, and adds no `minimum`.
+#[test]
+fn unsigned_integers_are_accepted_as_controller_gen_writes_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).expect("mkdir");
+    std::fs::write(
+        root.join("src/lib.rs"),
+        "use operator_gen_runtime::prelude::*;\n\
+         use serde::{Deserialize, Serialize};\n\
+         \n\
+         #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n\
+         #[k8s(group = \"ship.example.com\", version = \"v1\", kind = \"Frigate\")]\n\
+         pub struct FrigateSpec {\n    pub a: u8,\n    pub b: u16,\n    pub c: usize,\n    \
+         pub d: u32,\n    pub e: u64,\n}\n",
+    )
+    .expect("write");
+    let opts = operator_gen::manifests::ManifestsOptions::default();
+    let out = operator_gen::manifests::generate(root, &opts).expect("unsigned fields are allowed");
+    let crd = out
+        .iter()
+        .find(|(name, _)| name.ends_with("ship.example.com_frigates.yaml"))
+        .map(|(_, text)| text)
+        .unwrap_or_else(|| panic!("no Frigate CRD among {:?}", out.keys()));
+    let field = |name: &str, format: Option<&str>| {
+        let pad = " ".repeat(16);
+        match format {
+            Some(f) => format!("              {name}:\n{pad}format: {f}\n{pad}type: integer\n"),
+            None => format!("              {name}:\n{pad}type: integer\n"),
+        }
+    };
+    for want in [
+        field("a", None),
+        field("b", None),
+        field("c", None),
+        field("d", Some("int32")),
+        field("e", Some("int64")),
+    ] {
+        assert!(crd.contains(&want), "no\n{want}in\n{crd}");
+    }
+    assert!(!crd.contains("minimum"), "{crd}");
+}
