@@ -338,8 +338,6 @@ fn report(conflicts: &[String], branches: &Branches, from_branch: &str, printer:
     }
 }
 
-/// Whether version `a` is newer than `b`, comparing their numeric dot-separated parts (a
-/// pre-release or build suffix aside).
 /// `--from-version` as given, without surrounding blanks and a leading `v`.
 fn normal_version(given: &str) -> String {
     given.trim().trim_start_matches('v').to_owned()
@@ -356,35 +354,14 @@ fn check_version(version: &str) -> Result<()> {
     )))
 }
 
-/// Semantic versioning 2.0: `MAJOR.MINOR.PATCH`, numbers without leading zeros, then an optional
-/// `-pre.release` (numeric identifiers without leading zeros) and `+build.metadata`, their
-/// identifiers non-empty ASCII letters, digits and `-`.
+/// Semantic versioning 2.0 (`MAJOR.MINOR.PATCH`, an optional `-pre.release` and `+build`), as
+/// cargo reads versions.
 fn is_semver(version: &str) -> bool {
-    let number = |s: &str| {
-        !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && (s == "0" || !s.starts_with('0'))
-    };
-    let identifiers = |s: &str, numeric_rule: bool| {
-        s.split('.').all(|id| {
-            !id.is_empty()
-                && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-                && (!numeric_rule || !id.bytes().all(|b| b.is_ascii_digit()) || number(id))
-        })
-    };
-    let (rest, build) = match version.split_once('+') {
-        Some((rest, build)) => (rest, Some(build)),
-        None => (version, None),
-    };
-    let (core, pre) = match rest.split_once('-') {
-        Some((core, pre)) => (core, Some(pre)),
-        None => (rest, None),
-    };
-    let parts: Vec<&str> = core.split('.').collect();
-    parts.len() == 3
-        && parts.iter().all(|p| number(p))
-        && pre.is_none_or(|p| identifiers(p, true))
-        && build.is_none_or(|b| identifiers(b, false))
+    semver::Version::parse(version).is_ok()
 }
 
+/// Whether version `a` is newer than `b`, comparing their numeric dot-separated parts (a
+/// pre-release or build suffix aside).
 fn newer(a: &str, b: &str) -> bool {
     versions::numbers(a) > versions::numbers(b)
 }

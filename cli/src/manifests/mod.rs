@@ -37,6 +37,7 @@ pub use diag::Diagnostic;
 pub use emit::Outputs;
 pub use summary::MAX_NESTING;
 pub use summary::Module;
+pub(crate) use summary::attribute_string;
 pub(crate) use summary::blank_within_bound;
 pub(crate) use threads::on_scan_stack;
 pub use universe::{Universe, scan_source};

@@ -292,16 +292,21 @@ fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
     attrs
         .iter()
         .find(|a| a.path().is_ident("path"))
-        .and_then(|a| match &a.meta {
-            syn::Meta::NameValue(nv) => match &nv.value {
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) => Some(s.value()),
-                _ => None,
-            },
+        .and_then(attribute_string)
+}
+
+/// The string of a `name = "..."` attribute (`#[path = "..."]`, a doc comment's `doc = "..."`).
+pub(crate) fn attribute_string(attr: &syn::Attribute) -> Option<String> {
+    match &attr.meta {
+        syn::Meta::NameValue(nv) => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
             _ => None,
-        })
+        },
+        _ => None,
+    }
 }
 
 /// `source` with what the scan never reads blanked ([`blank_unread`]), or where the blanked text

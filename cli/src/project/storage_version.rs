@@ -91,7 +91,7 @@ fn inspect_parsed(text: &str, kind: &str) -> Storage {
             if is_line_comment {
                 last_doc = Some(line);
             }
-            if doc_text(attr).is_some_and(|t| t.trim() == MARKER) {
+            if crate::manifests::attribute_string(attr).is_some_and(|t| t.trim() == MARKER) {
                 if is_line_comment && source == format!("/// {MARKER}") {
                     marked.push(line);
                 } else {
@@ -171,19 +171,6 @@ fn derives_custom_resource(attrs: &[syn::Attribute]) -> bool {
             });
             found
         })
-}
-
-fn doc_text(attr: &syn::Attribute) -> Option<String> {
-    match &attr.meta {
-        syn::Meta::NameValue(nv) => match &nv.value {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            }) => Some(s.value()),
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 fn attr_mentions(attr: &syn::Attribute, key: &str) -> bool {
