@@ -267,6 +267,12 @@ const KIND_WIRING: &[Insertion<WebhookContext>] = &[
     Insertion {
         file: KIND_FILE,
         marker: IMPORTS,
+        fragment: Fragment::Text("use operator_gen_runtime::webhook::HookError;"),
+        when: |c| c.validation,
+    },
+    Insertion {
+        file: KIND_FILE,
+        marker: IMPORTS,
         fragment: Fragment::Text("use operator_gen_runtime::webhook::Validator;"),
         when: |c| c.validation,
     },
