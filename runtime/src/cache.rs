@@ -12,6 +12,8 @@ use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
+use crate::shard::Shard;
+
 /// Reads objects of one kind from a local cache. Objects are shared with the cache: clone before
 /// changing them.
 pub struct Lister<K: Resource<DynamicType = ()> + 'static> {
@@ -121,8 +123,14 @@ where
 {
     /// Starts watching `api` with `config` on the current tokio runtime.
     pub fn start(api: Api<K>, config: watcher::Config) -> Self {
+        Informer::start_in_shard(api, config, Shard::ALL)
+    }
+
+    /// [`start`](Self::start) for the objects of `shard` only: the cache holds no other
+    /// shard's ([`shard::watcher`](crate::shard::watcher)).
+    pub fn start_in_shard(api: Api<K>, config: watcher::Config, shard: Shard) -> Self {
         let (store, writer) = reflector::store();
-        let stream = reflector::reflector(writer, watcher(api, config))
+        let stream = reflector::reflector(writer, crate::shard::watcher(api, config, shard))
             .default_backoff()
             .touched_objects();
         let task = tokio::spawn(async move {
