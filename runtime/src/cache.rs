@@ -230,4 +230,31 @@ mod tests {
         assert!(lister.get("team").is_some());
         assert!(lister.get("other").is_none());
     }
+
+    #[tokio::test]
+    async fn an_informer_of_one_shard_caches_only_its_objects() {
+        use crate::shard::tests::{uid, with_uid};
+        let fake = crate::fake::FakeApi::new();
+        let shard = Shard::new(0, 2).expect("shard");
+        let mut mine = Vec::new();
+        for i in 0..20 {
+            let cm = with_uid(&uid(i));
+            if shard.owns(&cm) {
+                mine.push(cm.name_any());
+            }
+            fake.seed(&cm);
+        }
+        mine.sort();
+        assert!((2..18).contains(&mine.len()), "shard 0 of 2 owns {mine:?}");
+        let api: Api<ConfigMap> = Api::namespaced(fake.client(), "default");
+        let informer = Informer::start_in_shard(api, watcher::Config::default(), shard);
+        informer.wait_for_sync().await.expect("synced");
+        let cached: Vec<String> = informer
+            .lister()
+            .list(&Selector::default())
+            .iter()
+            .map(|o| o.name_any())
+            .collect();
+        assert_eq!(cached, mine);
+    }
 }

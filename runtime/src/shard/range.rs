@@ -3,7 +3,7 @@
 use kube::Resource;
 
 /// The field whose hash places an object in a shard.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum ShardKey {
     /// `metadata.uid`: objects spread evenly, whatever their names and namespaces.
     #[default]
@@ -33,7 +33,7 @@ impl ShardKey {
 }
 
 /// How a sharded watch keeps to its shard.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Selection {
     /// Asks the apiserver once ([`honours_selector`](super::honours_selector)) and uses the server when it honours the
     /// selector, the client otherwise.

@@ -157,6 +157,8 @@ fn redirect<B>(mut request: Request<B>, from: &str, to: &str, parameter: &str) -
 mod tests {
     use super::*;
     use crate::shard::tests::{uid, with_uid};
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use std::sync::{Arc, Mutex};
 
     #[test]
     fn requests_for_every_namespace_go_to_the_api_s_own_with_the_selector() {
@@ -217,5 +219,53 @@ mod tests {
         ] {
             assert!(keep(event, &shard).is_none());
         }
+    }
+
+    /// A client whose apiserver answers each request with the next of `answers` (status and
+    /// body; status 0: the connection fails), and records the requests' URIs.
+    fn scripted(answers: Vec<(u16, &'static str)>) -> (Client, Arc<Mutex<Vec<String>>>) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let answers = Arc::new(Mutex::new(answers.into_iter()));
+        let record = seen.clone();
+        let service = tower::service_fn(move |request: Request<kube::client::Body>| {
+            record.lock().expect("lock").push(request.uri().to_string());
+            let next = answers.lock().expect("lock").next();
+            async move {
+                match next {
+                    Some((0, _)) | None => Err("connection refused".into()),
+                    Some((status, body)) => hyper::Response::builder()
+                        .status(status)
+                        .body(http_body_util::Full::new(hyper::body::Bytes::from(body)))
+                        .map_err(|e| -> Box<dyn std::error::Error + Send + Sync> { e.into() }),
+                }
+            }
+        });
+        (Client::new(service, "default"), seen)
+    }
+
+    const SHARDED_LIST: &str = r#"{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"shardInfo":{"selector":"x"}},"items":[]}"#;
+    const LIST: &str = r#"{"kind":"ConfigMapList","apiVersion":"v1","metadata":{},"items":[]}"#;
+    const REFUSED: &str = r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"invalid shard selector","reason":"BadRequest","code":400}"#;
+
+    #[tokio::test(start_paused = true)]
+    async fn the_probe_asks_with_the_selector_and_reads_shard_info() {
+        let shard = Shard::new(2, 4).expect("shard");
+        let (client, seen) = scripted(vec![(0, ""), (200, SHARDED_LIST)]);
+        let api: Api<ConfigMap> = Api::namespaced(client, "a");
+        assert!(honours_selector(&api, &shard).await);
+        let uris = seen.lock().expect("lock").clone();
+        let asked = "/api/v1/namespaces/a/configmaps?limit=1&shardSelector=shardRange%28object.metadata.uid%2C+%270x8000000000000000%27%2C+%270xc000000000000000%27%29";
+        // the failed request is asked again
+        assert_eq!(uris, [asked, asked]);
+
+        let (client, _) = scripted(vec![(200, LIST)]);
+        let api: Api<ConfigMap> = Api::namespaced(client, "a");
+        assert!(!honours_selector(&api, &shard).await);
+
+        let (client, _) = scripted(vec![(400, REFUSED)]);
+        let api: Api<ConfigMap> = Api::namespaced(client, "a");
+        assert!(!honours_selector(&api, &shard).await);
+
+        assert!(!honours_selector(&api, &Shard::ALL).await);
     }
 }
