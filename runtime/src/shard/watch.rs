@@ -250,13 +250,15 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn the_probe_asks_with_the_selector_and_reads_shard_info() {
         let shard = Shard::new(2, 4).expect("shard");
-        let (client, seen) = scripted(vec![(0, ""), (200, SHARDED_LIST)]);
+        let (client, seen) = scripted(vec![(0, ""), (0, ""), (0, ""), (200, SHARDED_LIST)]);
         let api: Api<ConfigMap> = Api::namespaced(client, "a");
+        let start = tokio::time::Instant::now();
         assert!(honours_selector(&api, &shard).await);
+        // a failed request is asked again after 1 s, then 2 s, then 4 s
+        assert_eq!(start.elapsed(), Duration::from_secs(7));
         let uris = seen.lock().expect("lock").clone();
         let asked = "/api/v1/namespaces/a/configmaps?limit=1&shardSelector=shardRange%28object.metadata.uid%2C+%270x8000000000000000%27%2C+%270xc000000000000000%27%29";
-        // the failed request is asked again
-        assert_eq!(uris, [asked, asked]);
+        assert_eq!(uris, [asked; 4]);
 
         let (client, _) = scripted(vec![(200, LIST)]);
         let api: Api<ConfigMap> = Api::namespaced(client, "a");
