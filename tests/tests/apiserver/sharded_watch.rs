@@ -319,22 +319,35 @@ fn selectors() -> Vec<String> {
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn replicas_list_and_watch_only_their_shard_where_the_apiserver_honours_the_selector() {
-    require_assets!();
+/// Starts a control plane with `args` and the audit policy, creates the objects in `namespace`,
+/// checks that `honours_selector` answers `honoured`, and that 3 replicas each hold their shard.
+async fn three_replicas(
+    args: &[&str],
+    namespace: &str,
+    honoured: bool,
+) -> (ControlPlane, Vec<BTreeSet<String>>, Vec<Replica>) {
     let plane = ControlPlane::start_with(Settings {
         audit_policy: Some(AUDIT_POLICY.to_owned()),
+        apiserver_args: args.iter().map(|a| (*a).to_owned()).collect(),
         ..Settings::default()
     })
     .await
     .expect("control plane starts");
     let client = plane.client();
-    let namespace = "sharded";
     let expected = create_objects(&client, namespace).await;
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
     let shard0 = Shard::new(0, SHARDS).expect("shard");
-    assert!(shard::honours_selector(&api, &shard0).await);
-    let _replicas = each_replica_holds_its_shard(&client, namespace, &expected).await;
+    assert_eq!(shard::honours_selector(&api, &shard0).await, honoured);
+    let replicas = each_replica_holds_its_shard(&client, namespace, &expected).await;
+    (plane, expected, replicas)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn replicas_list_and_watch_only_their_shard_where_the_apiserver_honours_the_selector() {
+    require_assets!();
+    let namespace = "sharded";
+    let (plane, expected, _replicas) = three_replicas(&[], namespace, true).await;
+    let client = plane.client();
 
     let requests = audited(&plane, namespace);
     let unselected: Vec<_> = requests.iter().filter(|(_, s, _)| s.is_empty()).collect();
@@ -379,20 +392,9 @@ async fn listed_with(client: &Client, namespace: &str, selector: &str) -> BTreeS
 #[tokio::test(flavor = "multi_thread")]
 async fn replicas_keep_to_their_shard_on_the_client_where_the_apiserver_does_not() {
     require_assets!();
-    let plane = ControlPlane::start_with(Settings {
-        audit_policy: Some(AUDIT_POLICY.to_owned()),
-        apiserver_args: vec!["--feature-gates=ShardedListAndWatch=false".to_owned()],
-        ..Settings::default()
-    })
-    .await
-    .expect("control plane starts");
-    let client = plane.client();
     let namespace = "unsharded";
-    let expected = create_objects(&client, namespace).await;
-    let api: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
-    let shard0 = Shard::new(0, SHARDS).expect("shard");
-    assert!(!shard::honours_selector(&api, &shard0).await);
-    let _replicas = each_replica_holds_its_shard(&client, namespace, &expected).await;
+    let gate_off = ["--feature-gates=ShardedListAndWatch=false"];
+    let (plane, _, _replicas) = three_replicas(&gate_off, namespace, false).await;
 
     // only the probes carried a selector; the watchers then listed and watched everything
     let requests = audited(&plane, namespace);
