@@ -285,6 +285,18 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn keys_that_differ_only_at_the_end_fall_close_together() {
+        // FNV-1a moves the high bits little for a change in the last byte: `team-0` ...
+        // `team-9` are all in the last shard of 2, of 3 and of 4
+        for count in 2..=4 {
+            let shards: Vec<u32> = (0..10)
+                .map(|i| Shard::index_of(Shard::hash(&format!("team-{i}")), count))
+                .collect();
+            assert_eq!(shards, [count - 1; 10], "of {count}");
+        }
+    }
+
+    #[test]
     fn the_key_is_the_uid_or_the_namespace() {
         let mut obj = config_map("team-a", "x");
         obj.metadata.uid = Some("u-1".into());
