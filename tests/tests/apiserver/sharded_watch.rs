@@ -194,8 +194,8 @@ impl Drop for Replica {
     }
 }
 
-fn start_replica(api: Api<ConfigMap>, shard: Shard) -> Replica {
-    let controller = generation_changed_in_shard(api, watcher::Config::default(), shard);
+fn start_replica(api: Api<ConfigMap>, config: &watcher::Config, shard: Shard) -> Replica {
+    let controller = generation_changed_in_shard(api, config.clone(), shard);
     let store = controller.store();
     let reconciled = Arc::new(Mutex::new(BTreeSet::new()));
     let run = controller.run(
@@ -252,12 +252,13 @@ async fn create_objects(client: &Client, namespace: &str) -> Vec<BTreeSet<String
 async fn each_replica_holds_its_shard(
     client: &Client,
     namespace: &str,
+    config: &watcher::Config,
     expected: &[BTreeSet<String>],
 ) -> Vec<Replica> {
     let replicas: Vec<Replica> = (0..SHARDS)
         .map(|i| {
             let api = Api::namespaced(client.clone(), namespace);
-            start_replica(api, Shard::new(i, SHARDS).expect("shard"))
+            start_replica(api, config, Shard::new(i, SHARDS).expect("shard"))
         })
         .collect();
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -288,9 +289,9 @@ async fn each_replica_holds_its_shard(
 }
 
 /// The list and watch requests of `namespace`'s ConfigMaps in the audit log, each with its
-/// verb, the `shardSelector` it carried (empty when none) and whether it was the probe (a list
-/// of at most one object).
-fn audited(plane: &ControlPlane, namespace: &str) -> Vec<(String, String, bool)> {
+/// verb, the `shardSelector` it carried (empty when none), whether it was the probe (a list of
+/// at most one object) and whether it asked for the initial events (a streamed list).
+fn audited(plane: &ControlPlane, namespace: &str) -> Vec<(String, String, bool, bool)> {
     let path = plane.audit_log().expect("an audit log");
     let text = std::fs::read_to_string(path).expect("read the audit log");
     let requests = audit::parse_log(&text).expect("the audit log parses");
@@ -304,7 +305,8 @@ fn audited(plane: &ControlPlane, namespace: &str) -> Vec<(String, String, bool)>
                 .collect();
             let selector = params.get("shardSelector").cloned().unwrap_or_default();
             let probe = r.verb == "list" && params.get("limit").map(String::as_str) == Some("1");
-            (r.verb.clone(), selector, probe)
+            let streamed = params.get("sendInitialEvents").map(String::as_str) == Some("true");
+            (r.verb.clone(), selector, probe, streamed)
         })
         .collect()
 }
@@ -320,11 +322,13 @@ fn selectors() -> Vec<String> {
 }
 
 /// Starts a control plane with `args` and the audit policy, creates the objects in `namespace`,
-/// checks that `honours_selector` answers `honoured`, and that 3 replicas each hold their shard.
+/// checks that `honours_selector` answers `honoured`, and that 3 replicas watching with `config`
+/// each hold their shard.
 async fn three_replicas(
     args: &[&str],
     namespace: &str,
     honoured: bool,
+    config: &watcher::Config,
 ) -> (ControlPlane, Vec<BTreeSet<String>>, Vec<Replica>) {
     let plane = ControlPlane::start_with(Settings {
         audit_policy: Some(AUDIT_POLICY.to_owned()),
@@ -338,7 +342,7 @@ async fn three_replicas(
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
     let shard0 = Shard::new(0, SHARDS).expect("shard");
     assert_eq!(shard::honours_selector(&api, &shard0).await, honoured);
-    let replicas = each_replica_holds_its_shard(&client, namespace, &expected).await;
+    let replicas = each_replica_holds_its_shard(&client, namespace, config, &expected).await;
     (plane, expected, replicas)
 }
 
@@ -346,11 +350,15 @@ async fn three_replicas(
 async fn replicas_list_and_watch_only_their_shard_where_the_apiserver_honours_the_selector() {
     require_assets!();
     let namespace = "sharded";
-    let (plane, expected, _replicas) = three_replicas(&[], namespace, true).await;
+    let (plane, expected, _replicas) =
+        three_replicas(&[], namespace, true, &watcher::Config::default()).await;
     let client = plane.client();
 
     let requests = audited(&plane, namespace);
-    let unselected: Vec<_> = requests.iter().filter(|(_, s, _)| s.is_empty()).collect();
+    let unselected: Vec<_> = requests
+        .iter()
+        .filter(|(_, s, _, _)| s.is_empty())
+        .collect();
     assert!(
         unselected.is_empty(),
         "list or watch requests without a shard selector: {unselected:?}"
@@ -360,7 +368,7 @@ async fn replicas_list_and_watch_only_their_shard_where_the_apiserver_honours_th
             assert!(
                 requests
                     .iter()
-                    .any(|(v, s, probe)| v == verb && *s == selector && !probe),
+                    .any(|(v, s, probe, _)| v == verb && *s == selector && !probe),
                 "no {verb} request (other than the probe) with {selector}: {requests:?}"
             );
         }
@@ -394,13 +402,14 @@ async fn replicas_keep_to_their_shard_on_the_client_where_the_apiserver_does_not
     require_assets!();
     let namespace = "unsharded";
     let gate_off = ["--feature-gates=ShardedListAndWatch=false"];
-    let (plane, _, _replicas) = three_replicas(&gate_off, namespace, false).await;
+    let (plane, _, _replicas) =
+        three_replicas(&gate_off, namespace, false, &watcher::Config::default()).await;
 
     // only the probes carried a selector; the watchers then listed and watched everything
     let requests = audited(&plane, namespace);
     let selected: Vec<_> = requests
         .iter()
-        .filter(|(_, s, probe)| !s.is_empty() && !probe)
+        .filter(|(_, s, probe, _)| !s.is_empty() && !probe)
         .collect();
     assert!(
         selected.is_empty(),
@@ -408,8 +417,35 @@ async fn replicas_keep_to_their_shard_on_the_client_where_the_apiserver_does_not
     );
     for verb in ["list", "watch"] {
         assert!(
-            requests.iter().any(|(v, s, _)| v == verb && s.is_empty()),
+            requests
+                .iter()
+                .any(|(v, s, _, _)| v == verb && s.is_empty()),
             "no {verb} request: {requests:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn streamed_lists_carry_the_shard_selector_too() {
+    require_assets!();
+    let namespace = "streamed";
+    let streaming = watcher::Config::default().streaming_lists();
+    let (plane, _, _replicas) = three_replicas(&[], namespace, true, &streaming).await;
+
+    // the initial list is a watch asking for the initial events, with the shard's selector;
+    // no list but the probes
+    let requests = audited(&plane, namespace);
+    let listed: Vec<_> = requests
+        .iter()
+        .filter(|(v, _, probe, _)| v == "list" && !probe)
+        .collect();
+    assert!(listed.is_empty(), "lists besides the probes: {listed:?}");
+    for selector in selectors() {
+        assert!(
+            requests
+                .iter()
+                .any(|(v, s, _, streamed)| v == "watch" && *s == selector && *streamed),
+            "no streamed list with {selector}: {requests:?}"
         );
     }
 }
