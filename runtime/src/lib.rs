@@ -5,8 +5,9 @@ pub use operator_gen_macros::{CustomResource, Schema};
 
 // The manager (probes, metrics, leader election, controllers) and the webhook server both serve
 // HTTP through `serve` (listeners, TLS, the metrics authorization check), which knows neither;
-// the manager also runs the webhook server. `controller`, `events`, `cache`, `shard`, `crd` and
-// the in-memory API for tests (`fake`) stand on their own. `hack/check-layers.sh runtime`
+// the manager also runs the webhook server. `controller` and `cache` watch through `shard` (one
+// shard's list and watch); `events`, `shard`, `crd` and the in-memory API for tests (`fake`)
+// stand on their own. `hack/check-layers.sh runtime`
 // checks that no module reaches back to one that uses it.
 pub mod cache;
 pub mod controller;

@@ -1,6 +1,6 @@
 //! Against a real etcd and kube-apiserver (`KUBEBUILDER_ASSETS`), without a generated project:
 //! the control plane itself, the generated CRDs and their markers, the fake client's behaviour
-//! table, the runtime's webhook server and its secure metrics.
+//! table, the runtime's webhook server, its secure metrics and its sharded watches.
 //!
 //! The integration tests are four binaries, one per directory of `tests/tests/` (`cli`,
 //! `manifests`, `apiserver`, `project`): kube is linked four times, not once per test file.
@@ -16,6 +16,7 @@ mod apiserver_markers;
 mod control_plane;
 mod fake_client;
 mod metrics_secure;
+mod sharded_watch;
 mod webhook_server;
 
 // kubebuilder's project-v4 kinds (testdata/conformance/project_v4), which `apiserver` and
