@@ -302,11 +302,7 @@ impl Scaffold {
 }
 
 fn read_disk(path: &Path) -> Result<Option<String>> {
-    match std::fs::read_to_string(path) {
-        Ok(s) => Ok(Some(s)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io("read", path, e)),
-    }
+    crate::gate::read_text(path)
 }
 
 /// Single-line fragments with these prefixes join the run of like lines right above the marker

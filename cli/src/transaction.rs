@@ -123,10 +123,8 @@ fn open_lock_file(root: &Path) -> Result<File> {
 pub fn recover(root: &Path, printer: &Printer) -> Result<()> {
     remove_if_present(&root.join(JOURNAL_NEW))?;
     let path = root.join(JOURNAL);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(Error::io("read", &path, e)),
+    let Some(text) = crate::gate::read_text(&path)? else {
+        return Ok(());
     };
     let journal: Journal = serde_json::from_str(&text).map_err(|e| {
         Error::msg(format!(

@@ -202,7 +202,7 @@ fn fill(
     printer: &Printer,
     runner: Runner,
 ) -> Result<()> {
-    let read = |rel: &str| std::fs::read_to_string(input.join(rel)).ok();
+    let read = |rel: &str| crate::gate::read_text_lenient(&input.join(rel));
     let quiet = Printer::new(Verbosity::Quiet);
     for step in replay::steps(project, &read) {
         printer.status("replay", &replay::display(&step));
@@ -254,9 +254,17 @@ fn carry_over(input: &Path, dir: &Path, printer: &Printer) -> Result<()> {
             links.push((rel, path));
             continue;
         }
-        let bytes = std::fs::read(&path).map_err(|e| Error::io("read", &path, e))?;
+        let bytes = match crate::gate::read(&path) {
+            Ok((_, bytes)) => bytes,
+            // a large file is carried over as it is, copied
+            Err(crate::gate::Refusal::TooLarge(..)) => {
+                binary.push((rel, path));
+                continue;
+            }
+            Err(refused) => return Err(refused.into_error(&path)),
+        };
         if let Some(fresh) = fresh.get(&rel)
-            && std::fs::read(fresh).is_ok_and(|f| f == bytes)
+            && crate::gate::read(fresh).is_ok_and(|(_, f)| f == bytes)
         {
             continue;
         }

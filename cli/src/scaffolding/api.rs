@@ -268,7 +268,7 @@ pub struct Request {
 /// the storage marker moved, the files rendered, the wiring inserted, the kustomize lines enabled.
 pub fn stage(plan: &Plan, project: &mut Project, root: &Path, force: bool) -> Result<Scaffold> {
     let engine = Engine::new()?;
-    let header = boilerplate::read(root);
+    let header = boilerplate::read(root)?;
     let mut ctx = context(plan, project, header);
     let mut s = Scaffold::new(root);
     ctx.storage_version = mark_storage(&mut s, plan, project, &ctx)?;

@@ -47,7 +47,7 @@ pub fn stage(req: &Request, project: &mut Project, root: &Path) -> Result<(Scaff
     let entry = project.resources.remove(index);
     refuse_webhooks(&entry, project)?;
     let engine = Engine::new()?;
-    let header = boilerplate::read(root);
+    let header = boilerplate::read(root)?;
     let ctx = api::entry_context(&entry, project, header.clone())?;
     let others = project
         .resources

@@ -284,7 +284,7 @@ fn move_other_files(s: &mut Scaffold, root: &Path, moves: &Moves) -> Result<()> 
 /// The module declarations: each group's `mod.rs` under `src/api/` and `src/controller/`
 /// declaring its children, the parent declaring the groups instead, its doc line reworded.
 fn declare_group_modules(s: &mut Scaffold, root: &Path, moves: &Moves) -> Result<()> {
-    let header = boilerplate::read(root);
+    let header = boilerplate::read(root)?;
     let engine = Engine::new()?;
     for (parent, groups, template) in [
         (
@@ -449,8 +449,7 @@ fn check_group_module(group: &str, module: &str) -> Result<()> {
 }
 
 fn read(root: &Path, rel: &str) -> Result<String> {
-    let path = root.join(rel);
-    std::fs::read_to_string(&path).map_err(|e| Error::io("read", &path, e))
+    crate::gate::read_existing(&root.join(rel))
 }
 
 /// The files under `rel` (recursively), as paths relative to `root`, sorted; none when it is

@@ -98,7 +98,7 @@ impl TextCache {
     /// entry replaces an older one).
     fn entries(&self) -> &Entries {
         self.entries.get_or_init(|| {
-            let text = std::fs::read_to_string(self.dir.join(self.file)).unwrap_or_default();
+            let text = crate::gate::read_cache(&self.dir.join(self.file));
             let mut at = HashMap::new();
             let mut pos = 0;
             let mut whole = true;
