@@ -238,7 +238,9 @@ mod tests {
         assert!(e.ends_with("loop.rs: it is a symbolic link loop (it leads back to itself); point it at a regular file or remove it"), "{e}");
         let e = read_text(dir.path()).expect_err("a directory").to_string();
         assert!(
-            e.ends_with("it is a directory, not a regular file; replace it with a regular file or remove it"),
+            e.ends_with(
+                "it is a directory, not a regular file; replace it with a regular file or remove it"
+            ),
             "{e}"
         );
     }

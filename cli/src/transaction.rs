@@ -312,13 +312,18 @@ fn write_journal(root: &Path, journal: &Journal, steps: &mut Steps) -> Result<()
     let new = root.join(JOURNAL_NEW);
     let text = serde_json::to_string_pretty(journal)
         .map_err(|e| Error::msg(format!("cannot serialize the journal: {e}")))?;
-    let mut file = File::create(&new).map_err(|e| write_error(root, e))?;
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.sync_all())
-        .map_err(|e| write_error(root, e))?;
-    drop(file);
+    let written = File::create(&new).and_then(|mut file| {
+        file.write_all(text.as_bytes())?;
+        file.sync_all()
+    });
     steps.done();
-    std::fs::rename(&new, root.join(JOURNAL)).map_err(|e| write_error(root, e))?;
+    let placed = written.and_then(|()| std::fs::rename(&new, root.join(JOURNAL)));
+    if let Err(e) = placed {
+        // a journal that is not in place is nothing: no file of it stays (a full disk leaves
+        // an empty one otherwise)
+        let _ = remove_if_present(&new);
+        return Err(write_error(root, e));
+    }
     sync_dir(root);
     steps.done();
     Ok(())

@@ -51,7 +51,9 @@ impl Unparsable {
 
 /// The message of text nested deeper than [`MAX_NESTING`].
 pub fn nesting_message() -> String {
-    format!("brackets nest more than {MAX_NESTING} levels deep: name the inner types or expressions")
+    format!(
+        "brackets nest more than {MAX_NESTING} levels deep: name the inner types or expressions"
+    )
 }
 
 /// Refuses `text` nested deeper than [`MAX_NESTING`].
@@ -178,12 +180,19 @@ mod tests {
         // many comparisons in statements, blocks and match arms: no nesting
         let statements = "let x = a < b;\n".repeat(MAX_NESTING * 2);
         let blocks = "if a < b { f() }\n".repeat(MAX_NESTING * 2);
-        let arms = format!("match x {{ {} _ => 0 }}", "y if y < 3 => 1,\n".repeat(MAX_NESTING * 2));
+        let arms = format!(
+            "match x {{ {} _ => 0 }}",
+            "y if y < 3 => 1,\n".repeat(MAX_NESTING * 2)
+        );
         for text in [statements, blocks, arms] {
             assert_eq!(too_deep(&format!("fn f() {{ {text} }}")), None, "{text}");
         }
         // generics nest across brackets and const arguments
-        let generics = format!("type T = {}u8{};", "Vec<(".repeat(MAX_NESTING / 2 + 1), ")>".repeat(MAX_NESTING / 2 + 1));
+        let generics = format!(
+            "type T = {}u8{};",
+            "Vec<(".repeat(MAX_NESTING / 2 + 1),
+            ")>".repeat(MAX_NESTING / 2 + 1)
+        );
         assert!(too_deep(&generics).is_some());
         let consts = format!("type T = {};", "A<{ B<".repeat(MAX_NESTING / 2 + 1));
         assert!(too_deep(&consts).is_some());
@@ -191,7 +200,11 @@ mod tests {
 
     #[test]
     fn the_parsers_refuse_deep_text_with_the_one_message() {
-        let deep = format!("fn f() {{ let _ = {}{}; }}\n", "[".repeat(3000), "]".repeat(3000));
+        let deep = format!(
+            "fn f() {{ let _ = {}{}; }}\n",
+            "[".repeat(3000),
+            "]".repeat(3000)
+        );
         for refused in [
             with_file(&deep, |_| ()).expect_err("too deep"),
             with_tokens(&deep, |_| ()).expect_err("too deep"),

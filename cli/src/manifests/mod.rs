@@ -35,9 +35,9 @@ use cache::DiskCache;
 use incremental::{Incremental, NoCache};
 use read::{Files, Given};
 
+pub use bounded::MAX_NESTING;
 pub use diag::Diagnostic;
 pub use emit::Outputs;
-pub use bounded::MAX_NESTING;
 pub use summary::Module;
 pub(crate) use summary::attribute_string;
 pub(crate) use summary::blank_unread;

@@ -15,7 +15,6 @@ use serde::{Deserialize, Serialize};
 use super::bounded;
 use super::lexer::{Lexer, Token, is_ident_byte};
 
-
 /// A module: its path from the crate root, its items and its `use` aliases.
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Module {
@@ -306,7 +305,6 @@ pub(crate) fn attribute_string(attr: &syn::Attribute) -> Option<String> {
         _ => None,
     }
 }
-
 
 /// `source` with what the scan never reads blanked, so that `syn` parses only the rest:
 /// - the inside of every function body (`fn name ... { ... }`) and of every `#[cfg(test)]`
@@ -684,11 +682,9 @@ fn skip_to_close(lexer: &mut Lexer) -> Option<usize> {
     None
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::blank_unread;
-
 
     /// `source` with each of `bodies` (text between a body's braces) replaced by its line
     /// breaks and as many spaces as its last line has chars.
