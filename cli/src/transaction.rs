@@ -467,6 +467,30 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_journal_that_cannot_be_written_leaves_no_file() {
+        // the journal's temporary file on a full disk: /dev/full refuses every write
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::os::unix::fs::symlink("/dev/full", dir.path().join(JOURNAL_NEW)).expect("symlink");
+        let e = commit(
+            dir.path(),
+            &[Change {
+                rel: "a",
+                content: "a",
+            }],
+        )
+        .expect_err("the disk is full");
+        assert!(e.to_string().contains("the disk is full"), "{e}");
+        // names only: what is left of the journal may still lead to /dev/full
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("read dir")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert!(left.is_empty(), "left: {left:?}");
+    }
+
     #[test]
     fn prepare_journal_rolls_back_and_commit_journal_rolls_forward() {
         let printer = Printer::new(Verbosity::Quiet);
