@@ -426,8 +426,10 @@ fn insert_sorted(content: &str, marker: &str, line: &str, prefix: &str) -> Optio
     Some(out)
 }
 
-/// The files and symbolic links (not followed) under `dir`, by their path relative to `root`
-/// with `/`, leaving out the entries of `root` itself named in `skip`.
+/// Everything but directories under `dir` (files, symbolic links not followed, and FIFOs,
+/// devices and sockets, which the gate refuses when they are read), by their path relative to
+/// `root` with `/`, leaving out the entries of `root` itself named in `skip`; a name that is not
+/// UTF-8 is refused.
 pub fn files_under(root: &Path, dir: &Path, skip: &[&str]) -> Result<BTreeMap<String, PathBuf>> {
     fn walk(
         root: &Path,
@@ -442,14 +444,20 @@ pub fn files_under(root: &Path, dir: &Path, skip: &[&str]) -> Result<BTreeMap<St
             let Ok(rel) = path.strip_prefix(root) else {
                 continue;
             };
-            let rel = rel.to_string_lossy().replace('\\', "/");
+            let Some(rel) = rel.to_str().map(|r| r.replace('\\', "/")) else {
+                return Err(Error::msg(format!(
+                    "{}: its name is not UTF-8, so operator-gen cannot name it among the project's files; rename it (or move it out of the project), then run the command again",
+                    path.display()
+                )));
+            };
             if dir == root && skip.contains(&rel.as_str()) {
                 continue;
             }
             let kind = entry.file_type().map_err(|e| Error::io("read", &path, e))?;
             if kind.is_dir() {
                 walk(root, &path, skip, out)?;
-            } else if kind.is_file() || kind.is_symlink() {
+            } else {
+                // a FIFO, device or socket too: reading it says why it cannot be read
                 out.insert(rel, path);
             }
         }
