@@ -316,8 +316,10 @@ fn write_journal(root: &Path, journal: &Journal, steps: &mut Steps) -> Result<()
         file.write_all(text.as_bytes())?;
         file.sync_all()
     });
-    steps.done();
-    let placed = written.and_then(|()| std::fs::rename(&new, root.join(JOURNAL)));
+    let placed = written.and_then(|()| {
+        steps.done();
+        std::fs::rename(&new, root.join(JOURNAL))
+    });
     if let Err(e) = placed {
         // a journal that is not in place is nothing: no file of it stays (a full disk leaves
         // an empty one otherwise)

@@ -277,20 +277,6 @@ pub fn first_line_difference(expected: &str, actual: &str) -> String {
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn splits_quoted_words() {
-        assert_eq!(
-            split_args(r#"init --owner "The Authors"  --yes"#),
-            ["init", "--owner", "The Authors", "--yes"]
-        );
-        assert_eq!(split_args(r#"a "" b"#), ["a", "", "b"]);
-    }
-}
-
 /// Every directory and file under `dir` (and `dir` itself) without write permission, and the
 /// path to it traversable by others.
 pub fn make_read_only(dir: &Path) {
@@ -392,7 +378,7 @@ pub fn run_bounded(
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     };
-    let mut text = |f: &mut std::fs::File| {
+    let text = |f: &mut std::fs::File| {
         let mut bytes = Vec::new();
         f.rewind().expect("rewind");
         f.read_to_end(&mut bytes).expect("read output");
@@ -404,4 +390,18 @@ pub fn run_bounded(
         stdout,
         stderr,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_quoted_words() {
+        assert_eq!(
+            split_args(r#"init --owner "The Authors"  --yes"#),
+            ["init", "--owner", "The Authors", "--yes"]
+        );
+        assert_eq!(split_args(r#"a "" b"#), ["a", "", "b"]);
+    }
 }
