@@ -15,6 +15,10 @@ use crate::error::{Error, Result};
 /// holds, far below what would exhaust memory.
 pub const MAX_FILE_BYTES: u64 = 8 << 20;
 
+/// The largest rendering of the manifests (`dist/install.yaml`, every CRD in one file) the gate
+/// reads for `edit --plugins helm`: each CRD may take up to 1.5 MiB.
+pub const MAX_RENDERED_BYTES: u64 = 64 << 20;
+
 /// The largest file of the scan's cache (under `target/`) the gate reads: the cache of a large
 /// project outgrows [`MAX_FILE_BYTES`].
 pub const MAX_CACHE_BYTES: u64 = 512 << 20;
@@ -113,7 +117,12 @@ fn read_up_to(path: &Path, bound: u64) -> std::result::Result<(Metadata, Vec<u8>
 /// The text of the regular file at `path`, through the gate; `None` when nothing is there.
 /// Text that is not UTF-8 is refused, naming the file.
 pub fn read_text(path: &Path) -> Result<Option<String>> {
-    let bytes = match read(path) {
+    read_text_up_to(path, MAX_FILE_BYTES)
+}
+
+/// [`read_text`] with `bound` for the largest size.
+pub fn read_text_up_to(path: &Path, bound: u64) -> Result<Option<String>> {
+    let bytes = match read_up_to(path, bound) {
         Ok((_, bytes)) => bytes,
         Err(Refusal::Missing) => return Ok(None),
         Err(r) => return Err(r.into_error(path)),

@@ -73,7 +73,7 @@ pub fn run(args: &EditArgs, root: &Path, printer: &Printer) -> Result<()> {
         .or(recorded)
         .unwrap_or_else(|| chart::DEFAULT_MANIFESTS.to_owned());
     let path = root.join(&manifests);
-    let Some(text) = crate::gate::read_text(&path)? else {
+    let Some(text) = crate::gate::read_text_up_to(&path, crate::gate::MAX_RENDERED_BYTES)? else {
         return Err(Error::msg(format!(
             "{manifests} does not exist; run `make build-installer` first (it renders config/default with kustomize), or pass --manifests FILE"
         )));
