@@ -437,7 +437,7 @@ pub struct Request {
 /// enabled, and for a conversion the spokes' `From` impls and the hub's storage marker.
 pub fn stage(plan: &Plan, project: &mut Project, root: &Path, force: bool) -> Result<Scaffold> {
     let engine = Engine::new()?;
-    let header = boilerplate::read(root);
+    let header = boilerplate::read(root)?;
     let mut s = Scaffold::new(root);
     let Some(main) = s.read("src/main.rs")? else {
         return Err(Error::msg(
