@@ -3,7 +3,7 @@
 //! `#[x_kube(...)]` attributes say. An attribute that is not read is an error naming it.
 
 use crate::ir::{KubeResource, KubeType, ResourceAttrs, SchemaAttrs, TypeDef};
-use crate::lower::{Errors, loc};
+use crate::lower::Errors;
 use serde_json::{Value, json};
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
@@ -12,8 +12,10 @@ use syn::spanned::Spanned;
 pub fn type_def(input: &syn::DeriveInput, kind: bool, errors: &mut Errors) -> Option<TypeDef> {
     let before = errors.len();
     let mut def = crate::lower::type_def(input, errors)?;
+    // kube's KubeSchema derives the schema of a copy of the type without its `garde` attributes
+    let garde = !derives_kube_schema(&input.attrs);
     let mut kube = KubeType {
-        schema: schema_attrs(&input.attrs, errors),
+        schema: schema_attrs(&input.attrs, garde, errors),
         ..Default::default()
     };
     let members: Vec<&[syn::Attribute]> = match &input.data {
@@ -21,7 +23,10 @@ pub fn type_def(input: &syn::DeriveInput, kind: bool, errors: &mut Errors) -> Op
         syn::Data::Enum(e) => e.variants.iter().map(|v| v.attrs.as_slice()).collect(),
         syn::Data::Union(_) => Vec::new(),
     };
-    kube.members = members.iter().map(|a| schema_attrs(a, errors)).collect();
+    kube.members = members
+        .iter()
+        .map(|a| schema_attrs(a, garde, errors))
+        .collect();
     if let crate::ir::Body::Struct(fields) = &mut def.body {
         for (field, attrs) in fields.iter_mut().zip(&members) {
             field.serde.skip |= schemars_skip(attrs);
@@ -82,14 +87,35 @@ fn key_of(meta: &ParseNestedMeta) -> String {
         .unwrap_or_default()
 }
 
-/// `#[schemars(...)]`, `#[garde(...)]` and `#[x_kube(...)]` of a type, field or variant.
-fn schema_attrs(attrs: &[syn::Attribute], errors: &mut Errors) -> SchemaAttrs {
+/// Whether `attrs` derive kube's `KubeSchema`.
+fn derives_kube_schema(attrs: &[syn::Attribute]) -> bool {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("derive"))
+        .any(|a| {
+            let mut found = false;
+            let _ = a.parse_nested_meta(|m| {
+                found |= m
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "KubeSchema");
+                Ok(())
+            });
+            found
+        })
+}
+
+/// `#[schemars(...)]`, `#[garde(...)]` (when `garde`) and `#[x_kube(...)]` of a type, field or
+/// variant.
+fn schema_attrs(attrs: &[syn::Attribute], garde: bool, errors: &mut Errors) -> SchemaAttrs {
     let mut out = SchemaAttrs::default();
     for attr in attrs {
         let Some(name) = attr.path().get_ident().map(|i| i.to_string()) else {
             continue;
         };
         let result = match name.as_str() {
+            "garde" if !garde => Ok(()),
             "schemars" | "garde" => {
                 attr.parse_nested_meta(|meta| schemars_key(&name, &meta, &mut out))
             }
@@ -282,7 +308,6 @@ fn kube_attrs(input: &syn::DeriveInput, errors: &mut Errors) -> (ResourceAttrs, 
             input.ident
         )];
     }
-    let _ = loc(input.ident.span());
     (id, k)
 }
 

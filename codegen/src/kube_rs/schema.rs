@@ -149,12 +149,34 @@ fn field_schema(
     describe(&mut schema, &field.doc, attrs);
     apply(&mut schema, attrs);
     if optional {
-        nullable(&mut schema);
+        nullable_of(scope, inner, &mut schema);
     }
     Ok(schema)
 }
 
-/// What kube makes of `Option<T>`: `nullable: true`, and `null` among the values of an enum.
+fn documented(v: &Variant) -> bool {
+    !v.serde.skip && v.doc.iter().any(|l| !l.trim().is_empty())
+}
+
+/// What kube makes of `Option<T>` for `ty`: `nullable: true`, and [`nullable`]'s `null` among
+/// the values of an enum unless schemars writes them as `oneOf` branches (a documented
+/// variant), which kube's rewrite lifts without it.
+fn nullable_of(scope: &dyn Scope, ty: &TypeExpr, schema: &mut Value) {
+    let branches = match ty {
+        TypeExpr::Named(path) => scope
+            .resolve(path)
+            .ok()
+            .is_some_and(|d| matches!(&d.def().body, Body::Enum(vs) if vs.iter().any(documented))),
+        _ => false,
+    };
+    if branches {
+        schema["nullable"] = json!(true);
+    } else {
+        nullable(schema);
+    }
+}
+
+/// `nullable: true`, and `null` among the values of an enum.
 fn nullable(schema: &mut Value) {
     if let Some(values) = schema.get_mut("enum").and_then(Value::as_array_mut) {
         values.push(Value::Null);
@@ -200,7 +222,7 @@ fn expr_schema(scope: &dyn Scope, ty: &TypeExpr, loc: Option<Loc>, depth: usize)
         }),
         TypeExpr::Option(inner) => {
             let mut s = expr_schema(scope, inner, loc, depth)?;
-            nullable(&mut s);
+            nullable_of(scope, inner, &mut s);
             s
         }
         TypeExpr::Value => json!({}),
@@ -303,7 +325,14 @@ fn enum_schema(
         .all(|(_, v)| matches!(v.fields, VariantFields::Unit))
         && !def.serde.untagged
     {
-        let values: Vec<Value> = live.iter().map(|(_, v)| json!(name(v))).collect();
+        // schemars gives the documented variants a `oneOf` branch each, after one branch of all
+        // the others; kube's rewrite lifts their values in that order
+        let (plain, documented): (Vec<_>, Vec<_>) = live.iter().partition(|(_, v)| !documented(v));
+        let values: Vec<Value> = plain
+            .iter()
+            .chain(&documented)
+            .map(|(_, v)| json!(name(v)))
+            .collect();
         return Ok(json!({ "type": "string", "enum": values }));
     }
     let none = SchemaAttrs::default();

@@ -1,0 +1,3 @@
+pub mod document;
+pub mod gadget;
+pub mod widget;
