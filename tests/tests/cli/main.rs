@@ -19,4 +19,5 @@ mod cli_delete;
 mod cli_errors;
 mod cli_idempotent;
 mod cli_interrupt;
+mod init_existing;
 mod webhook_kubebuilder;
