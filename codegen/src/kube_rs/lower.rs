@@ -170,9 +170,12 @@ fn schemars_key(attr: &str, meta: &ParseNestedMeta, out: &mut SchemaAttrs) -> sy
                 Ok(())
             })?;
         }
-        "regex" | "pattern" => {
-            let pattern = if meta.input.peek(syn::Token![=]) {
-                lit_str(meta)?
+        "regex" | "pattern" if meta.input.peek(syn::token::Paren) => {
+            // `regex(pattern = "...")`, `pattern("...")`
+            let pattern = if key == "pattern" {
+                let content;
+                syn::parenthesized!(content in meta.input);
+                content.parse::<syn::LitStr>()?.value()
             } else {
                 let mut found = None;
                 meta.parse_nested_meta(|inner| {
@@ -180,10 +183,9 @@ fn schemars_key(attr: &str, meta: &ParseNestedMeta, out: &mut SchemaAttrs) -> sy
                         found = Some(lit_str(&inner)?);
                         Ok(())
                     } else {
-                        Err(inner.error(not_read(attr, &format!("{key}(...)"))))
+                        Err(inner.error(not_read(attr, &format!("{key}({})", key_of(&inner)))))
                     }
-                })
-                .or_else(|_| -> syn::Result<()> { Ok(()) })?;
+                })?;
                 found.ok_or_else(|| meta.error(not_read(attr, &key)))?
             };
             keyword("string", "pattern", Value::String(pattern));

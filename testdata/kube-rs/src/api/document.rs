@@ -97,6 +97,12 @@ pub struct Flat {
     pub guarded: Vec<String>,
     #[garde(range(min = 0.5, max = 1.5))]
     pub factor: Option<f64>,
+    #[garde(url)]
+    pub home: String,
+    #[garde(pattern(r"^[A-Z]{2}$"))]
+    pub country: String,
+    #[schemars(email)]
+    pub contact: Option<String>,
 }
 
 /// Level doc.
