@@ -83,6 +83,18 @@ pub fn derives(attrs: &[syn::Attribute], resolve: &dyn Fn(&str) -> Option<Vec<St
     d
 }
 
+/// Whether an `#[name(...)]` among `attrs` lists a key (or a derive) whose path ends in `key`.
+pub fn lists_key(attrs: &[syn::Attribute], name: &str, key: &str) -> bool {
+    attrs.iter().filter(|a| a.path().is_ident(name)).any(|a| {
+        let mut found = false;
+        let _ = a.parse_nested_meta(|meta| {
+            found |= meta.path.segments.last().is_some_and(|s| s.ident == key);
+            skip_value(&meta)
+        });
+        found
+    })
+}
+
 /// Checks that depend on which derive an item carries; the derives and the scan share them.
 pub fn check_derives(
     input: &syn::DeriveInput,
@@ -419,12 +431,15 @@ fn field_serde(attrs: &[syn::Attribute], errors: &mut Errors) -> FieldSerde {
     s
 }
 
-/// Consumes whatever value a serde key we do not interpret carries.
-fn skip_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
+/// Consumes whatever value a key we do not interpret carries (`= expr`, or `(...)` whatever
+/// it holds).
+pub fn skip_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
     if meta.input.peek(syn::Token![=]) {
         let _: syn::Expr = meta.value()?.parse()?;
     } else if meta.input.peek(syn::token::Paren) {
-        meta.parse_nested_meta(|inner| skip_value(&inner))?;
+        let content;
+        syn::parenthesized!(content in meta.input);
+        let _: proc_macro2::TokenStream = content.parse()?;
     }
     Ok(())
 }

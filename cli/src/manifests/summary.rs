@@ -303,7 +303,12 @@ fn type_item(out: &mut ModSummary, input: syn::DeriveInput, scope: &Module) {
     let mut errors = Errors::default();
     let def = lower::type_def(&input, &mut errors);
     lower::check_derives(&input, def.as_ref(), derives, &mut errors);
-    // rbac and webhook markers may also sit on a type's doc
+    keep(out, def, errors);
+}
+
+/// A lowered type and its errors into the summary: the type, and the rbac and webhook markers
+/// that may also sit on its doc.
+fn keep(out: &mut ModSummary, def: Option<TypeDef>, errors: Errors) {
     if let Some(d) = &def {
         for m in d.markers.iter().filter(|m| is_package_level(m.kind)) {
             out.steps.push(Step::PackageMarker(m.clone()));
@@ -325,15 +330,7 @@ fn kube_type_item(out: &mut ModSummary, input: &syn::DeriveInput, derives: lower
     if !derives.kube_custom_resource && !errors.is_empty() {
         return;
     }
-    if let Some(d) = &def {
-        for m in d.markers.iter().filter(|m| is_package_level(m.kind)) {
-            out.steps.push(Step::PackageMarker(m.clone()));
-        }
-    }
-    out.errors(errors);
-    if let Some(d) = def {
-        out.module.types.insert(d.name.clone(), d);
-    }
+    keep(out, def, errors);
 }
 
 /// Markers that describe the whole project wherever they stand: rbac rules and webhooks.

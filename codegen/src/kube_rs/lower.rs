@@ -3,7 +3,7 @@
 //! `#[x_kube(...)]` attributes say. An attribute that is not read is an error naming it.
 
 use crate::ir::{KubeResource, KubeType, ResourceAttrs, SchemaAttrs, TypeDef};
-use crate::lower::Errors;
+use crate::lower::{Errors, lists_key, skip_value};
 use serde_json::{Value, json};
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
@@ -13,7 +13,7 @@ pub fn type_def(input: &syn::DeriveInput, kind: bool, errors: &mut Errors) -> Op
     let before = errors.len();
     let mut def = crate::lower::type_def(input, errors)?;
     // kube's KubeSchema derives the schema of a copy of the type without its `garde` attributes
-    let garde = !derives_kube_schema(&input.attrs);
+    let garde = !lists_key(&input.attrs, "derive", "KubeSchema");
     let mut kube = KubeType {
         schema: schema_attrs(&input.attrs, garde, errors),
         ..Default::default()
@@ -29,7 +29,7 @@ pub fn type_def(input: &syn::DeriveInput, kind: bool, errors: &mut Errors) -> Op
         .collect();
     if let crate::ir::Body::Struct(fields) = &mut def.body {
         for (field, attrs) in fields.iter_mut().zip(&members) {
-            field.serde.skip |= schemars_skip(attrs);
+            field.serde.skip |= lists_key(attrs, "schemars", "skip");
         }
     }
     if kind {
@@ -39,21 +39,6 @@ pub fn type_def(input: &syn::DeriveInput, kind: bool, errors: &mut Errors) -> Op
     }
     def.kube = Some(Box::new(kube));
     (errors.len() == before).then_some(def)
-}
-
-/// Whether `#[schemars(skip)]` stands among `attrs`.
-fn schemars_skip(attrs: &[syn::Attribute]) -> bool {
-    attrs
-        .iter()
-        .filter(|a| a.path().is_ident("schemars"))
-        .any(|a| {
-            let mut skip = false;
-            let _ = a.parse_nested_meta(|m| {
-                skip |= m.path.is_ident("skip");
-                skip_value(&m)
-            });
-            skip
-        })
 }
 
 /// The error for an attribute key operator-gen does not read.
@@ -68,42 +53,11 @@ fn lit_str(meta: &ParseNestedMeta) -> syn::Result<String> {
     Ok(lit.value())
 }
 
-/// Consumes whatever value a key carries.
-fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
-    if meta.input.peek(syn::Token![=]) {
-        let _: syn::Expr = meta.value()?.parse()?;
-    } else if meta.input.peek(syn::token::Paren) {
-        let content;
-        syn::parenthesized!(content in meta.input);
-        let _: proc_macro2::TokenStream = content.parse()?;
-    }
-    Ok(())
-}
-
 fn key_of(meta: &ParseNestedMeta) -> String {
     meta.path
         .get_ident()
         .map(|i| i.to_string())
         .unwrap_or_default()
-}
-
-/// Whether `attrs` derive kube's `KubeSchema`.
-fn derives_kube_schema(attrs: &[syn::Attribute]) -> bool {
-    attrs
-        .iter()
-        .filter(|a| a.path().is_ident("derive"))
-        .any(|a| {
-            let mut found = false;
-            let _ = a.parse_nested_meta(|m| {
-                found |= m
-                    .path
-                    .segments
-                    .last()
-                    .is_some_and(|s| s.ident == "KubeSchema");
-                Ok(())
-            });
-            found
-        })
 }
 
 /// `#[schemars(...)]`, `#[garde(...)]` (when `garde`) and `#[x_kube(...)]` of a type, field or
