@@ -55,8 +55,8 @@ pub struct KubeResource {
     /// The scale subresource as the CRD holds it.
     pub scale: Option<serde_json::Value>,
     pub selectable: Vec<String>,
-    /// `schema = "derived"` (the default): the CRD holds the derived schema; `"manual"` or
-    /// `"disabled"`: no schema.
+    /// `schema = "derived"` (the default): the CRD holds the derived schema; `"disabled"`: no
+    /// schema.
     pub schema_derived: bool,
     pub validations: Vec<serde_json::Value>,
     pub annotations: Vec<(String, String)>,

@@ -301,7 +301,8 @@ fn kube_key(
         }
         "schema" => match lit_str(meta)?.as_str() {
             "derived" => k.schema_derived = true,
-            "manual" | "disabled" => k.schema_derived = false,
+            "disabled" => k.schema_derived = false,
+            "manual" => return Err(meta.error("#[kube(schema = \"manual\")] takes the CRD's schema from a hand-written JsonSchema impl, which operator-gen does not read: derive JsonSchema, or describe this type with operator-gen's #[derive(Schema)] and markers")),
             other => return Err(meta.error(format!("#[kube(schema = \"{other}\")] is not a schema mode: write \"derived\", \"manual\" or \"disabled\""))),
         },
         "annotation" | "label" => {

@@ -239,11 +239,12 @@ fn expr_schema(scope: &dyn Scope, ty: &TypeExpr, loc: Option<Loc>, depth: usize)
             let inner = scope
                 .resolve(path)
                 .map_err(|d| located_in(scope, loc, d.message))?;
-            if let Body::Newtype(TypeExpr::Known(known)) = &inner.def().body
-                && known == "serde_json::Value"
-            {
-                // schemars' schema of any JSON value, `true`, is `{}` in the CRD
-                return Ok(json!({}));
+            if let Body::Newtype(TypeExpr::Known(known)) = &inner.def().body {
+                if known == "serde_json::Value" {
+                    // schemars' schema of any JSON value, `true`, is `{}` in the CRD
+                    return Ok(json!({}));
+                }
+                return expr_schema(scope, &TypeExpr::Known(known.clone()), loc, depth);
             }
             if inner.def().kube.is_none() {
                 return Err(located_in(

@@ -12,6 +12,7 @@ fn main() {
     let crds = vec![
         api::document::Document::crd(),
         api::gadget::Gadget::crd(),
+        api::memo::Memo::crd(),
         api::widget::Widget::crd(),
     ];
     println!("{}", serde_json::to_string_pretty(&crds).expect("CRDs as JSON"));

@@ -11,8 +11,9 @@ use operator_gen_tests::operator::shell;
 use operator_gen_tests::workspace;
 use serde_json::Value;
 
-const CRDS: [&str; 3] = [
+const CRDS: [&str; 4] = [
     "config/crd/bases/docs.example.com_documents.yaml",
+    "config/crd/bases/docs.example.com_memos.yaml",
     "config/crd/bases/tools.example.com_gadgetry.yaml",
     "config/crd/bases/tools.example.com_widgets.yaml",
 ];
@@ -98,6 +99,7 @@ fn init_existing_adds_the_project_around_a_kube_rs_crate_without_touching_it() {
     };
     for name in [
         "documents.docs.example.com",
+        "memos.docs.example.com",
         "gadgetry.tools.example.com",
         "widgets.tools.example.com",
     ] {

@@ -111,7 +111,7 @@ fn manifests_writes_the_crd_kubes_crd_generates() {
         compared.join(", "),
         EXCEPTIONS.len()
     );
-    assert_eq!(compared, ["Document", "Gadget", "Widget"]);
+    assert_eq!(compared, ["Document", "Gadget", "Memo", "Widget"]);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // the RBAC and webhook markers of the crate are read beside kube's derive
     let role = &outputs["config/rbac/role.yaml"];
@@ -164,6 +164,7 @@ fn kubes_derive_is_known_by_its_path() {
 fn an_attribute_not_read_is_an_error_naming_it() {
     for (attr, field, expected) in [
         (", no_spec", "", "src/main.rs:5:"),
+        (", schema = \"manual\"", "", "src/main.rs:5:"),
         ("", "#[schemars(with = \"String\")]", "src/main.rs:7:"),
         (
             "",
@@ -173,6 +174,9 @@ fn an_attribute_not_read_is_an_error_naming_it() {
     ] {
         let named = match (attr, field) {
             (", no_spec", _) => "#[kube(no_spec)] is not read by operator-gen",
+            (", schema = \"manual\"", _) => {
+                "#[kube(schema = \"manual\")] takes the CRD's schema from a hand-written JsonSchema impl, which operator-gen does not read"
+            }
             (_, f) if f.contains("schemars") => "#[schemars(with)] is not read by operator-gen",
             _ => "#[x_kube(merge_strategy)] is not read by operator-gen",
         };
@@ -182,10 +186,45 @@ fn an_attribute_not_read_is_an_error_naming_it() {
             "{named}: {error}"
         );
         assert!(
-            error
-                .contains(": drop it, or describe this type with operator-gen's #[derive(Schema)]"),
+            error.contains("describe this type with operator-gen's #[derive(Schema)]"),
             "{error}"
         );
         assert_eq!(error.trim_end().lines().count(), 1, "{error}");
+    }
+}
+
+#[test]
+fn what_kubes_crd_gives_that_operator_gen_does_not_read_is_an_error() {
+    let inner = "\n#[derive(JsonSchema)]\npub struct Inner {\n    pub a: String,\n}\n";
+    let tagged = "\n#[derive(JsonSchema)]\n#[serde(tag = \"type\")]\npub enum Tagged {\n    A { x: i32 },\n    B { y: String },\n}\n";
+    let second = note("", "")
+        .replace("version = \"v1\"", "version = \"v2\"")
+        .replace("NoteSpec", "NoteV2Spec")
+        .replace("use kube::CustomResource;\nuse schemars::JsonSchema;\n", "")
+        .replace("fn main() {}\n", "");
+    for (source, expected) in [
+        (
+            note(
+                "",
+                "pub q: k8s_openapi::apimachinery::pkg::api::resource::Quantity,\n   ",
+            ),
+            "`k8s_openapi::apimachinery::pkg::api::resource::Quantity` in a kube-rs crate: operator-gen does not read the schemas k8s-openapi's schemars feature gives",
+        ),
+        (
+            note("", "#[serde(default)]\n    pub inner: Inner,\n   ") + inner,
+            "#[serde(default)] on `inner`: kube's crd() writes the value of its type's Default impl",
+        ),
+        (
+            note("", "pub tagged: Tagged,\n   ") + tagged,
+            "enum `Tagged` is internally or adjacently tagged with several variants",
+        ),
+        (
+            note("", "") + &second,
+            "kind `Note` has several versions of kube's CustomResource derive",
+        ),
+    ] {
+        let error = scan(&source).expect_err(expected);
+        assert!(error.contains(expected), "{expected}: {error}");
+        assert!(error.starts_with("src/main.rs:"), "{error}");
     }
 }

@@ -1,6 +1,5 @@
 use std::collections::BTreeMap;
 
-use kube::core::{Reason, Rule};
 use kube::{CustomResource, KubeSchema};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -24,7 +23,7 @@ use serde::{Deserialize, Serialize};
     scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas", label_selector_path = ".status.selector"),
     selectable = ".spec.title",
     validation = "self.spec.replicas >= 0",
-    validation = Rule::new("self.metadata.name.size() < 64").message("name too long").reason(Reason::FieldValueInvalid),
+    validation = Rule::new("self.metadata.name.size() < 64").message("name too long").field_path(".metadata.name").reason(Reason::FieldValueInvalid),
     annotation("docs.example.com/owner", "team-a"),
     label("tier", "docs"),
     doc = "A document of the docs API"

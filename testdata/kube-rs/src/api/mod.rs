@@ -1,3 +1,4 @@
 pub mod document;
 pub mod gadget;
+pub mod memo;
 pub mod widget;

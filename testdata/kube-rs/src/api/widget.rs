@@ -14,6 +14,8 @@ pub struct WidgetSpec {
     pub ports: Vec<i32>,
     #[schemars(description = "Chosen by the user.", length(equal = 3))]
     pub code: String,
+    #[schemars(skip)]
+    pub internal: String,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, JsonSchema)]
