@@ -27,6 +27,9 @@ pub fn type_def(input: &syn::DeriveInput, kind: bool, errors: &mut Errors) -> Op
         .iter()
         .map(|a| schema_attrs(a, garde, errors))
         .collect();
+    for attrs in std::iter::once(input.attrs.as_slice()).chain(members.iter().copied()) {
+        default_fn(attrs, errors);
+    }
     if let crate::ir::Body::Struct(fields) = &mut def.body {
         for (field, attrs) in fields.iter_mut().zip(&members) {
             field.serde.skip |= lists_key(attrs, "schemars", "skip");
@@ -39,6 +42,22 @@ pub fn type_def(input: &syn::DeriveInput, kind: bool, errors: &mut Errors) -> Op
     }
     def.kube = Some(Box::new(kube));
     (errors.len() == before).then_some(def)
+}
+
+/// `#[serde(default = "path")]` is an error: kube's `crd()` writes the value the function
+/// returns, which operator-gen does not evaluate.
+fn default_fn(attrs: &[syn::Attribute], errors: &mut Errors) {
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("default") && meta.input.peek(syn::Token![=]) {
+                errors.push(
+                    meta.path.span(),
+                    "#[serde(default = \"...\")]: kube's crd() writes the value that function returns, which operator-gen does not evaluate: drop it, or describe this type with operator-gen's #[derive(Schema)] and markers",
+                );
+            }
+            skip_value(&meta)
+        });
+    }
 }
 
 /// The error for an attribute key operator-gen does not read.

@@ -215,6 +215,10 @@ fn what_kubes_crd_gives_that_operator_gen_does_not_read_is_an_error() {
             "#[serde(default)] on `inner`: kube's crd() writes the value of its type's Default impl",
         ),
         (
+            note("", "#[serde(default = \"seven\")]\n    pub n: i32,\n   "),
+            "#[serde(default = \"...\")]: kube's crd() writes the value that function returns, which operator-gen does not evaluate",
+        ),
+        (
             note("", "pub tagged: Tagged,\n   ") + tagged,
             "enum `Tagged` is internally or adjacently tagged with several variants",
         ),
