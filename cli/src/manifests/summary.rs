@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use operator_gen_codegen::ir::{Marker, TypeDef};
+use operator_gen_codegen::kube_rs;
 use operator_gen_codegen::lower::{self, Errors};
 use operator_gen_codegen::markers::{Effect, Kind, Target};
 use serde::{Deserialize, Serialize};
@@ -135,11 +136,18 @@ fn module_markers(out: &mut ModSummary, attrs: &[syn::Attribute]) {
 }
 
 fn items(out: &mut ModSummary, items: &[syn::Item]) {
+    // a derive's path is resolved through every `use` of its module, wherever it stands
+    let mut scope = Module::default();
+    for item in items {
+        if let syn::Item::Use(u) = item {
+            collect_use(&u.tree, Vec::new(), &mut scope);
+        }
+    }
     for item in items {
         match item {
-            syn::Item::Struct(s) => type_item(out, syn::DeriveInput::from(s.clone())),
-            syn::Item::Enum(e) => type_item(out, syn::DeriveInput::from(e.clone())),
-            syn::Item::Union(u) => type_item(out, syn::DeriveInput::from(u.clone())),
+            syn::Item::Struct(s) => type_item(out, syn::DeriveInput::from(s.clone()), &scope),
+            syn::Item::Enum(e) => type_item(out, syn::DeriveInput::from(e.clone()), &scope),
+            syn::Item::Union(u) => type_item(out, syn::DeriveInput::from(u.clone()), &scope),
             syn::Item::Use(u) => collect_use(&u.tree, Vec::new(), &mut out.module),
             syn::Item::Mod(m) => {
                 if is_cfg_test(&m.attrs) {
@@ -237,8 +245,41 @@ fn package_docs(out: &mut ModSummary, attrs: &[syn::Attribute]) {
     }
 }
 
-fn type_item(out: &mut ModSummary, input: syn::DeriveInput) {
-    let derives = lower::derives(&input.attrs);
+/// The full path a name imported into `scope` stands for: by its `use`, else by a glob of a
+/// kube crate (`use kube::*`) when no glob of operator-gen's runtime could bring it.
+fn imported<'m>(scope: &'m Module) -> impl Fn(&str) -> Option<Vec<String>> + 'm {
+    move |name| {
+        if let Some(full) = scope.uses.get(name) {
+            return Some(full.clone());
+        }
+        let crate_of = |g: &Vec<String>| g.first().cloned().unwrap_or_default();
+        let ours = scope
+            .globs
+            .iter()
+            .any(|g| crate_of(g).starts_with("operator_gen"));
+        let kube = scope
+            .globs
+            .iter()
+            .find(|g| matches!(crate_of(g).as_str(), "kube" | "kube_derive"));
+        match kube {
+            Some(glob) if !ours => {
+                let mut full = glob.clone();
+                full.push(name.to_string());
+                Some(full)
+            }
+            _ => None,
+        }
+    }
+}
+
+fn type_item(out: &mut ModSummary, input: syn::DeriveInput, scope: &Module) {
+    let derives = lower::derives(&input.attrs, &imported(scope));
+    if derives.kube_custom_resource
+        || (derives.json_schema && !derives.custom_resource && !derives.schema)
+    {
+        kube_type_item(out, &input, derives);
+        return;
+    }
     if !derives.custom_resource && !derives.schema {
         // plain types: only package-level markers may stand on them
         let mut errors = Errors::default();
@@ -259,7 +300,12 @@ fn type_item(out: &mut ModSummary, input: syn::DeriveInput) {
     let mut errors = Errors::default();
     let def = lower::type_def(&input, &mut errors);
     lower::check_derives(&input, def.as_ref(), derives, &mut errors);
-    // rbac and webhook markers may also sit on a type's doc
+    keep(out, def, errors);
+}
+
+/// A lowered type and its errors into the summary: the type, and the rbac and webhook markers
+/// that may also sit on its doc.
+fn keep(out: &mut ModSummary, def: Option<TypeDef>, errors: Errors) {
     if let Some(d) = &def {
         for m in d.markers.iter().filter(|m| is_package_level(m.kind)) {
             out.steps.push(Step::PackageMarker(m.clone()));
@@ -269,6 +315,19 @@ fn type_item(out: &mut ModSummary, input: syn::DeriveInput) {
     if let Some(d) = def {
         out.module.types.insert(d.name.clone(), d);
     }
+}
+
+/// A type of a kube-rs crate: kube's `CustomResource` (its `#[kube(...)]` read) or a type
+/// deriving schemars' `JsonSchema` only. A `JsonSchema` type that cannot be read is left out
+/// without an error (the crate may use schemars for other things): a kind naming it reports it
+/// as a type without a schema.
+fn kube_type_item(out: &mut ModSummary, input: &syn::DeriveInput, derives: lower::Derives) {
+    let mut errors = Errors::default();
+    let def = kube_rs::type_def(input, derives.kube_custom_resource, &mut errors);
+    if !derives.kube_custom_resource && !errors.is_empty() {
+        return;
+    }
+    keep(out, def, errors);
 }
 
 /// Markers that describe the whole project wherever they stand: rbac rules and webhooks.
@@ -311,8 +370,8 @@ pub(crate) fn attribute_string(attr: &syn::Attribute) -> Option<String> {
 ///   module (`#[cfg(test)] mod name { ... }`: built for tests only, so none of its types or
 ///   markers is the operator's, as controller-gen reads no `_test.go` file);
 /// - a function's signature, between its name and its body, which becomes `()`;
-/// - the inside of the braces of a struct or enum whose attributes do not name `Schema` or
-///   `CustomResource`: such a type adds nothing to the scan but the markers of its own docs;
+/// - the inside of the braces of a struct or enum whose attributes do not name `Schema`,
+///   `CustomResource`, `JsonSchema` or `KubeSchema`: such a type adds nothing to the scan but the markers of its own docs;
 /// - the prose of the `///` docs of those functions and types, which can carry package-level
 ///   markers only, and of `//!` docs, which carry module markers only: their lines that are
 ///   not markers (`+...`) go, as do all other line comments.
@@ -327,7 +386,7 @@ pub fn blank_unread(source: &str) -> String {
     let mut edits: Vec<Edit> = Vec::new();
     // where the next item starts: after the last `;`, `{` or `}` outside an attribute
     let mut item_start = 0;
-    // whether an attribute since `item_start` names `Schema` or `CustomResource`
+    // whether an attribute since `item_start` names a derive the scan reads
     let mut names_derive = false;
     while let Some(token) = lexer.next() {
         let after = lexer.at;
@@ -467,7 +526,7 @@ fn prose_docs(lexer: &Lexer, source: &str, from: usize, to: usize, edits: &mut V
 }
 
 /// After a `#`: reads an attribute (`[...]` or `![...]`) to its closing bracket and returns
-/// whether it names `Schema` or `CustomResource`; `None` when no attribute follows.
+/// whether it names `Schema`, `CustomResource`, `JsonSchema` or `KubeSchema`; `None` when no attribute follows.
 fn attribute_names_derive(lexer: &mut Lexer) -> Option<bool> {
     let mut token = lexer.next()?;
     if token == Token::Other && lexer.bytes[lexer.at - 1] == b'!' {
@@ -482,7 +541,9 @@ fn attribute_names_derive(lexer: &mut Lexer) -> Option<bool> {
             Token::Open(_) => depth += 1,
             Token::Close(_) if depth == 0 => return Some(named),
             Token::Close(_) => depth -= 1,
-            Token::Ident(b"Schema" | b"CustomResource") => named = true,
+            Token::Ident(b"Schema" | b"CustomResource" | b"JsonSchema" | b"KubeSchema") => {
+                named = true
+            }
             _ => {}
         }
     }

@@ -147,24 +147,7 @@ pub fn remove(text: &str, lines: &[usize]) -> String {
 }
 
 fn derives_custom_resource(attrs: &[syn::Attribute]) -> bool {
-    attrs
-        .iter()
-        .filter(|a| a.path().is_ident("derive"))
-        .any(|a| {
-            let mut found = false;
-            let _ = a.parse_nested_meta(|meta| {
-                if meta
-                    .path
-                    .segments
-                    .last()
-                    .is_some_and(|s| s.ident == "CustomResource")
-                {
-                    found = true;
-                }
-                Ok(())
-            });
-            found
-        })
+    operator_gen_codegen::lower::lists_key(attrs, "derive", "CustomResource")
 }
 
 fn attr_mentions(attr: &syn::Attribute, key: &str) -> bool {

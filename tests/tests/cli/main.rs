@@ -20,4 +20,5 @@ mod cli_errors;
 mod cli_hostile;
 mod cli_idempotent;
 mod cli_interrupt;
+mod init_existing;
 mod webhook_kubebuilder;
