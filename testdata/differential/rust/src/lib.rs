@@ -14,6 +14,7 @@ pub mod coordinationtwin;
 pub mod coretwin;
 pub mod discoverytwin;
 pub mod eventstwin;
+pub mod flattentwin;
 pub mod flowcontroltwin;
 pub mod lifecycletwin;
 pub mod networkingtwin;
@@ -88,6 +89,10 @@ pub fn crds() -> Vec<(&'static str, Result<String, String>)> {
         (
             "EventsTwin",
             eventstwin::EventsTwin::try_crd().map(|crd| operator_gen_runtime::crd_yaml(&crd)),
+        ),
+        (
+            "FlattenTwin",
+            flattentwin::FlattenTwin::try_crd().map(|crd| operator_gen_runtime::crd_yaml(&crd)),
         ),
         (
             "FlowcontrolTwin",
