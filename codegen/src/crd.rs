@@ -90,6 +90,12 @@ fn root_schema(
     if let Some(status) = &input.status {
         properties.insert("status".to_string(), emitter.type_schema(status.as_ref())?);
     }
+    if resource.required_metadata {
+        // as controller-gen lists a root's required fields: sorted
+        let names = required.get_or_insert_with(Vec::new);
+        names.push("metadata".to_string());
+        names.sort();
+    }
     Ok(Props {
         description: crate::schema::description(&resource.doc),
         type_: Some("object".into()),

@@ -40,6 +40,9 @@ pub struct ResourceAttrs {
     /// require it and a missing spec deserialises as the spec struct's `Default`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub optional_spec: bool,
+    /// The root requires `metadata` (Go's `+required` on the kind's `metav1.ObjectMeta`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required_metadata: bool,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]

@@ -208,6 +208,12 @@ fn k8s_attrs(
                     .optional_spec = true;
                 return Ok(());
             }
+            if target == Target::Type && key == "required_metadata" {
+                resource
+                    .get_or_insert_with(ResourceAttrs::default)
+                    .required_metadata = true;
+                return Ok(());
+            }
             let Some((def, items)) = markers::attribute_name(&key) else {
                 let hint = attribute_suggestion(&key);
                 return Err(meta.error(format!("unknown key `{key}` in #[k8s(...)]{hint}")));
@@ -264,6 +270,7 @@ const RESOURCE_KEYS: &[&str] = &[
     "doc",
     "no_spec",
     "optional_spec",
+    "required_metadata",
 ];
 
 fn attribute_suggestion(key: &str) -> String {

@@ -17,6 +17,7 @@ pub mod eventstwin;
 pub mod flattentwin;
 pub mod flowcontroltwin;
 pub mod lifecycletwin;
+pub mod metadatatwin;
 pub mod networkingtwin;
 pub mod nodetwin;
 pub mod policytwin;
@@ -102,6 +103,10 @@ pub fn crds() -> Vec<(&'static str, Result<String, String>)> {
         (
             "LifecycleTwin",
             lifecycletwin::LifecycleTwin::try_crd().map(|crd| operator_gen_runtime::crd_yaml(&crd)),
+        ),
+        (
+            "MetadataTwin",
+            metadatatwin::MetadataTwin::try_crd().map(|crd| operator_gen_runtime::crd_yaml(&crd)),
         ),
         (
             "NetworkingTwin",
