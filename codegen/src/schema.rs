@@ -723,16 +723,7 @@ fn merge_maps(
                 dst.entry(key).or_insert(value);
             }
             "type" => match dst.get(&key) {
-                Some(t) if t != &value => {
-                    return Err(Diagnostic::new(match docs {
-                        Docs::FromSource => format!(
-                            "conflicting types: the field says {value} but its type is {t}: drop the field's Type marker or change the type"
-                        ),
-                        Docs::Kept => format!(
-                            "conflicting types: a flattened struct's schema is {t} but the struct's is {value}: a struct that flattens others must be an object, drop its Type marker"
-                        ),
-                    }));
-                }
+                Some(t) if t != &value => return Err(conflicting_types(t, &value, docs)),
                 _ => {
                     dst.insert(key, value);
                 }
@@ -748,16 +739,8 @@ fn merge_maps(
                 dst.insert(key, value);
             }
             "required" => {
-                let mut names: Vec<String> = [dst.get(&key), Some(&value)]
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_array)
-                    .flatten()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect();
-                names.sort();
-                names.dedup();
-                dst.insert(key, names.into_iter().map(Value::String).collect());
+                let names = required_union(dst.get(&key), &value);
+                dst.insert(key, names);
             }
             "properties" => {
                 let mut ours = match dst.remove(&key) {
@@ -800,6 +783,32 @@ fn merge_maps(
         }
     }
     Ok(dst)
+}
+
+/// Two `type`s a merge cannot join: `dst`'s (the type's, or the flattened structs') and `src`'s.
+fn conflicting_types(dst: &Value, src: &Value, docs: Docs) -> Diagnostic {
+    Diagnostic::new(match docs {
+        Docs::FromSource => format!(
+            "conflicting types: the field says {src} but its type is {dst}: drop the field's Type marker or change the type"
+        ),
+        Docs::Kept => format!(
+            "conflicting types: a flattened struct's schema is {dst} but the struct's is {src}: a struct that flattens others must be an object, drop its Type marker"
+        ),
+    })
+}
+
+/// The names two `required` lists hold, sorted, each once.
+fn required_union(dst: Option<&Value>, src: &Value) -> Value {
+    let mut names: Vec<String> = [dst, Some(src)]
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    names.sort();
+    names.dedup();
+    names.into_iter().map(Value::String).collect()
 }
 
 fn strip_option(ty: &TypeExpr) -> &TypeExpr {
