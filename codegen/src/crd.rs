@@ -96,13 +96,16 @@ fn root_schema(
         names.push("metadata".to_string());
         names.sort();
     }
-    Ok(Props {
+    let mut root = Props {
         description: crate::schema::description(&resource.doc),
         type_: Some("object".into()),
         required,
         properties: Some(properties),
         ..Default::default()
-    })
+    };
+    crate::schema::apply_markers(&mut root, &resource.markers)
+        .map_err(|d| error(input.spec, d.message))?;
+    Ok(root)
 }
 
 fn version(

@@ -33,6 +33,9 @@ pub struct ResourceAttrs {
     pub status: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub doc: Vec<String>,
+    /// The root object's schema markers: the marker lines of `doc`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<Marker>,
     /// The struct's fields sit on the root object itself, not under `spec`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_spec: bool,

@@ -146,7 +146,14 @@ spec struct is Go's `+required` on the kind's `metav1.ObjectMeta`, and makes the
 `metadata` (`required: [metadata, spec]`), as the same differential test checks. No other
 marker stands on `metadata`: controller-gen v0.21.0 writes the root's `metadata` as
 `type: object` whatever markers its field carries, a CEL rule included, which the same test
-checks (the Go twin's `metadata` carries `+kubebuilder:validation:XValidation`).
+checks (the Go twin's `metadata` carries `+kubebuilder:validation:XValidation`). A rule about
+the name goes on the root object instead, as in Go on the kind's type: the marker lines of
+`#[k8s(doc = \"...\")]`, the root's doc comment, are the root object's schema markers, such as
+`+kubebuilder:validation:XValidation:rule=\"self.metadata.name.size() <= 63\"` on a line of its
+own. The differential test compares such a rule with controller-gen's, and
+`tests/tests/apiserver/apiserver.rs` checks that the apiserver refuses a name the rule refuses.
+A marker there that does not change a schema (`+kubebuilder:subresource:status`, say) is an
+error: kind markers go on the spec struct's doc comment.
 
 Every marker that changes the schema is proven against a real kube-apiserver by the test
 `tests/tests/apiserver/apiserver_markers.rs`; each section below says what that test checks.

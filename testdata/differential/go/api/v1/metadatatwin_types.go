@@ -17,6 +17,7 @@ type MetadataTwinSpec struct {
 }
 
 // +kubebuilder:object:root=true
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 40",message="the name has at most 40 characters"
 
 // MetadataTwin is a kind whose metadata is required.
 // controller-gen writes its metadata as type: object, without the CEL rule on it.
