@@ -1389,6 +1389,51 @@ mod tests {
         .expect_err("conflicting types");
         assert!(err.message.contains("conflicting types"), "{err}");
     }
+
+    /// Embedded schemas merge in field order, then the struct's own: rules come out own first,
+    /// the last flattened first; a keyword two set differently is kept as allOf of both, as
+    /// controller-gen's flattenAllOfInto hoists it; docs are the struct's own; a struct that is
+    /// no object cannot flatten.
+    #[test]
+    fn flattened_structs_merge_like_controller_gen_embeds_them() {
+        let first = props(
+            json!({"type": "object", "description": "first", "title": "First",
+            "minProperties": 1, "x-kubernetes-validations": [{"rule": "a"}],
+            "properties": {"a": {"type": "string"}}, "required": ["a"]}),
+        );
+        let second = props(json!({"type": "object", "minProperties": 2,
+            "x-kubernetes-validations": [{"rule": "b"}], "x-kubernetes-map-type": "atomic",
+            "properties": {"b": {"type": "string"}}}));
+        let own = props(json!({"type": "object", "description": "own",
+            "x-kubernetes-validations": [{"rule": "own"}], "minProperties": 3,
+            "properties": {"c": {"type": "string"}}, "required": ["c"]}));
+        let merged = merge_embedded(vec![first, second], own).expect("merges");
+        assert_eq!(
+            serde_json::to_value(merged).expect("json"),
+            json!({
+                "type": "object",
+                "description": "own",
+                // the conflict moves both to allOf and clears the keyword, which the next sets
+                "allOf": [{"minProperties": 1}, {"minProperties": 2}],
+                "minProperties": 3,
+                "x-kubernetes-validations": [{"rule": "own"}, {"rule": "b"}, {"rule": "a"}],
+                "x-kubernetes-map-type": "atomic",
+                "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "string"}},
+                "required": ["a", "c"]
+            })
+        );
+        let err = merge_embedded(
+            vec![props(json!({"type": "object"}))],
+            props(json!({"type": "string"})),
+        )
+        .expect_err("a string cannot flatten a struct");
+        assert!(
+            err.message
+                .contains("a struct that flattens others must be an object"),
+            "{err}"
+        );
+    }
+
     fn untagged(variants: Vec<(&'static str, Value)>) -> Result<Value> {
         let bodies = variants.into_iter().map(|(n, v)| (n, props(v))).collect();
         untagged_merge("Choice", bodies).map(|p| serde_json::to_value(p).expect("json"))
