@@ -14,6 +14,7 @@
 mod apiserver;
 mod apiserver_markers;
 mod control_plane;
+mod crd_size;
 mod fake_client;
 mod metrics_secure;
 mod sharded_watch;
