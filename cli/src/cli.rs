@@ -126,20 +126,22 @@ pub struct ManifestsArgs {
 }
 
 /// A `--max-crd-size`: a whole number of bytes, more than the margin the size includes.
-fn crd_size(value: &str) -> std::result::Result<usize, String> {
+fn crd_size(value: &str) -> std::result::Result<usize, crate::error::Error> {
     let min = crate::manifests::STORED_MARGIN;
     match value.parse::<usize>() {
         Ok(n) if n > min => Ok(n),
-        Ok(_) => Err(format!(
+        Ok(_) => Err(crate::error::Error::msg(format!(
             "it must be more than {min} bytes, the margin every CRD's size includes"
+        ))),
+        Err(_) => Err(crate::error::Error::msg(
+            "it must be a whole number of bytes, such as 3145728",
         )),
-        Err(_) => Err("it must be a whole number of bytes, such as 3145728".into()),
     }
 }
 
 /// A `--role-name` the apiserver takes for a Role or ClusterRole: a path segment name (not
 /// empty, `.` or `..`, without `/` or `%`), without control characters.
-fn rbac_name(value: &str) -> std::result::Result<String, String> {
+fn rbac_name(value: &str) -> std::result::Result<String, crate::error::Error> {
     let problem = if value.is_empty() {
         Some("it is empty")
     } else if value == "." || value == ".." {
@@ -152,9 +154,9 @@ fn rbac_name(value: &str) -> std::result::Result<String, String> {
         None
     };
     match problem {
-        Some(problem) => Err(format!(
+        Some(problem) => Err(crate::error::Error::msg(format!(
             "{value:?} cannot name a (Cluster)Role: {problem}; pass e.g. --role-name manager-role"
-        )),
+        ))),
         None => Ok(value.to_owned()),
     }
 }

@@ -43,13 +43,13 @@ pub struct WebhookArgs {
 }
 
 /// One `--spoke` version, checked as `create api --version` checks a version.
-fn spoke_version(value: &str) -> std::result::Result<String, String> {
+fn spoke_version(value: &str) -> std::result::Result<String, crate::error::Error> {
     crate::project::validate::validate_version(value)
         .map(|()| value.to_owned())
         .map_err(|_| {
-            format!(
+            crate::error::Error::msg(format!(
                 "{value:?} is not a version name: each spoke must be a DNS-1123 label starting with a letter and not a Rust keyword, e.g. v2 or v2beta1; pass e.g. --spoke v2,v3"
-            )
+            ))
         })
 }
 
