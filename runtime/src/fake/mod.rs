@@ -74,10 +74,18 @@
 //!   `sendInitialEvents=true` those are followed by the BOOKMARK that ends them. A change that
 //!   takes an object out of a watch's selector is DELETED to it, one that brings it in is ADDED.
 //!   The stream ends after `timeoutSeconds`; no periodic bookmarks.
+//! - **Admission of custom resources**: a kind served from a CRD ([`FakeApi::with_crd`]) admits
+//!   what the apiserver admits with that CRD's schema, on every create, update, merge and JSON
+//!   patch, server-side apply, status write and seeded object: unknown fields pruned, defaults
+//!   set, the structural schema and the CEL rules (`x-kubernetes-validations`, transition rules
+//!   on updates) checked, by [`crate::admission::Validator`], whose documentation says exactly
+//!   what is checked. A refusal is 422 Invalid with the apiserver's message and its causes
+//!   (reason and field path) in `details.causes`; a refused seeded object panics with the
+//!   message. Kinds given by [`FakeApi::register`] or seeded without a CRD are not checked.
 //! - **Errors** are `metav1.Status` bodies with the apiserver's code, reason and message, which
 //!   kube turns into `kube::Error::Api`.
 //!
-//! Not modelled: admission, validation against the CRD schema, defaulting, pruning, RBAC, and
+//! Not modelled: admission webhooks, validation of built-in kinds and of `metadata`, RBAC, and
 //! garbage collection by owner references.
 
 // The layers, each using only those listed after it: `patch` (merge, JSON patch, apply) on
@@ -107,6 +115,7 @@ use kube::Resource;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::admission::Validator;
 use failure::{Failure, Result};
 use resource::{ResourceType, builtins, typed};
 use store::{SYSTEM_NAMESPACES, State};
@@ -177,6 +186,7 @@ impl FakeApi {
                         .as_ref()
                         .and_then(|s| s.open_api_v3_schema.as_ref()),
                 )),
+                admission: Validator::from_crd(crd, &version.name).map(Arc::new),
                 store_group: crd.spec.group.clone(),
             };
             state.add_type(ty);
@@ -202,7 +212,8 @@ impl FakeApi {
     ///
     /// # Panics
     ///
-    /// When `obj` has no name, or does not serialize to a JSON object.
+    /// When `obj` has no name, does not serialize to a JSON object, or its kind's CRD (given to
+    /// [`with_crd`](Self::with_crd)) does not admit it: the message is the apiserver's.
     pub fn with_object<K>(self, obj: &K) -> Self
     where
         K: Resource<DynamicType = ()> + Serialize,
@@ -216,7 +227,8 @@ impl FakeApi {
     ///
     /// # Panics
     ///
-    /// When `obj` has no name, or does not serialize to a JSON object.
+    /// When `obj` has no name, does not serialize to a JSON object, or its kind's CRD does not
+    /// admit it.
     pub fn seed<K>(&self, obj: &K)
     where
         K: Resource<DynamicType = ()> + Serialize,
@@ -250,6 +262,8 @@ impl FakeApi {
         } else {
             String::new()
         };
+        let mut value = writes::admitted(&ty, value, None)
+            .unwrap_or_else(|refused| panic!("the seeded object is refused: {}", refused.message));
         state.stamp_new(&ty, &mut value);
         let key = (ty.store_group.clone(), ty.plural.clone(), namespace, name);
         state.commit(&ty, key, value, "ADDED");

@@ -76,6 +76,7 @@ impl State {
         }
         obj["apiVersion"] = json!(ty.api_version());
         obj["kind"] = json!(ty.kind);
+        let mut obj = admitted(ty, obj, None)?;
         self.stamp_new(ty, &mut obj);
         let owner = self.owner(ty, &write.manager, "Update", None);
         let mut entries = Vec::new();
@@ -242,6 +243,7 @@ impl State {
         let ty = &target.ty;
         obj["apiVersion"] = json!(ty.api_version());
         obj["kind"] = json!(ty.kind);
+        let mut obj = admitted(ty, obj, Some(live))?;
         if without_managed(&obj) == without_managed(live) {
             return Ok(served(ty, live));
         }
@@ -374,6 +376,19 @@ impl State {
             "details": details,
         }))
     }
+}
+
+/// `obj` as its kind's CRD admits it (pruned and defaulted) to replace `old` (`None` on a
+/// create), or the apiserver's 422 Invalid; kinds without a CRD admit anything.
+pub(super) fn admitted(ty: &ResourceType, obj: Value, old: Option<&Value>) -> Result<Value> {
+    let Some(validator) = &ty.admission else {
+        return Ok(obj);
+    };
+    match old {
+        None => validator.admit(obj),
+        Some(old) => validator.admit_update(obj, old),
+    }
+    .map_err(|invalid| Failure::refused(&invalid))
 }
 
 /// What a write to the object or to its status subresource may change: with a status

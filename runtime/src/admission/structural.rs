@@ -1,0 +1,439 @@
+//! The schema checks of kube-openapi's validator as the apiserver runs them on a custom
+//! resource: type, format, string, number, list and object constraints, enum and the `allOf`,
+//! `anyOf`, `oneOf` and `not` combinations; on an update, a value equal to the old one is not
+//! checked again (the apiserver's ratcheting).
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
+};
+use serde_json::{Value, json};
+
+use super::errors::{ErrorType, FieldError, go_quote, number};
+use super::formats;
+use super::path;
+
+/// The JSON type of a value as the validator names it.
+pub(crate) fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The types a schema allows: `integer,string` for int-or-string.
+fn types(s: &JSONSchemaProps) -> Vec<&str> {
+    if s.x_kubernetes_int_or_string == Some(true) {
+        vec!["integer", "string"]
+    } else {
+        s.type_.as_deref().into_iter().collect()
+    }
+}
+
+/// The schema of a list's items.
+pub(crate) fn items(s: &JSONSchemaProps) -> Option<&JSONSchemaProps> {
+    match &s.items {
+        Some(JSONSchemaPropsOrArray::Schema(items)) => Some(items),
+        _ => None,
+    }
+}
+
+/// The schema of an object's other keys (`additionalProperties`).
+pub(crate) fn additional(s: &JSONSchemaProps) -> Option<&JSONSchemaProps> {
+    match &s.additional_properties {
+        Some(JSONSchemaPropsOrBool::Schema(schema)) => Some(schema),
+        _ => None,
+    }
+}
+
+/// The old value correlated with the item `new` of a list, by the keys of a list-map.
+pub(crate) fn old_item<'a>(
+    s: &JSONSchemaProps,
+    new: &Value,
+    old: Option<&'a Value>,
+) -> Option<&'a Value> {
+    let keys = s.x_kubernetes_list_map_keys.as_ref()?;
+    if s.x_kubernetes_list_type.as_deref() != Some("map") {
+        return None;
+    }
+    old?.as_array()?
+        .iter()
+        .find(|o| keys.iter().all(|k| o.get(k) == new.get(k)))
+}
+
+/// The old value of an object's key, unless the object is atomic.
+pub(crate) fn old_key<'a>(
+    s: &JSONSchemaProps,
+    key: &str,
+    old: Option<&'a Value>,
+) -> Option<&'a Value> {
+    if s.x_kubernetes_map_type.as_deref() == Some("atomic") {
+        return None;
+    }
+    old?.get(key)
+}
+
+/// Checks `v` against `s` at `at`; `old` is the value it replaces on an update.
+pub(crate) fn check(
+    s: &JSONSchemaProps,
+    v: &Value,
+    at: &str,
+    old: Option<&Value>,
+    errs: &mut Vec<FieldError>,
+) {
+    if old.is_some_and(|o| o == v) {
+        return;
+    }
+    let allowed = types(s);
+    let got = json_type(v);
+    if v.is_null() {
+        if !allowed.is_empty() && s.nullable != Some(true) {
+            type_error(errs, at, v, &allowed.join(","), "null");
+        }
+        check_enum(s, v, at, errs);
+        return;
+    }
+    let float_int = got == "number" && v.as_f64().is_some_and(|f| f.fract() == 0.0);
+    let fits = allowed.contains(&got)
+        || (float_int && allowed.contains(&"integer"))
+        || (got == "integer" && allowed.contains(&"number"));
+    if !allowed.is_empty() && !fits {
+        type_error(errs, at, v, &allowed.join(","), got);
+    }
+    combinations(s, v, at, old, errs);
+    match v {
+        Value::String(text) => check_string(s, text, at, v, errs),
+        Value::Number(_) => check_number(s, v, at, errs),
+        Value::Array(list) => check_list(s, list, at, old, errs),
+        _ => {}
+    }
+    check_enum(s, v, at, errs);
+    if let Value::Object(map) = v {
+        check_object(s, map, at, old, errs);
+    }
+}
+
+fn type_error(errs: &mut Vec<FieldError>, at: &str, v: &Value, want: &str, got: &str) {
+    let value = if v.is_null() { json!("") } else { v.clone() };
+    errs.push(FieldError::new(
+        ErrorType::TypeInvalid,
+        at,
+        Some(value),
+        format!("{at} in body must be of type {want}: {}", go_quote(got)),
+    ));
+}
+
+fn invalid(errs: &mut Vec<FieldError>, at: &str, value: Value, detail: String) {
+    errs.push(FieldError::new(ErrorType::Invalid, at, Some(value), detail));
+}
+
+/// `allOf`, `anyOf`, `oneOf` and `not`, each schema checked at the same place.
+fn combinations(
+    s: &JSONSchemaProps,
+    v: &Value,
+    at: &str,
+    old: Option<&Value>,
+    errs: &mut Vec<FieldError>,
+) {
+    for sub in s.all_of.iter().flatten() {
+        check(sub, v, at, old, errs);
+    }
+    let results = |subs: &Vec<JSONSchemaProps>| -> Vec<Vec<FieldError>> {
+        subs.iter()
+            .map(|sub| {
+                let mut e = Vec::new();
+                check(sub, v, at, None, &mut e);
+                e
+            })
+            .collect()
+    };
+    if let Some(any) = &s.any_of {
+        let all = results(any);
+        if !all.iter().any(Vec::is_empty) {
+            invalid(
+                errs,
+                at,
+                json!(""),
+                format!("{at} in body must validate at least one schema (anyOf)"),
+            );
+            errs.extend(all.into_iter().next().unwrap_or_default());
+        }
+    }
+    if let Some(one) = &s.one_of {
+        let passing = results(one).iter().filter(|e| e.is_empty()).count();
+        if passing != 1 {
+            invalid(
+                errs,
+                at,
+                json!(""),
+                format!("{at} in body must validate one and only one schema (oneOf)"),
+            );
+        }
+    }
+    if let Some(not) = &s.not {
+        let mut e = Vec::new();
+        check(not, v, at, None, &mut e);
+        if e.is_empty() {
+            invalid(
+                errs,
+                at,
+                json!(""),
+                format!("{at} in body must not validate the schema (not)"),
+            );
+        }
+    }
+}
+
+fn check_string(s: &JSONSchemaProps, text: &str, at: &str, v: &Value, errs: &mut Vec<FieldError>) {
+    let chars = text.chars().count() as i64;
+    if let Some(max) = s.max_length
+        && chars > max
+    {
+        errs.push(FieldError::new(
+            ErrorType::TooLong,
+            at,
+            None,
+            format!(
+                "may not be more than {max} {}",
+                if max == 1 { "byte" } else { "bytes" }
+            ),
+        ));
+    }
+    if let Some(min) = s.min_length
+        && chars < min
+    {
+        invalid(
+            errs,
+            at,
+            v.clone(),
+            format!("{at} in body should be at least {min} chars long"),
+        );
+    }
+    if let Some(pattern) = &s.pattern
+        && formats::regex(pattern).is_some_and(|r| !r.is_match(text))
+    {
+        invalid(
+            errs,
+            at,
+            v.clone(),
+            format!("{at} in body should match '{pattern}'"),
+        );
+    }
+    if let Some(format) = &s.format
+        && matches!(s.type_.as_deref(), None | Some("string"))
+        && formats::checked(format)
+        && !formats::valid(format, text)
+    {
+        errs.push(FieldError::new(
+            ErrorType::TypeInvalid,
+            at,
+            Some(v.clone()),
+            format!("{at} in body must be of type {format}: {}", go_quote(text)),
+        ));
+    }
+}
+
+/// A bound as Go's `%v` prints a float64.
+fn bound(f: f64) -> String {
+    serde_json::Number::from_f64(f).map_or_else(|| f.to_string(), |n| number(&n))
+}
+
+fn check_number(s: &JSONSchemaProps, v: &Value, at: &str, errs: &mut Vec<FieldError>) {
+    let x = v.as_f64().unwrap_or_default();
+    let int32 = s.type_.as_deref() == Some("integer") && s.format.as_deref() == Some("int32");
+    if int32 && (x < f64::from(i32::MIN) || x > f64::from(i32::MAX)) {
+        errs.push(FieldError::new(
+            ErrorType::Invalid,
+            "",
+            Some(json!("")),
+            format!("Checked value must be of type integer with format int32 in {at}"),
+        ));
+    }
+    if let Some(m) = s.multiple_of
+        && m != 0.0
+        && (x / m).fract().abs() > f64::EPSILON
+    {
+        invalid(
+            errs,
+            at,
+            v.clone(),
+            format!("{at} in body should be a multiple of {}", bound(m)),
+        );
+    }
+    if let Some(min) = s.minimum {
+        let exclusive = s.exclusive_minimum == Some(true);
+        if x < min || (exclusive && x == min) {
+            let how = if exclusive {
+                "greater than"
+            } else {
+                "greater than or equal to"
+            };
+            invalid(
+                errs,
+                at,
+                v.clone(),
+                format!("{at} in body should be {how} {}", bound(min)),
+            );
+        }
+    }
+    if let Some(max) = s.maximum {
+        let exclusive = s.exclusive_maximum == Some(true);
+        if x > max || (exclusive && x == max) {
+            let how = if exclusive {
+                "less than"
+            } else {
+                "less than or equal to"
+            };
+            invalid(
+                errs,
+                at,
+                v.clone(),
+                format!("{at} in body should be {how} {}", bound(max)),
+            );
+        }
+    }
+}
+
+fn check_list(
+    s: &JSONSchemaProps,
+    list: &[Value],
+    at: &str,
+    old: Option<&Value>,
+    errs: &mut Vec<FieldError>,
+) {
+    if let Some(items) = items(s) {
+        for (i, item) in list.iter().enumerate() {
+            check(
+                items,
+                item,
+                &path::index(at, i),
+                old_item(s, item, old),
+                errs,
+            );
+        }
+    }
+    let n = list.len() as i64;
+    if let Some(min) = s.min_items
+        && n < min
+    {
+        invalid(
+            errs,
+            at,
+            json!(n),
+            format!("{at} in body should have at least {min} items"),
+        );
+    }
+    if let Some(max) = s.max_items
+        && n > max
+    {
+        too_many(errs, at, n, max);
+    }
+    if s.unique_items == Some(true) && list.iter().enumerate().any(|(i, a)| list[..i].contains(a)) {
+        invalid(
+            errs,
+            at,
+            Value::Array(list.to_vec()),
+            format!("{at} in body shouldn't contain duplicates"),
+        );
+    }
+}
+
+fn too_many(errs: &mut Vec<FieldError>, at: &str, n: i64, max: i64) {
+    errs.push(FieldError::new(
+        ErrorType::TooMany,
+        at,
+        Some(json!(n)),
+        format!(
+            "must have at most {max} {}",
+            if max == 1 { "item" } else { "items" }
+        ),
+    ));
+}
+
+fn check_enum(s: &JSONSchemaProps, v: &Value, at: &str, errs: &mut Vec<FieldError>) {
+    let Some(allowed) = &s.enum_ else {
+        return;
+    };
+    if allowed.iter().any(|a| &a.0 == v) {
+        return;
+    }
+    let mut names: Vec<String> = allowed
+        .iter()
+        .map(|a| match &a.0 {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect();
+    names.sort();
+    let quoted: Vec<String> = names.iter().map(|n| go_quote(n)).collect();
+    errs.push(FieldError::new(
+        ErrorType::NotSupported,
+        at,
+        Some(v.clone()),
+        format!("supported values: {}", quoted.join(", ")),
+    ));
+}
+
+fn check_object(
+    s: &JSONSchemaProps,
+    map: &serde_json::Map<String, Value>,
+    at: &str,
+    old: Option<&Value>,
+    errs: &mut Vec<FieldError>,
+) {
+    let n = map.len() as i64;
+    if let Some(min) = s.min_properties
+        && n < min
+    {
+        invalid(
+            errs,
+            at,
+            json!(n),
+            format!("{at} in body should have at least {min} properties"),
+        );
+    }
+    if let Some(max) = s.max_properties
+        && n > max
+    {
+        too_many(errs, at, n, max);
+    }
+    let properties = s.properties.as_ref();
+    if let Some(other) = additional(s) {
+        for (key, value) in map {
+            if !properties.is_some_and(|p| p.contains_key(key)) {
+                check(
+                    other,
+                    value,
+                    &path::child(at, key),
+                    old_key(s, key, old),
+                    errs,
+                );
+            }
+        }
+    }
+    for (name, schema) in properties.into_iter().flatten() {
+        if let Some(value) = map.get(name) {
+            check(
+                schema,
+                value,
+                &path::child(at, name),
+                old_key(s, name, old),
+                errs,
+            );
+        }
+    }
+    for name in s.required.iter().flatten() {
+        if !map.contains_key(name) {
+            errs.push(FieldError::new(
+                ErrorType::Required,
+                &path::child(at, name),
+                None,
+                String::new(),
+            ));
+        }
+    }
+}
