@@ -92,7 +92,7 @@ pub(crate) fn check(
     let got = json_type(v);
     if v.is_null() {
         if !allowed.is_empty() && s.nullable != Some(true) {
-            type_error(errs, at, v, &allowed.join(","), "null");
+            type_error(errs, at, &allowed.join(","), "null");
         }
         check_enum(s, v, at, errs);
         return;
@@ -102,7 +102,7 @@ pub(crate) fn check(
         || (float_int && allowed.contains(&"integer"))
         || (got == "integer" && allowed.contains(&"number"));
     if !allowed.is_empty() && !fits {
-        type_error(errs, at, v, &allowed.join(","), got);
+        type_error(errs, at, &allowed.join(","), got);
     }
     combinations(s, v, at, old, errs);
     match v {
@@ -117,12 +117,12 @@ pub(crate) fn check(
     }
 }
 
-fn type_error(errs: &mut Vec<FieldError>, at: &str, v: &Value, want: &str, got: &str) {
-    let value = if v.is_null() { json!("") } else { v.clone() };
+/// A value of the wrong type: the message shows the type it has.
+fn type_error(errs: &mut Vec<FieldError>, at: &str, want: &str, got: &str) {
     errs.push(FieldError::new(
         ErrorType::TypeInvalid,
         at,
-        Some(value),
+        Some(json!(got)),
         format!("{at} in body must be of type {want}: {}", go_quote(got)),
     ));
 }
@@ -131,7 +131,31 @@ fn invalid(errs: &mut Vec<FieldError>, at: &str, value: Value, detail: String) {
     errs.push(FieldError::new(ErrorType::Invalid, at, Some(value), detail));
 }
 
-/// `allOf`, `anyOf`, `oneOf` and `not`, each schema checked at the same place.
+/// A combination that does not hold: an error of the root (`<nil>`), naming the path.
+fn combination_error(errs: &mut Vec<FieldError>, at: &str, what: &str) {
+    let detail = format!("{} must {what}", go_quote(at));
+    errs.push(FieldError::new(
+        ErrorType::Invalid,
+        "",
+        Some(json!("")),
+        detail,
+    ));
+}
+
+/// The errors of each of `subs` on `v`.
+fn each(subs: &[JSONSchemaProps], v: &Value, at: &str) -> Vec<Vec<FieldError>> {
+    subs.iter()
+        .map(|sub| {
+            let mut e = Vec::new();
+            check(sub, v, at, None, &mut e);
+            e
+        })
+        .collect()
+}
+
+/// `anyOf`, `oneOf`, `allOf` and `not`, each schema checked at the same place, in
+/// kube-openapi's order and words; a failing `anyOf` or `oneOf` adds the errors of its first
+/// failing schema.
 fn combinations(
     s: &JSONSchemaProps,
     v: &Value,
@@ -139,52 +163,49 @@ fn combinations(
     old: Option<&Value>,
     errs: &mut Vec<FieldError>,
 ) {
-    for sub in s.all_of.iter().flatten() {
-        check(sub, v, at, old, errs);
-    }
-    let results = |subs: &Vec<JSONSchemaProps>| -> Vec<Vec<FieldError>> {
-        subs.iter()
-            .map(|sub| {
-                let mut e = Vec::new();
-                check(sub, v, at, None, &mut e);
-                e
-            })
-            .collect()
-    };
     if let Some(any) = &s.any_of {
-        let all = results(any);
+        let all = each(any, v, at);
         if !all.iter().any(Vec::is_empty) {
-            invalid(
-                errs,
-                at,
-                json!(""),
-                format!("{at} in body must validate at least one schema (anyOf)"),
-            );
+            combination_error(errs, at, "validate at least one schema (anyOf)");
             errs.extend(all.into_iter().next().unwrap_or_default());
         }
     }
     if let Some(one) = &s.one_of {
-        let passing = results(one).iter().filter(|e| e.is_empty()).count();
+        let all = each(one, v, at);
+        let passing = all.iter().filter(|e| e.is_empty()).count();
         if passing != 1 {
-            invalid(
-                errs,
-                at,
-                json!(""),
-                format!("{at} in body must validate one and only one schema (oneOf)"),
-            );
+            let found = match passing {
+                0 => "Found none valid".to_owned(),
+                n => format!("Found {n} valid alternatives"),
+            };
+            let what = format!("validate one and only one schema (oneOf). {found}");
+            combination_error(errs, at, &what);
+            if passing == 0 {
+                errs.extend(all.into_iter().next().unwrap_or_default());
+            }
         }
     }
-    if let Some(not) = &s.not {
-        let mut e = Vec::new();
-        check(not, v, at, None, &mut e);
-        if e.is_empty() {
-            invalid(
-                errs,
-                at,
-                json!(""),
-                format!("{at} in body must not validate the schema (not)"),
-            );
+    if let Some(all_of) = &s.all_of {
+        let mut failed = 0;
+        for sub in all_of {
+            let mut e = Vec::new();
+            check(sub, v, at, old, &mut e);
+            failed += usize::from(!e.is_empty());
+            errs.extend(e);
         }
+        if failed > 0 {
+            let none = if failed == all_of.len() {
+                ". None validated"
+            } else {
+                ""
+            };
+            combination_error(errs, at, &format!("validate all the schemas (allOf){none}"));
+        }
+    }
+    if let Some(not) = &s.not
+        && each(std::slice::from_ref(not), v, at)[0].is_empty()
+    {
+        combination_error(errs, at, "not validate the schema (not)");
     }
 }
 
@@ -242,29 +263,63 @@ fn bound(f: f64) -> String {
     serde_json::Number::from_f64(f).map_or_else(|| f.to_string(), |n| number(&n))
 }
 
+/// The type and format a number does not fit, as kube-openapi's range check names them: a
+/// fraction or an int32 or int64 overflow for an `integer`, a float32 overflow for a `float`.
+fn out_of_range(s: &JSONSchemaProps, v: &Value, x: f64) -> Option<String> {
+    let format = s.format.as_deref().unwrap_or_default();
+    let (ty, fits) = match s.type_.as_deref() {
+        Some("integer") => {
+            let integral = !(v.as_i64().is_none() && v.as_u64().is_none() && x.fract() != 0.0);
+            let fits = match format {
+                "int32" => x >= f64::from(i32::MIN) && x <= f64::from(i32::MAX),
+                _ => v.as_i64().is_some() || (v.is_f64() && x.abs() < 9.2e18),
+            };
+            ("integer", integral && fits)
+        }
+        Some("number") if format == "float" => ("number", x.abs() <= f64::from(f32::MAX)),
+        _ => return None,
+    };
+    let format = match (ty, format) {
+        ("integer", "int32" | "int64") | ("number", "float" | "double") => format,
+        _ => "",
+    };
+    (!fits).then(|| {
+        if format.is_empty() {
+            format!("{ty} (default format)")
+        } else {
+            format!("{ty} with format {format}")
+        }
+    })
+}
+
 fn check_number(s: &JSONSchemaProps, v: &Value, at: &str, errs: &mut Vec<FieldError>) {
     let x = v.as_f64().unwrap_or_default();
-    let int32 = s.type_.as_deref() == Some("integer") && s.format.as_deref() == Some("int32");
-    if int32 && (x < f64::from(i32::MIN) || x > f64::from(i32::MAX)) {
+    if let Some(kind) = out_of_range(s, v, x) {
+        let detail = format!("Checked value must be of type {kind} in {at}");
         errs.push(FieldError::new(
             ErrorType::Invalid,
             "",
             Some(json!("")),
-            format!("Checked value must be of type integer with format int32 in {at}"),
+            detail,
         ));
     }
-    if let Some(m) = s.multiple_of
-        && m != 0.0
-        && (x / m).fract().abs() > f64::EPSILON
-    {
-        invalid(
-            errs,
-            at,
-            v.clone(),
-            format!("{at} in body should be a multiple of {}", bound(m)),
-        );
+    // kube-openapi compares an integral value of a schema that is not `integer` with its
+    // bounds and factor truncated to integers
+    let truncated = (v.is_i64() || v.is_u64()) && s.type_.as_deref() != Some("integer");
+    let limit = |f: f64| if truncated { f.trunc() } else { f };
+    if let Some(m) = s.multiple_of.map(limit) {
+        if m <= 0.0 {
+            let detail = format!(
+                "factor MultipleOf declared for {at} must be positive: {}",
+                bound(m)
+            );
+            invalid(errs, at, json!(m as i64), detail);
+        } else if (x / m).fract().abs() > f64::EPSILON {
+            let detail = format!("{at} in body should be a multiple of {}", bound(m));
+            invalid(errs, at, v.clone(), detail);
+        }
     }
-    if let Some(min) = s.minimum {
+    if let Some(min) = s.minimum.map(limit) {
         let exclusive = s.exclusive_minimum == Some(true);
         if x < min || (exclusive && x == min) {
             let how = if exclusive {
@@ -272,15 +327,11 @@ fn check_number(s: &JSONSchemaProps, v: &Value, at: &str, errs: &mut Vec<FieldEr
             } else {
                 "greater than or equal to"
             };
-            invalid(
-                errs,
-                at,
-                v.clone(),
-                format!("{at} in body should be {how} {}", bound(min)),
-            );
+            let detail = format!("{at} in body should be {how} {}", bound(min));
+            invalid(errs, at, v.clone(), detail);
         }
     }
-    if let Some(max) = s.maximum {
+    if let Some(max) = s.maximum.map(limit) {
         let exclusive = s.exclusive_maximum == Some(true);
         if x > max || (exclusive && x == max) {
             let how = if exclusive {
@@ -288,12 +339,8 @@ fn check_number(s: &JSONSchemaProps, v: &Value, at: &str, errs: &mut Vec<FieldEr
             } else {
                 "less than or equal to"
             };
-            invalid(
-                errs,
-                at,
-                v.clone(),
-                format!("{at} in body should be {how} {}", bound(max)),
-            );
+            let detail = format!("{at} in body should be {how} {}", bound(max));
+            invalid(errs, at, v.clone(), detail);
         }
     }
 }

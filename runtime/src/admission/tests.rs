@@ -37,7 +37,8 @@ fn types_and_formats_are_checked_as_the_apiserver_words_them() {
     assert_eq!(
         refusal(json!({"type": "integer"}), json!(3.5)),
         [
-            "spec.f: Invalid value: 3.5: spec.f in body must be of type integer: \"number\"",
+            "spec.f: Invalid value: \"number\": spec.f in body must be of type integer: \"number\"",
+            "<nil>: Invalid value: \"\": Checked value must be of type integer (default format) in spec.f",
             skipped
         ]
     );
@@ -45,7 +46,7 @@ fn types_and_formats_are_checked_as_the_apiserver_words_them() {
     assert!(refusal(json!({"type": "number"}), json!(3)).is_empty());
     assert_eq!(
         refusal(json!({"x-kubernetes-int-or-string": true}), json!(true))[0],
-        "spec.f: Invalid value: true: spec.f in body must be of type integer,string: \"boolean\""
+        "spec.f: Invalid value: \"boolean\": spec.f in body must be of type integer,string: \"boolean\""
     );
     assert_eq!(
         refusal(json!({"type": "string", "format": "uuid"}), json!("ahoy"))[0],
@@ -88,6 +89,21 @@ fn bounds_lengths_and_counts_are_checked() {
             json!({"type": "integer", "multipleOf": 3}),
             json!(7),
             "spec.f: Invalid value: 7: spec.f in body should be a multiple of 3",
+        ),
+        (
+            json!({"type": "number", "multipleOf": 0.5}),
+            json!(1),
+            "spec.f: Invalid value: 0: factor MultipleOf declared for spec.f must be positive: 0",
+        ),
+        (
+            json!({"type": "number", "minimum": 1.5}),
+            json!(1.2),
+            "spec.f: Invalid value: 1.2: spec.f in body should be greater than or equal to 1.5",
+        ),
+        (
+            json!({"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]}),
+            json!(true),
+            "spec.f: Invalid value: \"boolean\": spec.f in body must be of type integer,string: \"boolean\"",
         ),
         (
             json!({"type": "string", "maxLength": 2}),

@@ -14,6 +14,7 @@
 mod apiserver;
 mod apiserver_markers;
 mod control_plane;
+mod fake_admission;
 mod fake_client;
 mod metrics_secure;
 mod webhook_server;
