@@ -6,35 +6,17 @@ use serde_json::{Map, Value};
 
 use super::errors::{ErrorType, FieldError};
 use super::path;
-use super::structural::{additional, items};
+use super::walk::walk;
 
 /// The embedded resources in `v` without their type.
 pub(crate) fn check(s: &JSONSchemaProps, v: &Value, at: &str, errs: &mut Vec<FieldError>) {
-    match v {
-        Value::Object(map) => {
-            if s.x_kubernetes_embedded_resource == Some(true) {
-                check_type(map, at, errs);
-            }
-            for (k, item) in map {
-                match s.properties.as_ref().and_then(|p| p.get(k)) {
-                    Some(prop) => check(prop, item, &path::child(at, k), errs),
-                    None => {
-                        if let Some(other) = additional(s) {
-                            check(other, item, &path::key(at, k), errs);
-                        }
-                    }
-                }
-            }
+    walk(s, v, at, None, &mut |s, v, at, _| {
+        if let Value::Object(map) = v
+            && s.x_kubernetes_embedded_resource == Some(true)
+        {
+            check_type(map, at, errs);
         }
-        Value::Array(list) => {
-            if let Some(items) = items(s) {
-                for (i, item) in list.iter().enumerate() {
-                    check(items, item, &path::index(at, i), errs);
-                }
-            }
-        }
-        _ => {}
-    }
+    });
 }
 
 fn check_type(map: &Map<String, Value>, at: &str, errs: &mut Vec<FieldError>) {

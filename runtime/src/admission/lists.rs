@@ -6,33 +6,15 @@ use serde_json::{Map, Value};
 
 use super::errors::{ErrorType, FieldError};
 use super::path;
-use super::structural::{additional, items};
+use super::walk::walk;
 
 /// The repeated items of the lists in `v`.
 pub(crate) fn check(s: &JSONSchemaProps, v: &Value, at: &str, errs: &mut Vec<FieldError>) {
-    match v {
-        Value::Array(list) => {
+    walk(s, v, at, None, &mut |s, v, at, _| {
+        if let Value::Array(list) = v {
             check_list(s, list, at, errs);
-            if let Some(items) = items(s) {
-                for (i, item) in list.iter().enumerate() {
-                    check(items, item, &path::index(at, i), errs);
-                }
-            }
         }
-        Value::Object(map) => {
-            for (k, item) in map {
-                match s.properties.as_ref().and_then(|p| p.get(k)) {
-                    Some(prop) => check(prop, item, &path::child(at, k), errs),
-                    None => {
-                        if let Some(other) = additional(s) {
-                            check(other, item, &path::key(at, k), errs);
-                        }
-                    }
-                }
-            }
-        }
-        _ => {}
-    }
+    });
 }
 
 fn check_list(s: &JSONSchemaProps, list: &[Value], at: &str, errs: &mut Vec<FieldError>) {

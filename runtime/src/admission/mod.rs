@@ -72,6 +72,7 @@ mod path;
 mod prune;
 mod rules;
 mod structural;
+mod walk;
 
 use std::sync::Arc;
 

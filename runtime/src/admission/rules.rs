@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 use super::errors::{ErrorType, FieldError};
 use super::library;
 use super::path;
-use super::structural::{additional, items, old_item, old_key};
+use super::structural::{additional, items};
+use super::walk::walk;
 
 /// Evaluates the rules of `s` and of the schemas inside it on `v`; `old` is the value it
 /// replaces on an update.
@@ -25,41 +26,17 @@ pub(crate) fn check(
     old: Option<&Value>,
     errs: &mut Vec<FieldError>,
 ) {
-    if v.is_null() {
-        return;
-    }
-    for rule in s.x_kubernetes_validations.iter().flatten() {
-        if let Some(e) = evaluate(s, rule, v, at, old) {
-            errs.push(e);
+    walk(s, v, at, old, &mut |s, v, at, old| {
+        if v.is_null() {
+            return;
         }
-    }
-    for sub in s.all_of.iter().flatten() {
-        check(sub, v, at, old, errs);
-    }
-    match v {
-        Value::Array(list) => {
-            if let Some(items) = items(s) {
-                for (i, item) in list.iter().enumerate() {
-                    let old = old_item(s, item, old);
-                    check(items, item, &path::index(at, i), old, errs);
-                }
+        let all_of = s.all_of.iter().flatten();
+        for schema in std::iter::once(s).chain(all_of) {
+            for rule in schema.x_kubernetes_validations.iter().flatten() {
+                errs.extend(evaluate(schema, rule, v, at, old));
             }
         }
-        Value::Object(map) => {
-            for (k, item) in map {
-                let old = old_key(s, k, old);
-                match s.properties.as_ref().and_then(|p| p.get(k)) {
-                    Some(prop) => check(prop, item, &path::child(at, k), old, errs),
-                    None => {
-                        if let Some(other) = additional(s) {
-                            check(other, item, &path::key(at, k), old, errs);
-                        }
-                    }
-                }
-            }
-        }
-        _ => {}
-    }
+    });
 }
 
 /// The schema's type as rule errors name it: `object`, `integer`, ...

@@ -319,30 +319,39 @@ fn check_number(s: &JSONSchemaProps, v: &Value, at: &str, errs: &mut Vec<FieldEr
             invalid(errs, at, v.clone(), detail);
         }
     }
-    if let Some(min) = s.minimum.map(limit) {
-        let exclusive = s.exclusive_minimum == Some(true);
-        if x < min || (exclusive && x == min) {
-            let how = if exclusive {
-                "greater than"
-            } else {
-                "greater than or equal to"
-            };
-            let detail = format!("{at} in body should be {how} {}", bound(min));
-            invalid(errs, at, v.clone(), detail);
+    let bounds = [
+        (s.minimum, s.exclusive_minimum, false),
+        (s.maximum, s.exclusive_maximum, true),
+    ];
+    for (limit_value, exclusive, upper) in bounds {
+        if let Some(bound) = limit_value.map(limit) {
+            check_bound(errs, at, v, x, bound, exclusive == Some(true), upper);
         }
     }
-    if let Some(max) = s.maximum.map(limit) {
-        let exclusive = s.exclusive_maximum == Some(true);
-        if x > max || (exclusive && x == max) {
-            let how = if exclusive {
-                "less than"
-            } else {
-                "less than or equal to"
-            };
-            let detail = format!("{at} in body should be {how} {}", bound(max));
-            invalid(errs, at, v.clone(), detail);
-        }
+}
+
+/// `x` (the number `v`) against a `minimum`, or a `maximum` when `upper`.
+fn check_bound(
+    errs: &mut Vec<FieldError>,
+    at: &str,
+    v: &Value,
+    x: f64,
+    bound: f64,
+    exclusive: bool,
+    upper: bool,
+) {
+    let beyond = if upper { x > bound } else { x < bound };
+    if !(beyond || exclusive && x == bound) {
+        return;
     }
+    let how = match (upper, exclusive) {
+        (false, true) => "greater than",
+        (false, false) => "greater than or equal to",
+        (true, true) => "less than",
+        (true, false) => "less than or equal to",
+    };
+    let detail = format!("{at} in body should be {how} {}", self::bound(bound));
+    invalid(errs, at, v.clone(), detail);
 }
 
 fn check_list(
@@ -354,31 +363,12 @@ fn check_list(
 ) {
     if let Some(items) = items(s) {
         for (i, item) in list.iter().enumerate() {
-            check(
-                items,
-                item,
-                &path::index(at, i),
-                old_item(s, item, old),
-                errs,
-            );
+            let old = old_item(s, item, old);
+            check(items, item, &path::index(at, i), old, errs);
         }
     }
     let n = list.len() as i64;
-    if let Some(min) = s.min_items
-        && n < min
-    {
-        invalid(
-            errs,
-            at,
-            json!(n),
-            format!("{at} in body should have at least {min} items"),
-        );
-    }
-    if let Some(max) = s.max_items
-        && n > max
-    {
-        too_many(errs, at, n, max);
-    }
+    check_count(errs, at, n, (s.min_items, s.max_items), "items");
     if s.unique_items == Some(true) && list.iter().enumerate().any(|(i, a)| list[..i].contains(a)) {
         invalid(
             errs,
@@ -389,16 +379,32 @@ fn check_list(
     }
 }
 
-fn too_many(errs: &mut Vec<FieldError>, at: &str, n: i64, max: i64) {
-    errs.push(FieldError::new(
-        ErrorType::TooMany,
-        at,
-        Some(json!(n)),
-        format!(
-            "must have at most {max} {}",
-            if max == 1 { "item" } else { "items" }
-        ),
-    ));
+/// A list's items or an object's properties against their `min*` and `max*` bounds.
+fn check_count(
+    errs: &mut Vec<FieldError>,
+    at: &str,
+    n: i64,
+    (min, max): (Option<i64>, Option<i64>),
+    what: &str,
+) {
+    if let Some(min) = min
+        && n < min
+    {
+        let detail = format!("{at} in body should have at least {min} {what}");
+        invalid(errs, at, json!(n), detail);
+    }
+    if let Some(max) = max
+        && n > max
+    {
+        let noun = if max == 1 { "item" } else { "items" };
+        let detail = format!("must have at most {max} {noun}");
+        errs.push(FieldError::new(
+            ErrorType::TooMany,
+            at,
+            Some(json!(n)),
+            detail,
+        ));
+    }
 }
 
 fn check_enum(s: &JSONSchemaProps, v: &Value, at: &str, errs: &mut Vec<FieldError>) {
@@ -433,32 +439,19 @@ fn check_object(
     errs: &mut Vec<FieldError>,
 ) {
     let n = map.len() as i64;
-    if let Some(min) = s.min_properties
-        && n < min
-    {
-        invalid(
-            errs,
-            at,
-            json!(n),
-            format!("{at} in body should have at least {min} properties"),
-        );
-    }
-    if let Some(max) = s.max_properties
-        && n > max
-    {
-        too_many(errs, at, n, max);
-    }
+    check_count(
+        errs,
+        at,
+        n,
+        (s.min_properties, s.max_properties),
+        "properties",
+    );
     let properties = s.properties.as_ref();
     if let Some(other) = additional(s) {
         for (key, value) in map {
             if !properties.is_some_and(|p| p.contains_key(key)) {
-                check(
-                    other,
-                    value,
-                    &path::child(at, key),
-                    old_key(s, key, old),
-                    errs,
-                );
+                let old = old_key(s, key, old);
+                check(other, value, &path::child(at, key), old, errs);
             }
         }
     }
