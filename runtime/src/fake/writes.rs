@@ -53,9 +53,6 @@ impl State {
             namespace.clone(),
             name.clone(),
         );
-        if self.objects.contains_key(&key) {
-            return Err(Failure::already_exists(ty, &name));
-        }
         clear_server_fields(ty, &namespace, &mut obj);
         if ty.namespaced {
             let home = (
@@ -76,7 +73,11 @@ impl State {
         }
         obj["apiVersion"] = json!(ty.api_version());
         obj["kind"] = json!(ty.kind);
+        // as the apiserver: its schema is checked before the name is looked up in storage
         let mut obj = admitted(ty, obj, None)?;
+        if self.objects.contains_key(&key) {
+            return Err(Failure::already_exists(ty, &name));
+        }
         self.stamp_new(ty, &mut obj);
         let owner = self.owner(ty, &write.manager, "Update", None);
         let mut entries = Vec::new();

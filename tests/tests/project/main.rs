@@ -21,6 +21,7 @@ mod helm_chart;
 mod operator_e2e;
 mod portable_project;
 mod publishable;
+mod sample_admission;
 mod test_layout;
 mod tutorial;
 mod webhook_scaffold;
