@@ -4,10 +4,11 @@
 //! Kubernetes' list functions `isSorted`, `sum`, `min` and `max`.
 
 use std::cmp::Ordering;
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use cel::extractors::This;
-use cel::{Context, Env, ExecutionError, Value};
+use cel::{Context, Env, ExecutionError, Program, Value};
 
 /// The environment every rule compiles and runs in.
 pub(crate) fn env() -> Arc<Env> {
@@ -19,6 +20,23 @@ pub(crate) fn env() -> Arc<Env> {
         Arc::new(env)
     })
     .clone()
+}
+
+/// `source` compiled in [`env`], once per source; the parser's message when it does not compile.
+pub(crate) fn compile(source: &str) -> Result<Arc<Program>, String> {
+    type Compiled = Result<Arc<Program>, String>;
+    static PROGRAMS: OnceLock<Mutex<HashMap<String, Compiled>>> = OnceLock::new();
+    let programs = PROGRAMS.get_or_init(Mutex::default);
+    let mut programs = programs.lock().unwrap_or_else(PoisonError::into_inner);
+    programs
+        .entry(source.to_owned())
+        .or_insert_with(|| {
+            env()
+                .compile(source)
+                .map(Arc::new)
+                .map_err(|e| e.to_string())
+        })
+        .clone()
 }
 
 /// A context of [`env`] with Kubernetes' list functions.

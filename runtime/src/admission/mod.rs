@@ -50,7 +50,8 @@
 //!    `map` lists no two items with the same keys.
 //! 5. **CEL rules** (`x-kubernetes-validations`), unless step 4 found a missing, unsupported,
 //!    too long or mistyped value (as the apiserver, which then says that some rules were not
-//!    checked): `message`, `messageExpression`, `reason` and `fieldPath`; transition rules
+//!    checked): `message`, `messageExpression`, `reason` and `fieldPath`; a rule that fails to
+//!    evaluate is an error naming it, worded as the apiserver's; transition rules
 //!    (naming `oldSelf`) run on an update where an old value exists, or always with
 //!    `optionalOldSelf`, `oldSelf` then an optional.
 //!

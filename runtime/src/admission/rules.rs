@@ -52,8 +52,7 @@ fn evaluate(
     at: &str,
     old: Option<&Value>,
 ) -> Option<FieldError> {
-    let env = library::env();
-    let program = match env.compile(&rule.rule) {
+    let program = match library::compile(&rule.rule) {
         Ok(p) => p,
         Err(e) => {
             let detail = format!("compilation failed: {e}");
@@ -87,7 +86,7 @@ fn evaluate(
         Ok(Cel::Bool(true)) => return None,
         Ok(_) => None,
         Err(e) => {
-            let detail = format!("{e} evaluating rule: {}", rule_text(rule));
+            let detail = evaluation_error(&e, rule);
             return Some(FieldError::new(
                 ErrorType::Invalid,
                 at,
@@ -118,6 +117,26 @@ fn evaluate(
     Some(refusal(rule.reason.as_deref(), &here, scalar, detail))
 }
 
+/// A rule that fails to evaluate, as the apiserver (cel-go) words it.
+fn evaluation_error(e: &cel::ExecutionError, rule: &ValidationRule) -> String {
+    use cel::ExecutionError as E;
+    let text = rule_text(rule);
+    let error = match e {
+        E::NoSuchKey(key) => format!("no such key: {key}"),
+        E::DivisionByZero(_) => "division by zero".to_owned(),
+        E::RemainderByZero(_) => "modulus by zero".to_owned(),
+        E::Overflow(..) => "integer overflow".to_owned(),
+        E::IndexOutOfBounds(Cel::Int(i)) => format!("index out of bounds: {i}"),
+        E::NoSuchOverload(_) => {
+            return format!(
+                "'no such overload': call arguments did not match a supported operator, function or macro signature for rule: {text}"
+            );
+        }
+        other => other.to_string(),
+    };
+    format!("{error} evaluating rule: {text}")
+}
+
 fn rule_text(rule: &ValidationRule) -> String {
     match rule.message.as_deref().map(str::trim) {
         Some(m) if !m.is_empty() => m.to_owned(),
@@ -128,7 +147,7 @@ fn rule_text(rule: &ValidationRule) -> String {
 /// The message a rule's `messageExpression` gives: a non-empty string on one line.
 fn message_expression(rule: &ValidationRule, ctx: &cel::Context<'_, '_>) -> Option<String> {
     let source = rule.message_expression.as_deref()?;
-    let program = library::env().compile(source).ok()?;
+    let program = library::compile(source).ok()?;
     match program.execute(ctx) {
         Ok(Cel::String(s)) => {
             let s = s.trim();

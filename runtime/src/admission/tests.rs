@@ -250,6 +250,24 @@ fn cel_rules_give_their_message_reason_and_field_path() {
 }
 
 #[test]
+fn a_rule_that_fails_to_evaluate_says_why() {
+    let v = with_field(json!({
+        "type": "object",
+        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        "x-kubernetes-validations": [{"rule": "self.a > 1"}, {"rule": "10 / self.b > 1"}],
+    }));
+    let refused = v.admit(object(json!({"b": 0}))).expect_err("no a, b zero");
+    let got: Vec<String> = refused.causes.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        got,
+        [
+            "spec.f: Invalid value: \"object\": no such key: a evaluating rule: self.a > 1",
+            "spec.f: Invalid value: \"object\": division by zero evaluating rule: 10 / self.b > 1",
+        ]
+    );
+}
+
+#[test]
 fn transition_rules_see_the_old_value_on_update() {
     let grow = rule(json!({"rule": "self >= oldSelf", "message": "must not shrink"}));
     assert!(

@@ -308,6 +308,11 @@ fn schema_cases() -> Vec<SchemaCase> {
             ],
         ),
         (
+            "failing",
+            json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "x-kubernetes-validations": [{"rule": "self.a > 1"}, {"rule": "10 / self.b > 1"}]}),
+            vec![one(json!({"a": 2, "b": 1})), one(json!({"b": 0}))],
+        ),
+        (
             "ratchet",
             json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer", "maximum": 3}}}),
             vec![(json!({"a": 1, "b": 3}), Some(json!({"a": 2, "b": 4})))],
@@ -491,6 +496,7 @@ async fn the_fake_admits_what_the_apiserver_admits() {
         "msgexpr: create 12",
         "fieldpath: create {\"a\":\"x\"}",
         "sorted: create [2,1]",
+        "failing: create {\"b\":0}",
         "once: update 5 to 4",
         "ratchet: update {\"a\":1,\"b\":3} to {\"a\":2,\"b\":4}",
     ] {
