@@ -82,11 +82,17 @@
 //!   what is checked. A refusal is 422 Invalid with the apiserver's message and its causes
 //!   (reason and field path) in `details.causes`; a refused seeded object panics with the
 //!   message. Kinds given by [`FakeApi::register`] or seeded without a CRD are not checked.
+//! - **Admission webhooks**: a defaulter given to [`FakeApi::with_defaulter`] and a validator
+//!   given to [`FakeApi::with_validator`] run on the creates, updates, patches and applies of
+//!   their kind (not its status, not deletes, not seeded objects), as the scaffold configures
+//!   them: the schema's defaults, then the defaulter, then the schema's pruning, defaults and
+//!   checks, then the validator, whose denial is 403 Forbidden `admission webhook
+//!   "v<kind>-<version>.kb.io" denied the request: <message>`. Their warnings are not returned.
 //! - **Errors** are `metav1.Status` bodies with the apiserver's code, reason and message, which
 //!   kube turns into `kube::Error::Api`.
 //!
-//! Not modelled: admission webhooks, validation of built-in kinds and of `metadata`, RBAC, and
-//! garbage collection by owner references.
+//! Not modelled: other admission plugins and webhooks, validation of built-in kinds and of
+//! `metadata`, RBAC, and garbage collection by owner references.
 
 // The layers, each using only those listed after it: `patch` (merge, JSON patch, apply) on
 // `writes` (create, update, delete) on `store` (the objects, reads, the commit every change goes
@@ -95,6 +101,7 @@
 mod events;
 mod failure;
 mod fields;
+mod hooks;
 mod managed;
 mod patch;
 mod resource;
@@ -116,8 +123,10 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::admission::Validator;
+use crate::webhook::{Defaulter, Validator as WebhookValidator};
 use failure::{Failure, Result};
 use resource::{ResourceType, builtins, typed};
+use serde::de::DeserializeOwned;
 use store::{SYSTEM_NAMESPACES, State};
 use wire::{Body, Query, answer, parse, stream};
 use writes::Write;
@@ -192,6 +201,31 @@ impl FakeApi {
             state.add_type(ty);
         }
         drop(state);
+        self
+    }
+
+    /// Runs `defaulter` on every create and update of `K` (not of its status), after the
+    /// schema's defaults and before its checks, as the apiserver calls a mutating webhook
+    /// (named `m<kind>-<version>.kb.io`, as the scaffold names it). Objects seeded are not
+    /// given to it.
+    pub fn with_defaulter<K>(self, defaulter: impl Defaulter<K>) -> Self
+    where
+        K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + 'static,
+    {
+        self.lock().hooks.add_defaulter(defaulter);
+        self
+    }
+
+    /// Runs `validator` on every create and update of `K` (not of its status) after the
+    /// schema's checks, as the apiserver calls a validating webhook (named
+    /// `v<kind>-<version>.kb.io`): a denial is 403 Forbidden `admission webhook "vcaptain-v1.kb.io"
+    /// denied the request: <message>`, and nothing is written. Its warnings are not returned,
+    /// deletes are not given to it, nor are objects seeded.
+    pub fn with_validator<K>(self, validator: impl WebhookValidator<K>) -> Self
+    where
+        K: Resource<DynamicType = ()> + DeserializeOwned + 'static,
+    {
+        self.lock().hooks.add_validator(validator);
         self
     }
 

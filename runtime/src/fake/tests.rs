@@ -145,19 +145,27 @@ fn gauge_crd() -> CustomResourceDefinition {
     .expect("the CRD")
 }
 
+/// The Gauges of `fake`.
+fn gauges(fake: &FakeApi) -> Api<kube::api::DynamicObject> {
+    use kube::api::{ApiResource, GroupVersionKind};
+    let resource = ApiResource::from_gvk(&GroupVersionKind::gvk("example.com", "v1", "Gauge"));
+    Api::namespaced_with(fake.client(), "default", &resource)
+}
+
+/// A Gauge named `name` with `spec`.
+fn gauge(name: &str, spec: Value) -> kube::api::DynamicObject {
+    serde_json::from_value(json!({
+        "apiVersion": "example.com/v1", "kind": "Gauge",
+        "metadata": {"name": name}, "spec": spec,
+    }))
+    .expect("a Gauge")
+}
+
 #[tokio::test]
 async fn custom_resources_are_admitted_as_their_crd_says() {
-    use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
+    use kube::api::{Patch, PatchParams};
     let fake = FakeApi::new().with_crd(&gauge_crd());
-    let resource = ApiResource::from_gvk(&GroupVersionKind::gvk("example.com", "v1", "Gauge"));
-    let api: Api<DynamicObject> = Api::namespaced_with(fake.client(), "default", &resource);
-    let gauge = |name: &str, spec: serde_json::Value| -> DynamicObject {
-        serde_json::from_value(json!({
-            "apiVersion": "example.com/v1", "kind": "Gauge",
-            "metadata": {"name": name}, "spec": spec,
-        }))
-        .expect("a Gauge")
-    };
+    let api = gauges(&fake);
     let created = api
         .create(&PostParams::default(), &gauge("g", json!({"extra": true})))
         .await
@@ -215,7 +223,7 @@ async fn custom_resources_are_admitted_as_their_crd_says() {
 }
 
 /// A typed `Gauge` to seed.
-#[derive(Default, Serialize)]
+#[derive(Default, Serialize, serde::Deserialize)]
 struct Gauge {
     metadata: kube::api::ObjectMeta,
     spec: Value,
@@ -243,4 +251,78 @@ impl Resource for Gauge {
     fn meta_mut(&mut self) -> &mut kube::api::ObjectMeta {
         &mut self.metadata
     }
+}
+
+/// A defaulter that turns a size of 1 into 2 and adds a field the schema does not know, and a
+/// validator that denies a size of 3.
+struct GaugeHooks;
+
+impl crate::webhook::Defaulter<Gauge> for GaugeHooks {
+    fn default(&self, gauge: &mut Gauge) {
+        if gauge.spec["size"] == 1 {
+            gauge.spec["size"] = json!(2);
+            gauge.spec["label"] = json!("pruned");
+        }
+    }
+}
+
+impl crate::webhook::Validator<Gauge> for GaugeHooks {
+    fn validate_create(&self, gauge: &Gauge) -> Result<crate::webhook::Warnings, String> {
+        match gauge.spec["size"].as_i64() {
+            Some(3) => Err("size 3 is unlucky".into()),
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    fn validate_update(
+        &self,
+        _old: &Gauge,
+        new: &Gauge,
+    ) -> Result<crate::webhook::Warnings, String> {
+        self.validate_create(new)
+    }
+}
+
+#[tokio::test]
+async fn registered_webhooks_run_in_the_admission_chain() {
+    use kube::api::{DynamicObject, Patch, PatchParams};
+    let fake = FakeApi::new()
+        .with_crd(&gauge_crd())
+        .with_defaulter::<Gauge>(GaugeHooks)
+        .with_validator::<Gauge>(GaugeHooks);
+    let api = gauges(&fake);
+    let created = api
+        .create(&PostParams::default(), &gauge("g", json!({})))
+        .await
+        .expect("created");
+    assert_eq!(
+        created.data["spec"],
+        json!({"size": 2}),
+        "the schema's default, then the defaulter's, its unknown field pruned"
+    );
+    let denied = |result: kube::Result<DynamicObject>| match result {
+        Err(kube::Error::Api(status)) => (status.code, status.reason, status.message),
+        other => panic!("not denied: {other:?}"),
+    };
+    let refused = api
+        .create(&PostParams::default(), &gauge("three", json!({"size": 3})))
+        .await;
+    let unlucky = (
+        403,
+        "Forbidden".to_owned(),
+        "admission webhook \"vgauge-v1.kb.io\" denied the request: size 3 is unlucky".to_owned(),
+    );
+    assert_eq!(denied(refused), unlucky);
+    let too_big = api
+        .create(&PostParams::default(), &gauge("four", json!({"size": 4})))
+        .await;
+    assert_eq!(
+        denied(too_big).0,
+        422,
+        "the schema is checked before the validator"
+    );
+    let patch = Patch::Merge(json!({"spec": {"size": 3}}));
+    let updated = api.patch("g", &PatchParams::default(), &patch).await;
+    assert_eq!(denied(updated), unlucky);
+    assert!(api.get_opt("three").await.expect("get").is_none());
 }

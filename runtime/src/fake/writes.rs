@@ -74,7 +74,7 @@ impl State {
         obj["apiVersion"] = json!(ty.api_version());
         obj["kind"] = json!(ty.kind);
         // as the apiserver: its schema is checked before the name is looked up in storage
-        let mut obj = admitted(ty, obj, None)?;
+        let mut obj = self.admission(ty, obj, None, true)?;
         if self.objects.contains_key(&key) {
             return Err(Failure::already_exists(ty, &name));
         }
@@ -231,6 +231,27 @@ impl State {
         self.store(target, live, obj, write)
     }
 
+    /// The admission chain of a write, as the apiserver runs it: the schema's pruning and
+    /// defaults, the mutating webhooks (with `webhooks`), the schema's pruning, defaults and
+    /// checks again, and the validating webhooks.
+    fn admission(
+        &self,
+        ty: &ResourceType,
+        mut obj: Value,
+        old: Option<&Value>,
+        webhooks: bool,
+    ) -> Result<Value> {
+        if !webhooks {
+            return admitted(ty, obj, old);
+        }
+        if let Some(validator) = &ty.admission {
+            validator.prepare(&mut obj);
+        }
+        let obj = admitted(ty, self.hooks.mutate(ty, obj)?, old)?;
+        self.hooks.validate(ty, &obj, old)?;
+        Ok(obj)
+    }
+
     /// Stores the new version of a live object: the generation bumped on a change of its spec,
     /// nothing written when nothing changed, the object removed when its last finalizer went
     /// during its deletion.
@@ -244,7 +265,7 @@ impl State {
         let ty = &target.ty;
         obj["apiVersion"] = json!(ty.api_version());
         obj["kind"] = json!(ty.kind);
-        let mut obj = admitted(ty, obj, Some(live))?;
+        let mut obj = self.admission(ty, obj, Some(live), !target.status)?;
         if without_managed(&obj) == without_managed(live) {
             return Ok(served(ty, live));
         }
