@@ -38,8 +38,9 @@
 //! 3. **Defaulting**: absent fields (and `null` ones that may not be `null`) get their
 //!    `default`, inside defaults too.
 //! 4. **The schema**: `type` (an integral `number` is an `integer`; `x-kubernetes-int-or-string`
-//!    is either), `nullable`, `format` (`int32` bounds, and the string formats the apiserver
-//!    checks: `bsonobjectid`, `uri`, `email`, `hostname`, `ipv4`, `ipv6`, `cidr`, `mac`,
+//!    is either), `nullable`, `format` (the `int32`, `int64` and `float` ranges, and the string
+//!    formats the apiserver checks: `bsonobjectid`, `uri`, `email`, `hostname`, `ipv4`, `ipv6`,
+//!    `cidr`, `mac`,
 //!    `uuid`, `uuid3`, `uuid4`, `uuid5`, `isbn`, `isbn10`, `isbn13`, `creditcard`, `ssn`,
 //!    `hexcolor`, `rgbcolor`, `byte`, `password`, `date`, `date-time`, `duration`,
 //!    `k8s-short-name`, `k8s-long-name`), `enum`, `pattern`, `minLength`/`maxLength` (in
@@ -49,7 +50,7 @@
 //!    `apiVersion` and `kind`; `x-kubernetes-list-type: set` lists hold no value twice and
 //!    `map` lists no two items with the same keys.
 //! 5. **CEL rules** (`x-kubernetes-validations`), unless step 4 found a missing, unsupported,
-//!    too long or mistyped value (as the apiserver, which then says that some rules were not
+//!    too long, too many or mistyped value (as the apiserver, which then says that some rules were not
 //!    checked): `message`, `messageExpression`, `reason` and `fieldPath`; a rule that fails to
 //!    evaluate is an error naming it, worded as the apiserver's; transition rules
 //!    (naming `oldSelf`) run on an update where an old value exists, or always with
