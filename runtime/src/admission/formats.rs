@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-use base64::Engine;
 use regex::Regex;
 
 /// `pattern` compiled once; `None` when the regex crate cannot read it.
@@ -65,12 +64,13 @@ pub(crate) fn valid(format: &str, s: &str) -> bool {
         "email" => email(s),
         "hostname" => {
             s.len() <= 255
+                && s.split('.').all(|label| label.len() <= 63)
                 && matches(
                     r"^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$",
                     s,
                 )
         }
-        "ipv4" => ip(s).is_some() && s.contains('.'),
+        "ipv4" => sloppy_ip(s).is_some() && s.contains('.'),
         "ipv6" => ip(s).is_some() && s.contains(':'),
         "cidr" => cidr(s),
         "mac" => mac(s),
@@ -94,13 +94,16 @@ pub(crate) fn valid(format: &str, s: &str) -> bool {
         "isbn10" => isbn10(s),
         "isbn13" => isbn13(s),
         "creditcard" => credit_card(s),
-        "ssn" => matches(r"^\d{3}[- ]?\d{2}[- ]?\d{4}$", s),
+        "ssn" => s.len() == 11 && matches(r"^\d{3}[- ]?\d{2}[- ]?\d{4}$", s),
         "hexcolor" => matches("^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$", s),
         "rgbcolor" => {
             let c = r"\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*";
             matches(&format!(r"^rgb\({c},{c},{c}\)$"), s)
         }
-        "byte" => base64::engine::general_purpose::STANDARD.decode(s).is_ok(),
+        "byte" => matches(
+            r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$",
+            s,
+        ),
         "date" => date(s),
         "datetime" => date_time(s),
         "duration" => duration(s),
@@ -123,6 +126,24 @@ fn ip(s: &str) -> Option<IpAddr> {
         .ok()
 }
 
+/// An IPv4 address as Go's `ParseIPSloppy` reads it: leading zeros allowed, or any IPv6 one.
+fn sloppy_ip(s: &str) -> Option<IpAddr> {
+    let parts: Vec<&str> = s.split('.').collect();
+    let octet = |p: &&str| -> Option<u8> {
+        (!p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| p.parse::<u8>().ok())
+            .flatten()
+    };
+    if parts.len() == 4
+        && let Some(octets) = parts.iter().map(octet).collect::<Option<Vec<u8>>>()
+    {
+        return Some(IpAddr::V4(Ipv4Addr::new(
+            octets[0], octets[1], octets[2], octets[3],
+        )));
+    }
+    s.parse::<Ipv6Addr>().map(IpAddr::V6).ok()
+}
+
 fn cidr(s: &str) -> bool {
     let Some((addr, bits)) = s.split_once('/') else {
         return false;
@@ -130,7 +151,7 @@ fn cidr(s: &str) -> bool {
     let Ok(bits) = bits.parse::<u8>() else {
         return false;
     };
-    match ip(addr) {
+    match sloppy_ip(addr) {
         Some(IpAddr::V4(_)) => bits <= 32,
         Some(IpAddr::V6(_)) => bits <= 128,
         None => false,
@@ -150,9 +171,49 @@ fn mac(s: &str) -> bool {
     })
 }
 
+/// Whether `%` in `s` starts escapes of two hex digits only.
+fn escapes_valid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.iter().enumerate().all(|(i, c)| {
+        *c != b'%'
+            || (i + 2 < b.len() && b[i + 1].is_ascii_hexdigit() && b[i + 2].is_ascii_hexdigit())
+    })
+}
+
+/// A URI as Go's `url.ParseRequestURI` reads it: an absolute path, or a scheme followed by an
+/// opaque part or an authority whose host has no character a host may not have.
 fn uri(s: &str) -> bool {
-    !s.chars().any(|c| c.is_control() || c == ' ')
-        && (s.starts_with('/') || matches("^[a-zA-Z][a-zA-Z0-9+.-]*:.", s))
+    if s.is_empty() || s.bytes().any(|b| b < 0x20 || b == 0x7f) {
+        return false;
+    }
+    if s == "*" {
+        return true;
+    }
+    let (scheme, rest) = match regex("^([a-zA-Z][a-zA-Z0-9+.-]*):(.*)$").and_then(|r| r.captures(s))
+    {
+        Some(c) => (true, c.get(2).map_or("", |m| m.as_str())),
+        None if s.starts_with(':') => return false,
+        None => (false, s),
+    };
+    let rest = rest.split('?').next().unwrap_or_default();
+    if !rest.starts_with('/') {
+        return scheme;
+    }
+    let path = match rest.strip_prefix("//").filter(|_| scheme) {
+        Some(after) => {
+            let (authority, path) = after.split_at(after.find('/').unwrap_or(after.len()));
+            let host = authority.rsplit('@').next().unwrap_or_default();
+            let allowed = |c: char| {
+                !c.is_ascii() || c.is_ascii_alphanumeric() || "-_.~!$&'()*+,;=:[]<>\"%".contains(c)
+            };
+            if !host.chars().all(allowed) || !escapes_valid(host) {
+                return false;
+            }
+            path
+        }
+        None => rest,
+    };
+    escapes_valid(path)
 }
 
 fn email(s: &str) -> bool {
@@ -243,41 +304,48 @@ fn date(s: &str) -> bool {
     (1..=days).contains(&day)
 }
 
-/// RFC 3339 date-time (with or without fractional seconds), or a local time without a zone.
+/// A date-time as `strfmt` checks it: lower-cased and split at `t`, a date, then a time with
+/// a zone (`z` or an offset).
 fn date_time(s: &str) -> bool {
-    let Some(c) =
-        regex(r"^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?$")
-            .and_then(|r| r.captures(s))
+    let lower = s.to_lowercase();
+    let parts: Vec<&str> = lower.split('t').collect();
+    if s.len() < 4 || parts.len() < 2 || !date(parts[0]) {
+        return false;
+    }
+    let Some(c) = regex(r"^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$")
+        .and_then(|r| r.captures(parts[1]))
     else {
         return false;
     };
-    let part = |i: usize| c[i].parse::<u32>().unwrap_or(99);
-    date(&c[1]) && part(2) <= 23 && part(3) <= 59 && part(4) <= 59
+    &c[1] <= "23" && &c[2] <= "59" && &c[3] <= "59"
 }
 
-/// A Go duration (`1h30m`, `-1.5s`) or a number and unit (`3 days`), as `strfmt` reads it.
+/// A Go duration (`1h30m`, `-1.5s`), or numbers with units (`3 days`, `2 hours`) as `strfmt`
+/// reads them: at least one unit it knows, by a name or the start of its longest name.
 fn duration(s: &str) -> bool {
     if s == "0" || matches(r"^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$", s) {
         return true;
     }
-    const UNITS: &[&str] = &[
-        "ns", "nano", "us", "µs", "micro", "ms", "milli", "s", "sec", "m", "min", "h", "hr",
-        "hour", "d", "day", "w", "wk", "week",
+    const UNITS: &[&[&str]] = &[
+        &["ns", "nano"],
+        &["us", "µs", "micro"],
+        &["ms", "milli"],
+        &["s", "sec"],
+        &["m", "min"],
+        &["h", "hr", "hour"],
+        &["d", "day"],
+        &["w", "wk", "week"],
     ];
     let Some(r) = regex(r"(\d+)\s*([A-Za-zµ]+)") else {
         return false;
     };
-    let mut found = false;
-    for c in r.captures_iter(s) {
+    r.captures_iter(s).any(|c| {
         let unit = c[2].to_lowercase();
-        let unit = unit
-            .strip_suffix('s')
-            .filter(|u| !u.is_empty())
-            .unwrap_or(&unit);
-        if !UNITS.contains(&unit) && !UNITS.contains(&c[2].to_lowercase().as_str()) {
-            return false;
-        }
-        found = true;
-    }
-    found
+        UNITS.iter().any(|names| {
+            let last = names.len() - 1;
+            names.iter().enumerate().any(|(i, name)| {
+                unit.eq_ignore_ascii_case(name) || (i == last && unit.starts_with(name))
+            })
+        })
+    })
 }

@@ -4,9 +4,9 @@
 //! each way) becomes cases, run through `FakeApi` and through a real kube-apiserver in the same
 //! test, each with the fixture's CRD: the verdicts, the causes' field paths and reasons, the
 //! messages, and what is stored must be equal. Proofs of other kinds are in [`NOT_COMPARED`],
-//! with the reason. A second table, [`schema_cases`], reaches what no marker writes (formats,
-//! `messageExpression`, `reason`, `fieldPath`, maps, nested defaults, CEL list and string
-//! functions) with a CRD of its own, compared the same way.
+//! with the reason. A second table, [`schema_cases`], reaches what no marker writes (every
+//! string format the apiserver checks, `messageExpression`, `reason`, `fieldPath`, maps, nested
+//! defaults, CEL list and string functions) with a CRD of its own, compared the same way.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -217,6 +217,170 @@ fn schema_cases() -> Vec<SchemaCase> {
             "hostname",
             json!({"type": "string", "format": "hostname"}),
             vec![one(json!("example.com")), one(json!("-bad-.com"))],
+        ),
+        (
+            "uri",
+            json!({"type": "string", "format": "uri"}),
+            vec![
+                one(json!("https://example.com/a?b=c")),
+                one(json!("/absolute/path")),
+                one(json!("relative/path")),
+                one(json!("http://exa mple.com")),
+            ],
+        ),
+        (
+            "email",
+            json!({"type": "string", "format": "email"}),
+            vec![
+                one(json!("a@b.example")),
+                one(json!("Ann <ann@example.com>")),
+                one(json!("not an email")),
+                one(json!("@example.com")),
+            ],
+        ),
+        (
+            "mac",
+            json!({"type": "string", "format": "mac"}),
+            vec![
+                one(json!("00:1a:2b:3c:4d:5e")),
+                one(json!("00-1a-2b-3c-4d-5e")),
+                one(json!("0000.5e00.5301")),
+                one(json!("00:1a:2b:3c:4d")),
+            ],
+        ),
+        (
+            "uuidthree",
+            json!({"type": "string", "format": "uuid3"}),
+            vec![
+                one(json!("a3bb189e-8bf9-3888-9912-ace4e6543002")),
+                one(json!("a3bb189e-8bf9-4888-9912-ace4e6543002")),
+            ],
+        ),
+        (
+            "uuidfour",
+            json!({"type": "string", "format": "uuid4"}),
+            vec![
+                one(json!("123e4567-e89b-42d3-a456-426614174000")),
+                one(json!("123e4567-e89b-42d3-7456-426614174000")),
+            ],
+        ),
+        (
+            "isbn",
+            json!({"type": "string", "format": "isbn"}),
+            vec![
+                one(json!("0321751043")),
+                one(json!("978-0321751041")),
+                one(json!("0321751044")),
+            ],
+        ),
+        (
+            "creditcard",
+            json!({"type": "string", "format": "creditcard"}),
+            vec![
+                one(json!("4111111111111111")),
+                one(json!("4111 1111 1111 1111")),
+                one(json!("4111111111111112")),
+            ],
+        ),
+        (
+            "ssn",
+            json!({"type": "string", "format": "ssn"}),
+            vec![
+                one(json!("123-45-6789")),
+                one(json!("123456789")),
+                one(json!("12-345-6789")),
+            ],
+        ),
+        (
+            "hexcolor",
+            json!({"type": "string", "format": "hexcolor"}),
+            vec![one(json!("#fff")), one(json!("00FF00")), one(json!("#ggg"))],
+        ),
+        (
+            "rgbcolor",
+            json!({"type": "string", "format": "rgbcolor"}),
+            vec![one(json!("rgb(255,0, 10)")), one(json!("rgb(256,0,0)"))],
+        ),
+        (
+            "bson",
+            json!({"type": "string", "format": "bsonobjectid"}),
+            vec![
+                one(json!("507f1f77bcf86cd799439011")),
+                one(json!("507f1f77bcf86cd79943901")),
+            ],
+        ),
+        (
+            "ipvsix",
+            json!({"type": "string", "format": "ipv6"}),
+            vec![
+                one(json!("::1")),
+                one(json!("2001:db8::1")),
+                one(json!("::ffff:10.0.0.1")),
+                one(json!("10.0.0.1")),
+                one(json!("2001:db8::g")),
+            ],
+        ),
+        (
+            "date",
+            json!({"type": "string", "format": "date"}),
+            vec![
+                one(json!("2024-02-29")),
+                one(json!("2023-02-29")),
+                one(json!("2024-2-1")),
+            ],
+        ),
+        (
+            "longname",
+            json!({"type": "string", "format": "k8s-long-name"}),
+            vec![
+                one(json!("a.b-c.d")),
+                one(json!("a..b")),
+                one(json!("-a.b")),
+            ],
+        ),
+        (
+            "password",
+            json!({"type": "string", "format": "password"}),
+            vec![one(json!("anything at all"))],
+        ),
+        (
+            "days",
+            json!({"type": "string", "format": "duration"}),
+            vec![
+                one(json!("3 days")),
+                one(json!("2h")),
+                one(json!("1.5h")),
+                one(json!("3 fortnights")),
+                one(json!("10")),
+            ],
+        ),
+        (
+            "datetimes",
+            json!({"type": "string", "format": "date-time"}),
+            vec![
+                one(json!("2024-02-29T10:00:00.123+02:00")),
+                one(json!("2024-02-29T10:00:00")),
+                one(json!("2024-02-29 10:00:00Z")),
+                one(json!("2024-02-29t10:00:00z")),
+            ],
+        ),
+        (
+            "ipfour",
+            json!({"type": "string", "format": "ipv4"}),
+            vec![
+                one(json!("010.0.0.1")),
+                one(json!("1.2.3")),
+                one(json!("::ffff:10.0.0.1")),
+            ],
+        ),
+        (
+            "cidrsix",
+            json!({"type": "string", "format": "cidr"}),
+            vec![
+                one(json!("2001:db8::/32")),
+                one(json!("2001:db8::/129")),
+                one(json!("10.0.0.1/32")),
+            ],
         ),
         (
             "chars",
