@@ -1,14 +1,19 @@
 //! The CEL environment of `x-kubernetes-validations`: CEL's standard library and macros (`has`,
 //! `all`, `exists`, `exists_one`, `map`, `filter`), the strings extension (`charAt`,
-//! `indexOf`, `lowerAscii`, `replace`, `split`, `substring`, `trim`, `join`, ...), and
-//! Kubernetes' list functions `isSorted`, `sum`, `min` and `max`.
+//! `indexOf`, `lowerAscii`, `replace`, `split`, `substring`, `trim`, `join`, ...),
+//! Kubernetes' list functions `isSorted`, `sum`, `min` and `max`, and its checks of strings
+//! `isURL`, `isIP`, `isCIDR` and `isQuantity`.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
+use std::net::IpAddr;
+
 use cel::extractors::This;
 use cel::{Context, Env, ExecutionError, Program, Value};
+
+use super::formats;
 
 /// The environment every rule compiles and runs in.
 pub(crate) fn env() -> Arc<Env> {
@@ -52,7 +57,43 @@ pub(crate) fn context() -> Context<'static, 'static> {
     let _ = ctx.add_function("max", |This(list): This<Arc<Vec<Value>>>| {
         extreme(&list, Ordering::Greater, "max")
     });
+    let _ = ctx.add_function("isURL", |s: Arc<String>| formats::valid("uri", &s));
+    let _ = ctx.add_function("isIP", |s: Arc<String>| ip(&s).is_some());
+    let _ = ctx.add_function("isCIDR", |s: Arc<String>| cidr(&s));
+    let _ = ctx.add_function("isQuantity", |s: Arc<String>| quantity(&s));
     ctx
+}
+
+/// An IP address as Kubernetes' `ip` library reads it: no zone, no IPv4-mapped IPv6, no
+/// leading zeros.
+fn ip(s: &str) -> Option<IpAddr> {
+    match s.parse::<IpAddr>().ok()? {
+        IpAddr::V6(v6) if v6.to_ipv4_mapped().is_some() => None,
+        addr => Some(addr),
+    }
+}
+
+/// A CIDR as Kubernetes' `cidr` library reads it: an address of [`ip`] and a prefix length
+/// the address family holds, written without leading zeros.
+fn cidr(s: &str) -> bool {
+    let Some((addr, bits)) = s.split_once('/') else {
+        return false;
+    };
+    let canonical =
+        bits == "0" || (!bits.starts_with('0') && bits.bytes().all(|b| b.is_ascii_digit()));
+    match (ip(addr), bits.parse::<u8>()) {
+        (Some(IpAddr::V4(_)), Ok(n)) => canonical && n <= 32,
+        (Some(IpAddr::V6(_)), Ok(n)) => canonical && n <= 128,
+        _ => false,
+    }
+}
+
+/// A quantity as Kubernetes parses one: a sign, digits and a fraction (each may be empty), and
+/// a binary (`Ki` ... `Ei`), decimal (`n`, `u`, `m`, `k`, `M` ... `E`) or exponent (`e3`)
+/// suffix; not empty.
+fn quantity(s: &str) -> bool {
+    let pattern = r"^[+-]?[0-9]*(\.[0-9]*)?(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$";
+    !s.is_empty() && formats::regex(pattern).is_some_and(|r| r.is_match(s))
 }
 
 fn sorted(list: &[Value]) -> Result<bool, ExecutionError> {

@@ -59,10 +59,11 @@
 //! On an update ([`Validator::admit_update`]), a value equal to the one it replaces (matched by
 //! field name, and by key in `map` lists) is not checked again, as the apiserver ratchets.
 //!
-//! The CEL environment has CEL's standard library and macros, the strings extension, and
-//! Kubernetes' `isSorted`, `sum`, `min` and `max` on lists. Not there: Kubernetes' `indexOf`
-//! and `lastIndexOf` on lists, the `url`, `quantity`, `ip`, `cidr`, `format`, `sets`,
-//! `semver` and regex `find`/`findAll` libraries, and CEL cost limits. Not checked either:
+//! The CEL environment has CEL's standard library and macros, the strings extension,
+//! Kubernetes' `isSorted`, `sum`, `min` and `max` on lists, and its `isURL`, `isIP`, `isCIDR`
+//! and `isQuantity`. Not there: Kubernetes' `indexOf` and `lastIndexOf` on lists, the `url`,
+//! `ip`, `cidr` and `quantity` values (`url(...)`, `quantity(...)` and their methods), the
+//! `format`, `sets`, `semver` and regex `find`/`findAll` libraries, and CEL cost limits. Not checked either:
 //! `metadata` (name, labels), whose checks are not the schema's.
 
 mod embedded;

@@ -298,3 +298,20 @@ fn unchanged_invalid_values_are_ratcheted_on_update() {
     assert!(v.admit_update(object(json!(5)), &old).is_ok());
     assert!(v.admit_update(object(json!(6)), &old).is_err());
 }
+
+#[test]
+fn kubernetes_string_checks_read_as_kubernetes_reads() {
+    let holds = |rule: &str, value: &str| {
+        let v = with_field(json!({"type": "string", "x-kubernetes-validations": [{"rule": rule}]}));
+        v.admit(object(json!(value))).is_ok()
+    };
+    for (rule, good, bad) in [
+        ("isURL(self)", "https://example.com/x", "example.com"),
+        ("isIP(self)", "10.0.0.1", "::ffff:10.0.0.1"),
+        ("isCIDR(self)", "2001:db8::/32", "10.0.0.0/08"),
+        ("isQuantity(self)", "1.5Gi", "1Gb"),
+    ] {
+        assert!(holds(rule, good), "{rule} refuses {good}");
+        assert!(!holds(rule, bad), "{rule} admits {bad}");
+    }
+}
