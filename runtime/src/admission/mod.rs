@@ -185,7 +185,7 @@ impl Validator {
                 RULES_SKIPPED.into(),
             ));
         } else {
-            rules::check(s, obj, "", old, &mut errs);
+            errs.extend(rules::check(s, obj, old));
         }
         errs
     }

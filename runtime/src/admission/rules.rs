@@ -17,16 +17,11 @@ use super::path;
 use super::structural::{additional, items};
 use super::walk::walk;
 
-/// Evaluates the rules of `s` and of the schemas inside it on `v`; `old` is the value it
-/// replaces on an update.
-pub(crate) fn check(
-    s: &JSONSchemaProps,
-    v: &Value,
-    at: &str,
-    old: Option<&Value>,
-    errs: &mut Vec<FieldError>,
-) {
-    walk(s, v, at, old, &mut |s, v, at, old| {
+/// What the rules of the object's schema `s` and of the schemas inside it say of `obj`; `old`
+/// is the object it replaces on an update.
+pub(crate) fn check(s: &JSONSchemaProps, obj: &Value, old: Option<&Value>) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    walk(s, obj, "", old, &mut |s, v, at, old| {
         if v.is_null() {
             return;
         }
@@ -37,6 +32,7 @@ pub(crate) fn check(
             }
         }
     });
+    errs
 }
 
 /// The schema's type as rule errors name it: `object`, `integer`, ...
