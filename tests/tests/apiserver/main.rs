@@ -1,6 +1,7 @@
 //! Against a real etcd and kube-apiserver (`KUBEBUILDER_ASSETS`), without a generated project:
 //! the control plane itself, the generated CRDs and their markers, the fake client's behaviour
-//! table, the runtime's webhook server and its secure metrics.
+//! table and its admission of custom resources, the runtime's webhook server and its secure
+//! metrics.
 //!
 //! The integration tests are four binaries, one per directory of `tests/tests/` (`cli`,
 //! `manifests`, `apiserver`, `project`): kube is linked four times, not once per test file.
