@@ -1,8 +1,8 @@
 //! Generated projects built and run: end to end through `make` and `cargo`, the operator and its
 //! webhooks on a real kube-apiserver, API versions, the project's own controller tests (and
-//! their unit test refusing a sample the CRD refuses), the Helm
-//! chart, the cargo-generate template, `envtest use`, portability, the publishable crates and the
-//! layout of these test binaries.
+//! their unit test refusing a sample the CRD refuses), the Helm chart, the cargo-generate
+//! template, `envtest use`, portability, the publishable crates and the layout of these test
+//! binaries.
 //!
 //! The integration tests are four binaries, one per directory of `tests/tests/` (`cli`,
 //! `manifests`, `apiserver`, `project`): kube is linked four times, not once per test file.
