@@ -7,6 +7,7 @@ pub mod cli;
 pub mod commands;
 pub mod core_types;
 pub mod error;
+pub mod gate;
 pub mod manifests;
 pub mod printer;
 pub mod project;

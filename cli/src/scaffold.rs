@@ -63,7 +63,7 @@ impl Scaffold {
         if let Some(p) = self.files.get(&rel) {
             return Ok(Some(p.content.clone()));
         }
-        read_disk(&self.root.join(&rel))
+        read_disk(&self.root, &rel)
     }
 
     /// Whether `rel` exists (pending or on disk).
@@ -74,7 +74,7 @@ impl Scaffold {
     fn entry(&mut self, rel: &str) -> Result<&mut Pending> {
         let key = PathBuf::from(rel);
         if !self.files.contains_key(&key) {
-            let original = read_disk(&self.root.join(&key))?;
+            let original = read_disk(&self.root, &key)?;
             let content = original.clone().unwrap_or_default();
             self.files
                 .insert(key.clone(), Pending { original, content });
@@ -228,10 +228,10 @@ impl Scaffold {
             }
             let name = rel.to_string_lossy().replace('\\', "/");
             if name.ends_with(".rs") {
-                if let Err(e) = syn::parse_file(&pending.content) {
-                    return Err(Error::msg(format!(
-                        "{name} would not parse as rust ({e}); fix the file or report an operator-gen bug"
-                    )));
+                if let Err(refused) = crate::manifests::bounded::with_file(&pending.content, drop) {
+                    return Err(Error::msg(refused.in_file(&name, |e| {
+                        format!("would not parse as rust ({e}); fix the file or report an operator-gen bug")
+                    })));
                 }
             } else if (name.ends_with(".yaml") || name.ends_with(".yml"))
                 && let Err(e) =
@@ -301,12 +301,18 @@ impl Scaffold {
     }
 }
 
-fn read_disk(path: &Path) -> Result<Option<String>> {
-    match std::fs::read_to_string(path) {
-        Ok(s) => Ok(Some(s)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io("read", path, e)),
+/// The text of `rel` under `root`, through the gate; Rust refused past the bounded parser's
+/// nesting bound, where it is on disk (before any edit moves its lines).
+fn read_disk(root: &Path, rel: &Path) -> Result<Option<String>> {
+    let text = crate::gate::read_text(&root.join(rel))?;
+    if let Some(text) = &text
+        && rel.extension().is_some_and(|e| e == "rs")
+        && let Err(refused) = crate::manifests::bounded::within_bound(text)
+    {
+        let name = rel.to_string_lossy().replace('\\', "/");
+        return Err(Error::msg(refused.in_file(&name, str::to_owned)));
     }
+    Ok(text)
 }
 
 /// Single-line fragments with these prefixes join the run of like lines right above the marker
@@ -420,8 +426,10 @@ fn insert_sorted(content: &str, marker: &str, line: &str, prefix: &str) -> Optio
     Some(out)
 }
 
-/// The files and symbolic links (not followed) under `dir`, by their path relative to `root`
-/// with `/`, leaving out the entries of `root` itself named in `skip`.
+/// Everything but directories under `dir` (files, symbolic links not followed, and FIFOs,
+/// devices and sockets, which the gate refuses when they are read), by their path relative to
+/// `root` with `/`, leaving out the entries of `root` itself named in `skip`; a name that is not
+/// UTF-8 is refused.
 pub fn files_under(root: &Path, dir: &Path, skip: &[&str]) -> Result<BTreeMap<String, PathBuf>> {
     fn walk(
         root: &Path,
@@ -436,14 +444,20 @@ pub fn files_under(root: &Path, dir: &Path, skip: &[&str]) -> Result<BTreeMap<St
             let Ok(rel) = path.strip_prefix(root) else {
                 continue;
             };
-            let rel = rel.to_string_lossy().replace('\\', "/");
+            let Some(rel) = rel.to_str().map(|r| r.replace('\\', "/")) else {
+                return Err(Error::msg(format!(
+                    "{}: its name is not UTF-8, so operator-gen cannot name it among the project's files; rename it (or move it out of the project), then run the command again",
+                    path.display()
+                )));
+            };
             if dir == root && skip.contains(&rel.as_str()) {
                 continue;
             }
             let kind = entry.file_type().map_err(|e| Error::io("read", &path, e))?;
             if kind.is_dir() {
                 walk(root, &path, skip, out)?;
-            } else if kind.is_file() || kind.is_symlink() {
+            } else {
+                // a FIFO, device or socket too: reading it says why it cannot be read
                 out.insert(rel, path);
             }
         }

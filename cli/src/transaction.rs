@@ -123,10 +123,8 @@ fn open_lock_file(root: &Path) -> Result<File> {
 pub fn recover(root: &Path, printer: &Printer) -> Result<()> {
     remove_if_present(&root.join(JOURNAL_NEW))?;
     let path = root.join(JOURNAL);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(Error::io("read", &path, e)),
+    let Some(text) = crate::gate::read_text(&path)? else {
+        return Ok(());
     };
     let journal: Journal = serde_json::from_str(&text).map_err(|e| {
         Error::msg(format!(
@@ -314,13 +312,20 @@ fn write_journal(root: &Path, journal: &Journal, steps: &mut Steps) -> Result<()
     let new = root.join(JOURNAL_NEW);
     let text = serde_json::to_string_pretty(journal)
         .map_err(|e| Error::msg(format!("cannot serialize the journal: {e}")))?;
-    let mut file = File::create(&new).map_err(|e| write_error(root, e))?;
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.sync_all())
-        .map_err(|e| write_error(root, e))?;
-    drop(file);
-    steps.done();
-    std::fs::rename(&new, root.join(JOURNAL)).map_err(|e| write_error(root, e))?;
+    let written = File::create(&new).and_then(|mut file| {
+        file.write_all(text.as_bytes())?;
+        file.sync_all()
+    });
+    let placed = written.and_then(|()| {
+        steps.done();
+        std::fs::rename(&new, root.join(JOURNAL))
+    });
+    if let Err(e) = placed {
+        // a journal that is not in place is nothing: no file of it stays (a full disk leaves
+        // an empty one otherwise)
+        let _ = remove_if_present(&new);
+        return Err(write_error(root, e));
+    }
     sync_dir(root);
     steps.done();
     Ok(())
@@ -462,6 +467,30 @@ mod tests {
             files(dir.path()),
             ["a/", "a/b/", "a/b/new=new", "old=changed"]
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_journal_that_cannot_be_written_leaves_no_file() {
+        // the journal's temporary file on a full disk: /dev/full refuses every write
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::os::unix::fs::symlink("/dev/full", dir.path().join(JOURNAL_NEW)).expect("symlink");
+        let e = commit(
+            dir.path(),
+            &[Change {
+                rel: "a",
+                content: "a",
+            }],
+        )
+        .expect_err("the disk is full");
+        assert!(e.to_string().contains("the disk is full"), "{e}");
+        // names only: what is left of the journal may still lead to /dev/full
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("read dir")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert!(left.is_empty(), "left: {left:?}");
     }
 
     #[test]

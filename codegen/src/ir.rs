@@ -21,6 +21,67 @@ pub struct TypeDef {
     pub resource: Option<ResourceAttrs>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loc: Option<Loc>,
+    /// Set for a type of a kube-rs crate (deriving kube's `CustomResource` or schemars'
+    /// `JsonSchema`): its schema is the one kube's `crd()` generates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kube: Option<Box<KubeType>>,
+}
+
+/// What kube's and schemars' attributes say about a type of a kube-rs crate.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct KubeType {
+    /// `#[kube(...)]` of kube's `CustomResource` derive; `None` for a `JsonSchema` type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<KubeResource>,
+    /// The type's own `#[schemars(...)]`, `#[x_kube(...)]`.
+    #[serde(default)]
+    pub schema: SchemaAttrs,
+    /// Each field's (or variant's) schemars attributes, in the order of the body's fields
+    /// (variants).
+    #[serde(default)]
+    pub members: Vec<SchemaAttrs>,
+}
+
+/// `#[kube(...)]` on the spec struct of a kube-rs kind.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct KubeResource {
+    pub plural: Option<String>,
+    pub singular: Option<String>,
+    pub namespaced: bool,
+    pub shortnames: Vec<String>,
+    pub categories: Vec<String>,
+    /// Printer columns as the CRD holds them (`name`, `type`, `jsonPath`, ...).
+    pub printcolumns: Vec<serde_json::Value>,
+    /// The scale subresource as the CRD holds it.
+    pub scale: Option<serde_json::Value>,
+    pub selectable: Vec<String>,
+    /// `schema = "derived"` (the default): the CRD holds the derived schema; `"disabled"`: no
+    /// schema.
+    pub schema_derived: bool,
+    pub validations: Vec<serde_json::Value>,
+    pub annotations: Vec<(String, String)>,
+    pub labels: Vec<(String, String)>,
+    pub served: bool,
+    pub storage: bool,
+    /// `deprecated`: `Some(None)`, `deprecated = "warning"`: `Some(Some(warning))`.
+    pub deprecated: Option<Option<String>>,
+}
+
+/// The schemars (and kube) attributes of a type, field or variant that shape its schema.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct SchemaAttrs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Keywords set on the schema (`minLength`, `maximum`, `pattern`, ...), each with its
+    /// schema type (`string`, `number`, `array`, ...): schemars sets one only on a schema of
+    /// that type.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keywords: Vec<(String, String, serde_json::Value)>,
+    /// `#[x_kube(validation = ...)]` rules, as the CRD holds them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub validations: Vec<serde_json::Value>,
 }
 
 /// What `#[k8s(...)]` says about the root type a `CustomResource` derive generates.

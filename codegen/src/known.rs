@@ -282,6 +282,7 @@ pub fn definition(path: &str) -> TypeDef {
         body: Body::Newtype(TypeExpr::Known(path.to_string())),
         resource: None,
         loc: None,
+        kube: None,
     }
 }
 

@@ -10,6 +10,7 @@ pub mod client;
 pub mod diag;
 pub mod ir;
 pub mod known;
+pub mod kube_rs;
 pub mod markers;
 pub mod names;
 pub mod resource;

@@ -27,32 +27,72 @@ pub fn loc(span: Span) -> Option<Loc> {
     })
 }
 
-/// Which derives an item carries, as far as operator-gen cares.
+/// Which derives an item carries, as far as operator-gen cares, each known by its path.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Derives {
+    /// operator-gen's `CustomResource`.
     pub custom_resource: bool,
+    /// operator-gen's `Schema`.
     pub schema: bool,
+    /// kube's `CustomResource` (`kube::CustomResource`, `kube::derive::CustomResource`,
+    /// `kube_derive::CustomResource`).
+    pub kube_custom_resource: bool,
+    /// schemars' `JsonSchema` or kube's `KubeSchema`: a type kube's schema generation reads.
+    pub json_schema: bool,
 }
 
-pub fn derives(attrs: &[syn::Attribute]) -> Derives {
+/// The crates whose `CustomResource` derive is kube's.
+const KUBE_CRATES: &[&str] = &["kube", "kube_derive"];
+
+/// The derives of `attrs`; `resolve` gives the full path an imported name stands for in the
+/// item's module (`CustomResource` → `kube::CustomResource` after `use kube::CustomResource`),
+/// `None` for a name not imported.
+pub fn derives(attrs: &[syn::Attribute], resolve: &dyn Fn(&str) -> Option<Vec<String>>) -> Derives {
     let mut d = Derives::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("derive")) {
         let _ = attr.parse_nested_meta(|meta| {
-            match meta
+            let written: Vec<String> = meta
                 .path
                 .segments
-                .last()
+                .iter()
                 .map(|s| s.ident.to_string())
-                .as_deref()
-            {
+                .collect();
+            let full = match written.split_first() {
+                Some((first, rest)) => match resolve(first) {
+                    Some(mut full) => {
+                        full.extend(rest.iter().cloned());
+                        full
+                    }
+                    None => written.clone(),
+                },
+                None => return Ok(()),
+            };
+            let from = |crates: &[&str]| {
+                full.len() > 1 && full.first().is_some_and(|c| crates.contains(&c.as_str()))
+            };
+            match full.last().map(String::as_str) {
+                Some("CustomResource") if from(KUBE_CRATES) => d.kube_custom_resource = true,
                 Some("CustomResource") => d.custom_resource = true,
                 Some("Schema") => d.schema = true,
+                Some("JsonSchema" | "KubeSchema") => d.json_schema = true,
                 _ => {}
             }
             Ok(())
         });
     }
     d
+}
+
+/// Whether an `#[name(...)]` among `attrs` lists a key (or a derive) whose path ends in `key`.
+pub fn lists_key(attrs: &[syn::Attribute], name: &str, key: &str) -> bool {
+    attrs.iter().filter(|a| a.path().is_ident(name)).any(|a| {
+        let mut found = false;
+        let _ = a.parse_nested_meta(|meta| {
+            found |= meta.path.segments.last().is_some_and(|s| s.ident == key);
+            skip_value(&meta)
+        });
+        found
+    })
 }
 
 /// Checks that depend on which derive an item carries; the derives and the scan share them.
@@ -391,12 +431,15 @@ fn field_serde(attrs: &[syn::Attribute], errors: &mut Errors) -> FieldSerde {
     s
 }
 
-/// Consumes whatever value a serde key we do not interpret carries.
-fn skip_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
+/// Consumes whatever value a key we do not interpret carries (`= expr`, or `(...)` whatever
+/// it holds).
+pub fn skip_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
     if meta.input.peek(syn::Token![=]) {
         let _: syn::Expr = meta.value()?.parse()?;
     } else if meta.input.peek(syn::token::Paren) {
-        meta.parse_nested_meta(|inner| skip_value(&inner))?;
+        let content;
+        syn::parenthesized!(content in meta.input);
+        let _: proc_macro2::TokenStream = content.parse()?;
     }
     Ok(())
 }
@@ -467,6 +510,7 @@ pub fn type_def(input: &syn::DeriveInput, errors: &mut Errors) -> Option<TypeDef
         body,
         resource,
         loc: loc(input.ident.span()),
+        kube: None,
     };
     if let Body::Enum(variants) = &def.body
         && let Some(message) = enum_shape_error(&def, variants)

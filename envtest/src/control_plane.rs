@@ -35,7 +35,8 @@ pub struct Settings {
     pub start_timeout: Option<Duration>,
     /// Extra kube-apiserver flags (`--name=value`), passed after the defaults: a single-value flag
     /// given again replaces the default, a list flag (such as `--disable-admission-plugins`)
-    /// adds to it.
+    /// adds to it, and `--feature-gates` adds to and overrides the defaults' gates (from
+    /// Kubernetes 1.36 on, `ShardedListAndWatch=true`).
     pub apiserver_args: Vec<String>,
     /// An audit policy (an `audit.k8s.io/v1` `Policy`, as YAML). When set, the apiserver writes
     /// the requests it selects as JSON lines to [`ControlPlane::audit_log`], each before it
@@ -177,6 +178,8 @@ impl ControlPlane {
             }
             None => None,
         };
+        // before the caller's flags: a `--feature-gates` of theirs adds to it and overrides it
+        apiserver_args.extend(crate::gates::flag(apiserver_binary));
         apiserver_args.extend(extra_apiserver_args.iter().cloned());
         let mut apiserver = Process::spawn(
             KUBE_APISERVER,

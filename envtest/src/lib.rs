@@ -22,6 +22,7 @@ pub mod ci;
 mod control_plane;
 mod crds;
 mod error;
+mod gates;
 mod kubeconfig;
 mod objects;
 mod process;

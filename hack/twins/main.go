@@ -177,7 +177,7 @@ func main() {
 		write(filepath.Join(rustDir, "src", strings.ToLower(k)+".rs"), rustKind(k, kinds[k]))
 	}
 	fmt.Fprintf(&lib, "\n/// Each kind's CRD file as the derive writes it, or why it cannot be built, by kind.\n")
-	fmt.Fprintf(&lib, "pub fn crds() -> Vec<(&'static str, Result<String, String>)> {\n    vec![\n")
+	fmt.Fprintf(&lib, "pub fn crds() -> Vec<(&'static str, Result<String, operator_gen_runtime::CrdError>)> {\n    vec![\n")
 	for _, k := range names {
 		fmt.Fprintf(&lib, "        (\n            %q,\n            %s::%s::try_crd().map(|crd| operator_gen_runtime::crd_yaml(&crd)),\n        ),\n", k, strings.ToLower(k), k)
 	}

@@ -12,6 +12,8 @@ use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
+use crate::shard::Shard;
+
 /// Reads objects of one kind from a local cache. Objects are shared with the cache: clone before
 /// changing them.
 pub struct Lister<K: Resource<DynamicType = ()> + 'static> {
@@ -121,8 +123,14 @@ where
 {
     /// Starts watching `api` with `config` on the current tokio runtime.
     pub fn start(api: Api<K>, config: watcher::Config) -> Self {
+        Informer::start_in_shard(api, config, Shard::ALL)
+    }
+
+    /// [`start`](Self::start) for the objects of `shard` only: the cache holds no other
+    /// shard's ([`shard::watcher`](crate::shard::watcher)).
+    pub fn start_in_shard(api: Api<K>, config: watcher::Config, shard: Shard) -> Self {
         let (store, writer) = reflector::store();
-        let stream = reflector::reflector(writer, watcher(api, config))
+        let stream = reflector::reflector(writer, crate::shard::watcher(api, config, shard))
             .default_backoff()
             .touched_objects();
         let task = tokio::spawn(async move {
@@ -221,5 +229,32 @@ mod tests {
         let lister = Lister::new(store);
         assert!(lister.get("team").is_some());
         assert!(lister.get("other").is_none());
+    }
+
+    #[tokio::test]
+    async fn an_informer_of_one_shard_caches_only_its_objects() {
+        use crate::shard::tests::{uid, with_uid};
+        let fake = crate::fake::FakeApi::new();
+        let shard = Shard::new(0, 2).expect("shard");
+        let mut mine = Vec::new();
+        for i in 0..20 {
+            let cm = with_uid(&uid(i));
+            if shard.owns(&cm) {
+                mine.push(cm.name_any());
+            }
+            fake.seed(&cm);
+        }
+        mine.sort();
+        assert!((2..18).contains(&mine.len()), "shard 0 of 2 owns {mine:?}");
+        let api: Api<ConfigMap> = Api::namespaced(fake.client(), "default");
+        let informer = Informer::start_in_shard(api, watcher::Config::default(), shard);
+        informer.wait_for_sync().await.expect("synced");
+        let cached: Vec<String> = informer
+            .lister()
+            .list(&Selector::default())
+            .iter()
+            .map(|o| o.name_any())
+            .collect();
+        assert_eq!(cached, mine);
     }
 }

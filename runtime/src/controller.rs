@@ -49,9 +49,11 @@ where
     generation_changed_in_shard(api, config, Shard::ALL)
 }
 
-/// [`generation_changed`] for the objects of one [`Shard`]: the others do not wake it. Triggers
-/// added with `owns` and `watches` wake an owner whatever its shard, so a reconcile that uses
-/// them starts with `if !shard.owns(&obj)` (the scaffold's does).
+/// [`generation_changed`] for the objects of one [`Shard`]: it lists, watches and caches only
+/// them ([`shard::watcher`](crate::shard::watcher): by the apiserver's shard selector where it
+/// honours it, else dropped on arrival), and the others do not wake it. Triggers added with
+/// `owns` and `watches` wake an owner whatever its shard, so a reconcile that uses them starts
+/// with `if !shard.owns(&obj)` (the scaffold's does).
 pub fn generation_changed_in_shard<K>(
     api: Api<K>,
     config: watcher::Config,
@@ -64,7 +66,7 @@ where
     let (reader, writer) = reflector::store();
     let mut store = store::Compacting::new(writer);
     let mut wakes = wakes::Wakes::default();
-    let trigger = watcher(api, config)
+    let trigger = crate::shard::watcher(api, config, shard)
         .default_backoff()
         // the cache keeps objects without `managedFields`, which no reconcile reads and which
         // are often the larger part of an object; an update sent without them keeps the stored ones
@@ -73,10 +75,9 @@ where
         .inspect_ok(move |event| {
             store.apply(event);
         })
-        // the shard's objects, when first seen or seen with another generation (kube's
-        // `predicate_filter` with `generation.fallback(resource_version)`, forgetting deleted
-        // objects)
-        .try_filter_map(move |event| std::future::ready(Ok(wakes.wake(event, shard))));
+        // objects first seen or seen with another generation (kube's `predicate_filter` with
+        // `generation.fallback(resource_version)`, forgetting deleted objects)
+        .try_filter_map(move |event| std::future::ready(Ok(wakes.wake(event))));
     Controller::for_stream(trigger, reader)
         .with_config(controller::Config::default().concurrency(CONCURRENT_RECONCILES))
 }
@@ -289,6 +290,7 @@ pub(crate) mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::ConfigMap;
     use kube::api::ObjectMeta;
+    use std::sync::Arc;
 
     /// A ConfigMap `namespace/name`, the object the runtime's unit tests key by.
     pub(crate) fn config_map(namespace: &str, name: &str) -> ConfigMap {
@@ -350,6 +352,51 @@ pub(crate) mod tests {
             conditions_patch(&[c])["status"]["conditions"][0]["reason"],
             "Reconciled"
         );
+    }
+
+    #[tokio::test]
+    async fn a_controller_of_one_shard_caches_and_reconciles_only_its_objects() {
+        use crate::shard::tests::uid;
+        use futures::StreamExt;
+        use std::collections::BTreeSet;
+        // the fake sends every object: the client keeps to the shard
+        let fake = crate::fake::FakeApi::new();
+        let shard = Shard::new(1, 3).expect("shard");
+        let mut mine = BTreeSet::new();
+        for i in 0..30 {
+            let mut cm = config_map("default", &format!("cm-{i}"));
+            cm.metadata.uid = Some(uid(i));
+            if shard.owns(&cm) {
+                mine.insert(cm.name_any());
+            }
+            fake.seed(&cm);
+        }
+        assert!((3..27).contains(&mine.len()), "shard 1 of 3 owns {mine:?}");
+        let api: Api<ConfigMap> = Api::namespaced(fake.client(), "default");
+        let controller = generation_changed_in_shard(api, watcher::Config::default(), shard);
+        let store = controller.store();
+        let reconciled = Arc::new(Mutex::new(BTreeSet::new()));
+        let run = controller.run(
+            |obj: Arc<ConfigMap>, seen: Arc<Mutex<BTreeSet<String>>>| async move {
+                seen.lock().expect("lock").insert(obj.name_any());
+                Ok::<_, kube::Error>(Action::await_change())
+            },
+            |_, _, _| Action::await_change(),
+            reconciled.clone(),
+        );
+        let task = tokio::spawn(run.for_each(|_| std::future::ready(())));
+        let names = |s: &reflector::Store<ConfigMap>| -> BTreeSet<String> {
+            s.state().iter().map(|o| o.name_any()).collect()
+        };
+        for _ in 0..200 {
+            if *reconciled.lock().expect("lock") == mine {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        task.abort();
+        assert_eq!(*reconciled.lock().expect("lock"), mine);
+        assert_eq!(names(&store), mine);
     }
 
     #[test]

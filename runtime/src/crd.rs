@@ -104,10 +104,10 @@ pub fn crd_for_versions_with(
     }
 }
 
-/// The CRD of one version; the derive's `try_crd()`, which answers its message.
+/// The CRD of one version; the derive's `try_crd()`.
 #[doc(hidden)]
-pub fn crd_of(spec: Definition, status: Option<Definition>) -> Result<Crd, String> {
-    crd_for_versions(vec![CrdVersion { spec, status }]).map_err(|e| e.message)
+pub fn crd_of(spec: Definition, status: Option<Definition>) -> Result<Crd, CrdError> {
+    crd_for_versions(vec![CrdVersion { spec, status }])
 }
 
 /// Whether `on_disk`, a CRD file `operator-gen manifests` wrote, holds `version` as the derive

@@ -710,7 +710,8 @@ mod tests {
             fn validate_create(
                 &self,
                 _: &ConfigMap,
-            ) -> std::result::Result<crate::webhook::Warnings, String> {
+            ) -> std::result::Result<crate::webhook::Warnings, crate::webhook::HookError>
+            {
                 Ok(Vec::new())
             }
         }

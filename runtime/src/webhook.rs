@@ -8,7 +8,7 @@
 //! not), and reports it on `/readyz`:
 //!
 //! ```no_run
-//! # use operator_gen_runtime::webhook::{Defaulter, Validator, Warnings, WebhookServer};
+//! # use operator_gen_runtime::webhook::{Defaulter, HookError, Validator, Warnings, WebhookServer};
 //! # use operator_gen_runtime::k8s_openapi::api::core::v1::ConfigMap;
 //! struct Labels;
 //! impl Defaulter<ConfigMap> for Labels {
@@ -17,7 +17,7 @@
 //!     }
 //! }
 //! impl Validator<ConfigMap> for Labels {
-//!     fn validate_create(&self, obj: &ConfigMap) -> Result<Warnings, String> {
+//!     fn validate_create(&self, obj: &ConfigMap) -> Result<Warnings, HookError> {
 //!         match &obj.data {
 //!             Some(d) if d.contains_key("password") => Err("data.password is not allowed: use a Secret".into()),
 //!             _ => Ok(Warnings::new()),
@@ -58,7 +58,7 @@ mod hub;
 use crate::serve::Health;
 use crate::serve::http::{self, Routes};
 use crate::serve::tls::{self, CertFiles, CertUse};
-pub use hooks::{Converter, Defaulter, Validator, Warnings};
+pub use hooks::{Converter, Defaulter, HookError, Validator, Warnings};
 pub use hub::HubConverter;
 
 /// The largest review body accepted (the apiserver's own limit on a request body: 3 MiB of
@@ -81,10 +81,10 @@ impl Converter for Converters {
         &self,
         object: serde_json::Value,
         desired_api_version: &str,
-    ) -> Result<serde_json::Value, String> {
+    ) -> Result<serde_json::Value, HookError> {
         match self.0.iter().find(|c| c.converts(&object)) {
             Some(c) => c.convert(object, desired_api_version),
-            None => Err(format!(
+            None => Err(HookError::from(format!(
                 "no converter for kind {} of {}",
                 object
                     .get("kind")
@@ -94,7 +94,7 @@ impl Converter for Converters {
                     .get("apiVersion")
                     .and_then(|v| v.as_str())
                     .unwrap_or("(no apiVersion)")
-            )),
+            ))),
         }
     }
 }
@@ -592,7 +592,7 @@ where
             resp.warnings = (!warnings.is_empty()).then_some(warnings);
             resp
         }
-        Ok(Err(message)) => denied(req, &message, "Forbidden", 403),
+        Ok(Err(error)) => denied(req, &error.to_string(), "Forbidden", 403),
     }
 }
 
@@ -637,9 +637,9 @@ fn convert(converter: &impl Converter, body: &[u8]) -> Answer {
             converter.convert(object, &desired).and_then(|out| {
                 match out.get("apiVersion").and_then(|v| v.as_str()) {
                     Some(v) if v == desired => Ok(out),
-                    other => Err(format!(
+                    other => Err(HookError::from(format!(
                         "the converter returned apiVersion {other:?}, not {desired:?}"
-                    )),
+                    ))),
                 }
             })
         };
@@ -679,7 +679,7 @@ mod tests {
     struct Rules;
 
     impl Validator<ConfigMap> for Rules {
-        fn validate_create(&self, obj: &ConfigMap) -> Result<Warnings, String> {
+        fn validate_create(&self, obj: &ConfigMap) -> Result<Warnings, HookError> {
             match &obj.data {
                 Some(d) if d.contains_key("password") => {
                     Err("data.password is not allowed: use a Secret".into())
@@ -689,7 +689,7 @@ mod tests {
             }
         }
 
-        fn validate_update(&self, old: &ConfigMap, new: &ConfigMap) -> Result<Warnings, String> {
+        fn validate_update(&self, old: &ConfigMap, new: &ConfigMap) -> Result<Warnings, HookError> {
             let mode = |c: &ConfigMap| c.data.as_ref().and_then(|d| d.get("mode").cloned());
             if mode(old) == mode(new) {
                 Ok(Warnings::new())
@@ -698,7 +698,7 @@ mod tests {
             }
         }
 
-        fn validate_delete(&self, obj: &ConfigMap) -> Result<Warnings, String> {
+        fn validate_delete(&self, obj: &ConfigMap) -> Result<Warnings, HookError> {
             if obj
                 .metadata
                 .labels
@@ -716,9 +716,9 @@ mod tests {
     struct V1ToV2;
 
     impl Converter for V1ToV2 {
-        fn convert(&self, mut object: Value, desired: &str) -> Result<Value, String> {
+        fn convert(&self, mut object: Value, desired: &str) -> Result<Value, HookError> {
             if desired != "example.com/v2" {
-                return Err(format!("no conversion to {desired}"));
+                return Err(format!("no conversion to {desired}").into());
             }
             let size = object
                 .pointer("/spec/size")
@@ -1062,7 +1062,7 @@ mod tests {
     struct Slow;
 
     impl Validator<ConfigMap> for Slow {
-        fn validate_create(&self, _: &ConfigMap) -> Result<Warnings, String> {
+        fn validate_create(&self, _: &ConfigMap) -> Result<Warnings, HookError> {
             std::thread::sleep(Duration::from_secs(3));
             Ok(Warnings::new())
         }

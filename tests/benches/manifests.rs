@@ -25,7 +25,9 @@
 //!   whose files then rested for 2.5 s, as a user's have between commands;
 //!
 //! and prints controller-gen's time over ours for cold, for the one-file edit and for the
-//! edit that changes a type.
+//! edit that changes a type. With `BENCH_BASELINE=/path/to/operator-gen` (another build, an
+//! earlier commit's say) it times that binary the same way in the same run, on a project of its
+//! own, and prints its row beside this build's.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -268,19 +270,113 @@ fn edit(file: &Path, n: &mut usize, comment: &str) {
     std::fs::write(file, format!("{base}{comment} {n}\n")).expect("edit the file");
 }
 
+/// `operator-gen manifests`'s medians on one project: cold, warm, after a comment edit and
+/// after a type edit.
+struct Ours {
+    cold: Duration,
+    warm: Duration,
+    edited: Duration,
+    typed: Duration,
+}
+
+fn measure_ours(bin: &Path, project: &Path, runs: usize) -> Ours {
+    // a user's project between commands: its manifests written, and no file changed in the
+    // last two seconds (`manifests` stamps no file younger than that, see `cli/src/manifests/cache/stamps.rs`)
+    operator_gen_manifests(bin, project);
+    std::thread::sleep(Duration::from_millis(2500));
+    let cache = project.join("target/operator-gen");
+    let cold = time(
+        runs,
+        || {
+            let _ = std::fs::remove_dir_all(&cache);
+        },
+        || operator_gen_manifests(bin, project),
+    );
+    let warm = time(runs, || {}, || operator_gen_manifests(bin, project));
+    let api_file = project.join("src/api/v1/ship0.rs");
+    let mut n = 0;
+    let edited = time(
+        runs,
+        || edit(&api_file, &mut n, "// bench edit"),
+        || operator_gen_manifests(bin, project),
+    );
+    let typed = time(
+        runs,
+        || {
+            edit(&api_file, &mut n, "/// bench type");
+            let mut text = std::fs::read_to_string(&api_file).expect("read the edited file");
+            text.push_str("pub struct BenchEdit;\n");
+            std::fs::write(&api_file, text).expect("edit the file");
+        },
+        || operator_gen_manifests(bin, project),
+    );
+    Ours {
+        cold,
+        warm,
+        edited,
+        typed,
+    }
+}
+
+/// controller-gen's medians on the kubebuilder project: as it is and after a one-file edit.
+fn measure_controller_gen(cg: &Path, go: &Path) -> (Duration, Duration) {
+    let cg_runs = 5;
+    let plain = time(cg_runs, || {}, || controller_gen_manifests(cg, go));
+    let types = go.join("api/v1/ship0_types.go");
+    let mut m = 0;
+    let edited = time(
+        cg_runs,
+        || edit(&types, &mut m, "// bench edit"),
+        || controller_gen_manifests(cg, go),
+    );
+    (plain, edited)
+}
+
+/// One row of the table: `who`'s times and, with controller-gen's, the ratios.
+fn print_row(kinds: usize, who: &str, ours: &Ours, cg: Option<(Duration, Duration)>) {
+    let cells = |cg: Option<(Duration, Duration)>| match cg {
+        Some((plain, edit)) => format!("{:>10.1} {:>10.1}", ms(plain), ms(edit)),
+        None => format!("{:>10} {:>10}", "-", "-"),
+    };
+    let ratios = match cg {
+        Some((plain, edit)) => format!(
+            "{:>8.0}x {:>8.0}x {:>8.0}x",
+            ms(plain) / ms(ours.cold),
+            ms(edit) / ms(ours.edited),
+            ms(edit) / ms(ours.typed),
+        ),
+        None => "  (controller-gen skipped)".to_owned(),
+    };
+    println!(
+        "{kinds:>6} {who:>9} {} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {ratios}",
+        cells(cg),
+        ms(ours.cold),
+        ms(ours.warm),
+        ms(ours.edited),
+        ms(ours.typed),
+    );
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; nothing else to parse
     let sizes: Vec<usize> = std::env::var("BENCH_KINDS")
         .ok()
         .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect())
         .unwrap_or_else(|| vec![1, 20, 200]);
+    // another `operator-gen` binary (an earlier build, say) timed in the same run on a project
+    // of its own made the same way, so that two builds compare side by side
+    let baseline = std::env::var_os("BENCH_BASELINE").map(PathBuf::from);
     let tmp = tempfile::tempdir().expect("temp dir");
     let bin = release_binary();
     let peers = go_tools();
     println!("operator-gen manifests vs controller-gen v0.21.0 (median ms of whole processes)");
+    if let Some(b) = &baseline {
+        println!("baseline: {} (BENCH_BASELINE)", b.display());
+    }
     println!(
-        "{:>6} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9}",
+        "{:>6} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9}",
         "kinds",
+        "binary",
         "cg",
         "cg edit",
         "ours cold",
@@ -292,72 +388,21 @@ fn main() {
         "type x"
     );
     for &kinds in &sizes {
-        let project = ours(tmp.path(), kinds);
-        // a user's project between commands: its manifests written, and no file changed in the
-        // last two seconds (`manifests` stamps no file younger than that, see `cli/src/manifests/cache/stamps.rs`)
-        operator_gen_manifests(&bin, &project);
-        std::thread::sleep(Duration::from_millis(2500));
-        let cache = project.join("target/operator-gen");
         let runs = if kinds >= 100 { 11 } else { 21 };
-        let cold = time(
-            runs,
-            || {
-                let _ = std::fs::remove_dir_all(&cache);
-            },
-            || operator_gen_manifests(&bin, &project),
-        );
-        let warm = time(runs, || {}, || operator_gen_manifests(&bin, &project));
-        let api_file = project.join("src/api/v1/ship0.rs");
-        let mut n = 0;
-        let edited = time(
-            runs,
-            || edit(&api_file, &mut n, "// bench edit"),
-            || operator_gen_manifests(&bin, &project),
-        );
-        let typed = time(
-            runs,
-            || {
-                edit(&api_file, &mut n, "/// bench type");
-                let mut text = std::fs::read_to_string(&api_file).expect("read the edited file");
-                text.push_str("pub struct BenchEdit;\n");
-                std::fs::write(&api_file, text).expect("edit the file");
-            },
-            || operator_gen_manifests(&bin, &project),
-        );
-        let Some((kubebuilder, cg)) = &peers else {
-            println!(
-                "{kinds:>6} {:>10} {:>10} {:>10.1} {:>10.1} {:>10.1} {:>10.1}   (controller-gen skipped)",
-                "-",
-                "-",
-                ms(cold),
-                ms(warm),
-                ms(edited),
-                ms(typed)
-            );
-            continue;
-        };
-        let go = kubebuilder_project(tmp.path(), kinds, kubebuilder, cg);
-        let cg_runs = 5;
-        let cg_plain = time(cg_runs, || {}, || controller_gen_manifests(cg, &go));
-        let types = go.join("api/v1/ship0_types.go");
-        let mut m = 0;
-        let cg_edit = time(
-            cg_runs,
-            || edit(&types, &mut m, "// bench edit"),
-            || controller_gen_manifests(cg, &go),
-        );
-        println!(
-            "{kinds:>6} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>8.0}x {:>8.0}x {:>8.0}x",
-            ms(cg_plain),
-            ms(cg_edit),
-            ms(cold),
-            ms(warm),
-            ms(edited),
-            ms(typed),
-            ms(cg_plain) / ms(cold),
-            ms(cg_edit) / ms(edited),
-            ms(cg_edit) / ms(typed),
-        );
+        let project = ours(tmp.path(), kinds);
+        let measured = measure_ours(&bin, &project, runs);
+        let earlier = baseline.as_ref().map(|b| {
+            let dir = tmp.path().join("baseline");
+            std::fs::create_dir_all(&dir).expect("baseline dir");
+            measure_ours(b, &ours(&dir, kinds), runs)
+        });
+        let cg = peers.as_ref().map(|(kubebuilder, cg)| {
+            measure_controller_gen(cg, &kubebuilder_project(tmp.path(), kinds, kubebuilder, cg))
+        });
+        print_row(kinds, "this", &measured, cg);
+        if let Some(earlier) = &earlier {
+            print_row(kinds, "baseline", earlier, cg);
+        }
     }
     println!(
         "cold x = controller-gen / operator-gen without its cache; edit x = the same after a one-file edit (a comment); type x = after an edit that changes a type (controller-gen: its one-file edit)"

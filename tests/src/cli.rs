@@ -277,6 +277,121 @@ pub fn first_line_difference(expected: &str, actual: &str) -> String {
     )
 }
 
+/// Every directory and file under `dir` (and `dir` itself) without write permission, and the
+/// path to it traversable by others.
+pub fn make_read_only(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    fn walk(p: &Path) {
+        if p.is_dir() {
+            for e in std::fs::read_dir(p).expect("read dir").flatten() {
+                walk(&e.path());
+            }
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+        } else {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+        }
+    }
+    walk(dir);
+    let mut parent = dir.parent();
+    while let Some(p) =
+        parent.filter(|p| p.starts_with(std::env::temp_dir()) && *p != std::env::temp_dir())
+    {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        parent = p.parent();
+    }
+}
+
+/// Whether this process runs as root (a file it creates in `dir` is owned by uid 0): root
+/// ignores permissions, so a read-only tree binds only [`UNPRIVILEGED`] runs.
+pub fn running_as_root(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let probe = dir.join(".uid-probe");
+    std::fs::write(&probe, "").expect("write probe");
+    let uid = std::fs::metadata(&probe).expect("stat probe").uid();
+    std::fs::remove_file(&probe).expect("remove probe");
+    uid == 0
+}
+
+/// The command prefix that runs what follows as the unprivileged user 65534: `setpriv`.
+pub const UNPRIVILEGED: &[&str] = &[
+    "setpriv",
+    "--reuid=65534",
+    "--regid=65534",
+    "--clear-groups",
+    "--",
+];
+
+/// Whether `setpriv` runs; outside CI a test without it skips `purpose`, in CI it fails.
+pub fn setpriv_available(purpose: &str) -> bool {
+    let ok = Command::new("setpriv")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        crate::tools::skip_or_fail(
+            &format!("setpriv is not installed; {purpose} needs it to drop root"),
+            "apt-get install util-linux",
+        );
+    }
+    ok
+}
+
+/// Run `prefix... operator-gen args...` in `dir` as [`run`] does, with at most `memory` bytes of
+/// address space (a runaway read fails instead of exhausting the machine), killed after
+/// `limit` (`None` then), and without `CARGO_TARGET_DIR`: the scan's cache is the project's
+/// own, in its `target/`.
+pub fn run_bounded(
+    dir: &Path,
+    prefix: &[&str],
+    args: &[String],
+    memory: u64,
+    limit: std::time::Duration,
+) -> Option<Output> {
+    use std::io::{Read, Seek};
+    let mut out = tempfile::tempfile().expect("stdout file");
+    let mut err = tempfile::tempfile().expect("stderr file");
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {} && exec \"$@\"", memory >> 10))
+        .arg("sh")
+        .args(prefix)
+        .arg(operator_gen_bin())
+        .args(args)
+        .current_dir(dir)
+        .env("OPERATOR_GEN_YEAR", YEAR)
+        .env("NO_COLOR", "1")
+        .env_remove("CARGO_TARGET_DIR")
+        .stdin(Stdio::null())
+        .stdout(out.try_clone().expect("clone stdout file"))
+        .stderr(err.try_clone().expect("clone stderr file"))
+        .spawn()
+        .expect("run operator-gen");
+    let deadline = std::time::Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for operator-gen") {
+            break Some(status);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let text = |f: &mut std::fs::File| {
+        let mut bytes = Vec::new();
+        f.rewind().expect("rewind");
+        f.read_to_end(&mut bytes).expect("read output");
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    let (stdout, stderr) = (text(&mut out), text(&mut err));
+    status.map(|s| Output {
+        code: s.code().unwrap_or(-1),
+        stdout,
+        stderr,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

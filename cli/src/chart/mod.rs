@@ -490,10 +490,10 @@ fn port_holes(t: &mut Template, object: &Value, at: &str, keys: &[&str], manager
 /// kustomize would render it if config/default listed `../prometheus`; `None` when absent.
 pub fn configured_monitor(root: &Path) -> Result<Option<Value>> {
     let monitor = root.join("config/prometheus/monitor.yaml");
-    let Some(text) = read_optional(&monitor)? else {
+    let Some(text) = crate::gate::read_text(&monitor)? else {
         return Ok(None);
     };
-    let kustomization = read_optional(&root.join("config/default/kustomization.yaml"))?;
+    let kustomization = crate::gate::read_text(&root.join("config/default/kustomization.yaml"))?;
     let k: Value = kustomization
         .as_deref()
         .and_then(|t| serde_saphyr::from_str(t).ok())
@@ -518,14 +518,6 @@ pub fn configured_monitor(root: &Path) -> Result<Option<Value>> {
         }
     }
     Ok(Some(m))
-}
-
-fn read_optional(path: &Path) -> Result<Option<String>> {
-    match std::fs::read_to_string(path) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io("read", path, e)),
-    }
 }
 
 /// A parser's report on one line: its first line (saphyr adds a source excerpt below it).

@@ -73,14 +73,10 @@ pub fn run(args: &EditArgs, root: &Path, printer: &Printer) -> Result<()> {
         .or(recorded)
         .unwrap_or_else(|| chart::DEFAULT_MANIFESTS.to_owned());
     let path = root.join(&manifests);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(Error::msg(format!(
-                "{manifests} does not exist; run `make build-installer` first (it renders config/default with kustomize), or pass --manifests FILE"
-            )));
-        }
-        Err(e) => return Err(Error::io("read", &path, e)),
+    let Some(text) = crate::gate::read_text_up_to(&path, crate::gate::MAX_RENDERED_BYTES)? else {
+        return Err(Error::msg(format!(
+            "{manifests} does not exist; run `make build-installer` first (it renders config/default with kustomize), or pass --manifests FILE"
+        )));
     };
     let derived = chart::derive(&chart::Source {
         project_name: &project.project_name,

@@ -202,7 +202,7 @@ fn fill(
     printer: &Printer,
     runner: Runner,
 ) -> Result<()> {
-    let read = |rel: &str| std::fs::read_to_string(input.join(rel)).ok();
+    let read = |rel: &str| crate::gate::read_text_lenient(&input.join(rel));
     let quiet = Printer::new(Verbosity::Quiet);
     for step in replay::steps(project, &read) {
         printer.status("replay", &replay::display(&step));
@@ -254,9 +254,17 @@ fn carry_over(input: &Path, dir: &Path, printer: &Printer) -> Result<()> {
             links.push((rel, path));
             continue;
         }
-        let bytes = std::fs::read(&path).map_err(|e| Error::io("read", &path, e))?;
+        let bytes = match crate::gate::read(&path) {
+            Ok((_, bytes)) => bytes,
+            // a large file is carried over as it is, copied
+            Err(crate::gate::Refusal::TooLarge(..)) => {
+                binary.push((rel, path));
+                continue;
+            }
+            Err(refused) => return Err(refused.into_error(&path)),
+        };
         if let Some(fresh) = fresh.get(&rel)
-            && std::fs::read(fresh).is_ok_and(|f| f == bytes)
+            && crate::gate::read(fresh).is_ok_and(|(_, f)| f == bytes)
         {
             continue;
         }
@@ -328,10 +336,25 @@ fn swap_dirs(input: &Path) -> Result<(PathBuf, PathBuf)> {
 /// In place: the complete staging directory takes the input's place, the input's entries (but
 /// `.git/` and `target/`) going to `backup`.
 fn swap_in(input: &Path, staging: &Path, backup: &Path) -> Result<()> {
-    let (ready, _) = swap_dirs(input)?;
+    let (ready, swap) = swap_dirs(input)?;
     std::fs::rename(staging, &ready).map_err(|e| Error::io("move", staging, e))?;
-    finish_swap(input, backup, &mut Renames::unlimited())?;
-    Ok(())
+    let Err(e) = finish_swap(input, backup, &mut Renames::unlimited()) else {
+        return Ok(());
+    };
+    let moved = std::fs::read_dir(backup).is_ok_and(|mut entries| entries.next().is_some());
+    if ready.is_dir() && !moved {
+        // nothing of the input moved yet (it cannot be written, say): undo the swap's start,
+        // so that nothing stays beside the project
+        let _ = std::fs::remove_dir_all(&ready);
+        let _ = std::fs::remove_dir(backup);
+        return Err(e);
+    }
+    let new = if ready.is_dir() { ready } else { swap };
+    Err(Error::msg(format!(
+        "{e} (alpha generate stopped part way through swapping the re-scaffolded project in: {} holds the files not yet moved in, {} the previous files moved out so far; fix the cause and run alpha generate again to finish the swap)",
+        new.display(),
+        backup.display()
+    )))
 }
 
 /// Counts the swap's renames; a test stops it after a number of them, as a kill would.

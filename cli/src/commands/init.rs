@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::printer::Printer;
+use crate::project::boilerplate::BOILERPLATE;
 use crate::project::boilerplate::License;
 use crate::project::runtime_crates::default_checkout;
 pub use crate::project::runtime_crates::{LOCAL_CONFIG, OUR_CRATES};
@@ -45,6 +46,11 @@ pub struct InitArgs {
     /// the local `.cargo/config.toml`.
     #[arg(long, value_name = "URL")]
     pub runtime_git: Option<String>,
+    /// Add PROJECT, config/ and the Makefile around an existing crate (a kube-rs operator)
+    /// without changing its Cargo.toml or sources; the CRDs of the kinds `manifests` reads in it
+    /// are listed in config/crd.
+    #[arg(long)]
+    pub existing: bool,
 }
 
 /// Files whose presence means the directory already holds a project.
@@ -52,6 +58,9 @@ const GUARDED: &[&str] = &["PROJECT", "Cargo.toml", "src/main.rs"];
 
 /// Run `init` in `root`.
 pub fn run(args: &InitArgs, root: &Path, printer: &Printer) -> Result<()> {
+    if args.existing {
+        return run_existing(args, root, printer);
+    }
     for guarded in GUARDED {
         if root.join(guarded).symlink_metadata().is_ok() {
             return Err(Error::msg(format!(
@@ -59,24 +68,11 @@ pub fn run(args: &InitArgs, root: &Path, printer: &Printer) -> Result<()> {
             )));
         }
     }
-    let request = Request {
-        project_name: match &args.project_name {
-            Some(name) => name.clone(),
-            None => root
-                .file_name()
-                .map(|n| n.to_string_lossy().to_lowercase())
-                .unwrap_or_default(),
-        },
-        domain: args.domain.clone(),
-        owner: args.owner.clone(),
-        license: args.license,
-        multigroup: args.multigroup.unwrap_or(false),
-        namespaced: args.namespaced.unwrap_or(false),
-        k8s_version: args.k8s_version.clone(),
-        runtime_path: args.runtime_path.clone(),
-        runtime_git: args.runtime_git.clone(),
-    };
-    let ctx = context(&request)?;
+    let name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let ctx = context(&request(args, name))?;
     if ctx.local_crates.is_empty() {
         printer.warn(&format!(
             "no operator-gen checkout at {} (the one this CLI was built from): wrote no {LOCAL_CONFIG}, so cargo takes operator-gen's crates from the registry; until they are published, run init with --runtime-path <checkout> or --runtime-git <url>",
@@ -99,6 +95,21 @@ pub fn run(args: &InitArgs, root: &Path, printer: &Printer) -> Result<()> {
     Ok(())
 }
 
+/// What `args` ask for, the project named `name` unless `--project-name` names it.
+fn request(args: &InitArgs, name: String) -> Request {
+    Request {
+        project_name: args.project_name.clone().unwrap_or(name),
+        domain: args.domain.clone(),
+        owner: args.owner.clone(),
+        license: args.license,
+        multigroup: args.multigroup.unwrap_or(false),
+        namespaced: args.namespaced.unwrap_or(false),
+        k8s_version: args.k8s_version.clone(),
+        runtime_path: args.runtime_path.clone(),
+        runtime_git: args.runtime_git.clone(),
+    }
+}
+
 fn warn_about_content(root: &Path, printer: &Printer) {
     let Ok(entries) = std::fs::read_dir(root) else {
         return;
@@ -114,5 +125,81 @@ fn warn_about_content(root: &Path, printer: &Printer) {
             "the directory is not empty ({}); init writes its files next to them",
             others.join(", ")
         ));
+    }
+}
+
+/// The files of `init --existing` besides the crate's own: `PROJECT`, `config/`, the Makefile
+/// and the license header of later commands.
+fn kept_by_existing(rel: &str) -> bool {
+    rel == crate::project::FILE_NAME
+        || rel == "Makefile"
+        || rel == BOILERPLATE
+        || rel.starts_with("config/")
+}
+
+/// `init --existing`: `PROJECT`, `config/` and the Makefile around the crate at `root`, its
+/// Cargo.toml and sources untouched. The crate is read as `manifests` reads it first (a crate
+/// it cannot read is refused, nothing written), and its kinds' CRDs are listed in config/crd.
+fn run_existing(args: &InitArgs, root: &Path, printer: &Printer) -> Result<()> {
+    if root
+        .join(crate::project::FILE_NAME)
+        .symlink_metadata()
+        .is_ok()
+    {
+        return Err(Error::msg(
+            "target directory is already initialized: PROJECT exists; run `operator-gen init --existing` in a crate without one",
+        ));
+    }
+    let manifest = root.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).map_err(|_| {
+        Error::msg(
+            "no Cargo.toml here: run `operator-gen init --existing` at the root of the crate",
+        )
+    })?;
+    let package = toml::from_str::<toml::Table>(&text)
+        .ok()
+        .and_then(|t| t.get("package")?.get("name")?.as_str().map(str::to_owned))
+        .ok_or_else(|| {
+            Error::msg("Cargo.toml has no [package] name: run `operator-gen init --existing` in a package's directory")
+        })?;
+    let ctx = context(&request(args, package.replace('_', "-").to_lowercase()))?;
+    let outputs = crate::manifests::generate(root, &Default::default())?;
+    let crds: Vec<&str> = outputs
+        .keys()
+        .filter_map(|k| k.strip_prefix("config/crd/"))
+        .filter(|k| k.starts_with("bases/"))
+        .collect();
+    let mut scaffold = Scaffold::new(root);
+    for (rel, mut text) in files(&ctx)? {
+        if !kept_by_existing(&rel) {
+            continue;
+        }
+        if !crds.is_empty() {
+            text = list_crds(&rel, text, &crds);
+        }
+        if scaffold.exists(&rel) {
+            return Err(Error::msg(format!(
+                "init --existing would overwrite {rel}; move it out of the directory and run init again"
+            )));
+        }
+        scaffold.file(&rel, text, IfExists::Error)?;
+    }
+    scaffold.check()?;
+    scaffold.commit(printer)?;
+    printer.hint("Next: write the CRDs and the role with:\n$ make manifests");
+    Ok(())
+}
+
+/// The kustomizations of config/ with the CRDs listed (`bases/<file>` in config/crd) and
+/// config/crd enabled in config/default.
+fn list_crds(rel: &str, text: String, crds: &[&str]) -> String {
+    use crate::project::markers::CRD_RESOURCES;
+    match rel {
+        "config/crd/kustomization.yaml" => {
+            let listed: String = crds.iter().map(|c| format!("- {c}\n")).collect();
+            text.replacen(CRD_RESOURCES, &format!("{listed}{CRD_RESOURCES}"), 1)
+        }
+        "config/default/kustomization.yaml" => text.replacen("#- ../crd\n", "- ../crd\n", 1),
+        _ => text,
     }
 }

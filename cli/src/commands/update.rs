@@ -90,6 +90,9 @@ pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer, runner: Runner) ->
     if let Some(v) = &args.from_version {
         check_version(&normal_version(v))?;
     }
+    // what the update reads (PROJECT, the branch) and the merge it leaves in the work tree,
+    // under the lock: another command's commit is never half in it
+    let _lock = crate::transaction::lock(root, printer)?;
     Project::load(root)?;
     let git = Git::at(root)?;
     let start = start(args, &git)?;

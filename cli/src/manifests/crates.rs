@@ -117,7 +117,7 @@ fn declared(table: &toml::Table) -> Vec<String> {
 
 /// The crates the project at `root` brings in.
 pub fn discover(root: &Path) -> Result<Crates> {
-    let Ok(manifest) = std::fs::read_to_string(root.join("Cargo.toml")) else {
+    let Some(manifest) = crate::gate::read_text(&root.join("Cargo.toml"))? else {
         return Ok(Crates::default());
     };
     let table = manifest.parse::<toml::Table>().ok();
@@ -258,8 +258,7 @@ fn dependency_graph(root: &Path, local: &Local, crates: &mut Crates) -> Option<s
     let enclosing = match local.workspace_root {
         Some(_) => None,
         None => root.ancestors().skip(1).find(|d| {
-            std::fs::read_to_string(d.join("Cargo.toml"))
-                .ok()
+            crate::gate::read_text_lenient(&d.join("Cargo.toml"))
                 .and_then(|m| m.parse::<toml::Table>().ok())
                 .is_some_and(|t| t.contains_key("workspace"))
         }),
@@ -269,7 +268,7 @@ fn dependency_graph(root: &Path, local: &Local, crates: &mut Crates) -> Option<s
         .flatten()
         .map(|d| d.join("Cargo.lock"))
         .find(|p| p.is_file());
-    let Some(lock) = lock_path.and_then(|p| std::fs::read_to_string(p).ok()) else {
+    let Some(lock) = lock_path.and_then(|p| crate::gate::read_text_lenient(&p)) else {
         crates.note = Some(format!(
             "{} has no Cargo.lock, so types from registry or git dependencies were not looked for: run `cargo generate-lockfile` (or build once), then run again",
             root.display()

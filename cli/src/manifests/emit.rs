@@ -5,8 +5,10 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use operator_gen_codegen::crd::{self, VersionInput};
 use operator_gen_codegen::ir::{Marker, TypeDef, has_marker};
+use operator_gen_codegen::kube_rs;
 use operator_gen_codegen::markers::Kind;
 use operator_gen_codegen::rbac;
 use operator_gen_codegen::schema::{Scope, Settings};
@@ -298,7 +300,12 @@ fn emit_kind(
     if !diags.is_empty() {
         return (None, diags);
     }
-    match crd::crd(&inputs, settings) {
+    let made = if specs[0].1.kube.is_some() {
+        kube_crd(universe, specs, &inputs)
+    } else {
+        crd::crd(&inputs, settings)
+    };
+    match made {
         Ok(Some(c)) => {
             let yaml = crd::to_yaml(&c);
             if let Some(max) = e.max_crd_bytes.filter(|&max| yaml.len() > max) {
@@ -332,6 +339,29 @@ fn emit_kind(
             (None, diags)
         }
     }
+}
+
+/// The CRD kube's `crd()` generates for a kind of a kube-rs crate: one version per kind, as
+/// kube's derive gives it.
+fn kube_crd(
+    universe: &Universe,
+    specs: &[Resource],
+    inputs: &[VersionInput],
+) -> Result<Option<CustomResourceDefinition>, operator_gen_codegen::diag::Diagnostic> {
+    if let [_, (module, def), ..] = specs {
+        let mut d = operator_gen_codegen::diag::Diagnostic::new(format!(
+            "kind `{}` has several versions of kube's CustomResource derive: kube's crd() gives one version each and operator-gen does not merge them; keep one version, or describe the kind with operator-gen's derive",
+            def.resource
+                .as_ref()
+                .map(|r| r.kind.as_str())
+                .unwrap_or_default()
+        ));
+        d.file = Some(file_of(universe, module));
+        d.loc = def.loc;
+        return Err(d);
+    }
+    let input = &inputs[0];
+    kube_rs::crd::crd(input.spec, input.status.as_deref()).map(Some)
 }
 
 /// Whether `+kubebuilder:skip` stands on the module or one of its ancestors: no CRD for it.

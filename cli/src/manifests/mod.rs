@@ -12,11 +12,13 @@
 //! What makes a run incremental is one layer the stages ask and tell (`incremental`): kept
 //! on disk by `cache`, absent (`incremental::NoCache`) when no cache is asked for.
 
+pub mod bounded;
 mod cache;
 mod crates;
 mod diag;
 mod emit;
 mod incremental;
+mod lexer;
 mod read;
 mod summary;
 mod threads;
@@ -33,12 +35,12 @@ use cache::DiskCache;
 use incremental::{Incremental, NoCache};
 use read::{Files, Given};
 
+pub use bounded::MAX_NESTING;
 pub use diag::Diagnostic;
 pub use emit::Outputs;
-pub use summary::MAX_NESTING;
 pub use summary::Module;
 pub(crate) use summary::attribute_string;
-pub(crate) use summary::blank_within_bound;
+pub(crate) use summary::blank_unread;
 pub(crate) use threads::on_scan_stack;
 pub use universe::{Universe, scan_source};
 

@@ -4,7 +4,6 @@
 //! give a file's summary without the file being read or summarized.
 
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -15,6 +14,7 @@ use super::incremental::{Incremental, Lookup, ReadFile, ReadRecord, Reuse};
 use super::summary::{self, ModSummary, Step};
 use super::threads::in_pool;
 use crate::error::{Error, Result};
+use crate::gate::Refusal;
 
 /// What a run starts from besides the files it reads: the crate's entry files and the other
 /// crates it brings in.
@@ -29,7 +29,8 @@ impl Given {
         let entries: Vec<PathBuf> = ["src/lib.rs", "src/main.rs"]
             .iter()
             .map(|e| root.join(e))
-            .filter(|p| p.is_file())
+            // whatever is there: reading it says why it cannot be read
+            .filter(|p| p.symlink_metadata().is_ok_and(|m| !m.is_dir()))
             .collect();
         let crates = crates::discover(root)?;
         if entries.is_empty() && crates.others.is_empty() {
@@ -110,8 +111,9 @@ pub fn child_file(dir: &Path, name: &str, explicit: Option<&str>) -> Option<(Pat
             dir.join(name).join("mod.rs"),
         ]
         .into_iter()
-        // a symlink that leads nowhere (a loop) is still the module's file: reading it says why
-        .find(|c| c.is_file() || c.is_symlink())?,
+        // whatever is there (a symlink that leads nowhere, a FIFO) is the module's file:
+        // reading it says why it cannot be read
+        .find(|c| c.symlink_metadata().is_ok_and(|m| !m.is_dir()))?,
     };
     let child_dir = if explicit.is_some() || found.file_name().is_some_and(|n| n == "mod.rs") {
         found.parent().map(Path::to_path_buf).unwrap_or_default()
@@ -332,15 +334,22 @@ pub type ReadOutcome = std::result::Result<Arc<Loaded>, Unreadable>;
 
 /// Why a file could not be read.
 #[derive(Clone, Debug)]
-pub struct Unreadable(Arc<std::io::Error>);
+pub struct Unreadable(Arc<Refusal>);
 
 impl std::fmt::Display for Unreadable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "cannot read: {}; make it a readable file (not a dangling or looping symlink) or remove the `mod` line that names it",
-            self.0
-        )
+        match &*self.0 {
+            Refusal::Io(e) => write!(
+                f,
+                "cannot read: {e}; make it a readable file or remove the `mod` line that names it"
+            ),
+            // the gate's reason ends with its fix: the `mod` line may go instead
+            refused => write!(
+                f,
+                "cannot read: {} (or remove the `mod` line that names it)",
+                refused.reason()
+            ),
+        }
     }
 }
 
@@ -393,13 +402,9 @@ fn read(path: &Path, layer: &dyn Incremental) -> ReadOutcome {
 }
 
 /// A file's metadata, taken before its bytes are read (a change while reading changes it), and
-/// its bytes.
-pub(crate) fn read_bytes(path: &Path) -> std::io::Result<(std::fs::Metadata, Vec<u8>)> {
-    let mut f = std::fs::File::open(path)?;
-    let meta = f.metadata()?;
-    let mut bytes = Vec::new();
-    f.read_to_end(&mut bytes)?;
-    Ok((meta, bytes))
+/// its bytes: through the gate every command reads project files by.
+pub(crate) fn read_bytes(path: &Path) -> Result<(std::fs::Metadata, Vec<u8>), Refusal> {
+    crate::gate::read(path)
 }
 
 /// The summary of a file's bytes.

@@ -8,13 +8,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use operator_gen_codegen::ir::{Marker, TypeDef};
+use operator_gen_codegen::kube_rs;
 use operator_gen_codegen::lower::{self, Errors};
 use operator_gen_codegen::markers::{Effect, Kind, Target};
 use serde::{Deserialize, Serialize};
 
-/// Deepest nesting of brackets (`(`, `[`, `{`, `<`) a file may have: deeper input would overflow
-/// the stack instead of getting a diagnostic.
-pub const MAX_NESTING: usize = 128;
+use super::bounded;
+use super::lexer::{Lexer, Token, is_ident_byte};
 
 /// A module: its path from the crate root, its items and its `use` aliases.
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
@@ -85,37 +85,35 @@ impl ModSummary {
     }
 }
 
-/// The summary of one file's text. Runs on the caller's thread, which needs room for
-/// [`MAX_NESTING`] levels of syn's recursion (see
-/// [`on_scan_stack`](super::threads::on_scan_stack)).
+/// The summary of one file's text, parsed through [the bounded parser](super::bounded) with
+/// what the scan never reads blanked ([`blank_unread`] keeps every line and column that is
+/// left, so errors point into the file as it is).
 pub fn summarize(source: &str) -> ModSummary {
-    let mut out = ModSummary::default();
-    let blanked = match blank_within_bound(source) {
-        Ok(blanked) => blanked,
-        Err((line, column)) => {
-            out.steps.push(Step::Error {
-                line,
-                column,
-                message: format!(
-                    "brackets nest more than {MAX_NESTING} levels deep: name the inner types or expressions"
-                ),
-            });
-            return out;
+    let blanked = blank_unread(source);
+    let parsed = bounded::with_file(&blanked, |parsed| {
+        let mut out = ModSummary::default();
+        module_markers(&mut out, &parsed.attrs);
+        items(&mut out, &parsed.items);
+        out
+    });
+    parsed.unwrap_or_else(|refused| {
+        let message = if refused.too_deep {
+            refused.message
+        } else {
+            format!(
+                "does not parse: {}; fix the syntax, then run again",
+                refused.message
+            )
+        };
+        ModSummary {
+            steps: vec![Step::Error {
+                line: refused.line,
+                column: refused.column,
+                message,
+            }],
+            ..ModSummary::default()
         }
-    };
-    let parsed = match syn::parse_file(&blanked) {
-        Ok(f) => f,
-        Err(e) => {
-            out.error(
-                e.span(),
-                format!("does not parse: {e}; fix the syntax, then run again"),
-            );
-            return out;
-        }
-    };
-    module_markers(&mut out, &parsed.attrs);
-    items(&mut out, &parsed.items);
-    out
+    })
 }
 
 /// Inner doc markers of a file or an inline module.
@@ -138,11 +136,18 @@ fn module_markers(out: &mut ModSummary, attrs: &[syn::Attribute]) {
 }
 
 fn items(out: &mut ModSummary, items: &[syn::Item]) {
+    // a derive's path is resolved through every `use` of its module, wherever it stands
+    let mut scope = Module::default();
+    for item in items {
+        if let syn::Item::Use(u) = item {
+            collect_use(&u.tree, Vec::new(), &mut scope);
+        }
+    }
     for item in items {
         match item {
-            syn::Item::Struct(s) => type_item(out, syn::DeriveInput::from(s.clone())),
-            syn::Item::Enum(e) => type_item(out, syn::DeriveInput::from(e.clone())),
-            syn::Item::Union(u) => type_item(out, syn::DeriveInput::from(u.clone())),
+            syn::Item::Struct(s) => type_item(out, syn::DeriveInput::from(s.clone()), &scope),
+            syn::Item::Enum(e) => type_item(out, syn::DeriveInput::from(e.clone()), &scope),
+            syn::Item::Union(u) => type_item(out, syn::DeriveInput::from(u.clone()), &scope),
             syn::Item::Use(u) => collect_use(&u.tree, Vec::new(), &mut out.module),
             syn::Item::Mod(m) => {
                 if is_cfg_test(&m.attrs) {
@@ -240,8 +245,41 @@ fn package_docs(out: &mut ModSummary, attrs: &[syn::Attribute]) {
     }
 }
 
-fn type_item(out: &mut ModSummary, input: syn::DeriveInput) {
-    let derives = lower::derives(&input.attrs);
+/// The full path a name imported into `scope` stands for: by its `use`, else by a glob of a
+/// kube crate (`use kube::*`) when no glob of operator-gen's runtime could bring it.
+fn imported<'m>(scope: &'m Module) -> impl Fn(&str) -> Option<Vec<String>> + 'm {
+    move |name| {
+        if let Some(full) = scope.uses.get(name) {
+            return Some(full.clone());
+        }
+        let crate_of = |g: &Vec<String>| g.first().cloned().unwrap_or_default();
+        let ours = scope
+            .globs
+            .iter()
+            .any(|g| crate_of(g).starts_with("operator_gen"));
+        let kube = scope
+            .globs
+            .iter()
+            .find(|g| matches!(crate_of(g).as_str(), "kube" | "kube_derive"));
+        match kube {
+            Some(glob) if !ours => {
+                let mut full = glob.clone();
+                full.push(name.to_string());
+                Some(full)
+            }
+            _ => None,
+        }
+    }
+}
+
+fn type_item(out: &mut ModSummary, input: syn::DeriveInput, scope: &Module) {
+    let derives = lower::derives(&input.attrs, &imported(scope));
+    if derives.kube_custom_resource
+        || (derives.json_schema && !derives.custom_resource && !derives.schema)
+    {
+        kube_type_item(out, &input, derives);
+        return;
+    }
     if !derives.custom_resource && !derives.schema {
         // plain types: only package-level markers may stand on them
         let mut errors = Errors::default();
@@ -262,7 +300,12 @@ fn type_item(out: &mut ModSummary, input: syn::DeriveInput) {
     let mut errors = Errors::default();
     let def = lower::type_def(&input, &mut errors);
     lower::check_derives(&input, def.as_ref(), derives, &mut errors);
-    // rbac and webhook markers may also sit on a type's doc
+    keep(out, def, errors);
+}
+
+/// A lowered type and its errors into the summary: the type, and the rbac and webhook markers
+/// that may also sit on its doc.
+fn keep(out: &mut ModSummary, def: Option<TypeDef>, errors: Errors) {
     if let Some(d) = &def {
         for m in d.markers.iter().filter(|m| is_package_level(m.kind)) {
             out.steps.push(Step::PackageMarker(m.clone()));
@@ -272,6 +315,19 @@ fn type_item(out: &mut ModSummary, input: syn::DeriveInput) {
     if let Some(d) = def {
         out.module.types.insert(d.name.clone(), d);
     }
+}
+
+/// A type of a kube-rs crate: kube's `CustomResource` (its `#[kube(...)]` read) or a type
+/// deriving schemars' `JsonSchema` only. A `JsonSchema` type that cannot be read is left out
+/// without an error (the crate may use schemars for other things): a kind naming it reports it
+/// as a type without a schema.
+fn kube_type_item(out: &mut ModSummary, input: &syn::DeriveInput, derives: lower::Derives) {
+    let mut errors = Errors::default();
+    let def = kube_rs::type_def(input, derives.kube_custom_resource, &mut errors);
+    if !derives.kube_custom_resource && !errors.is_empty() {
+        return;
+    }
+    keep(out, def, errors);
 }
 
 /// Markers that describe the whole project wherever they stand: rbac rules and webhooks.
@@ -309,55 +365,13 @@ pub(crate) fn attribute_string(attr: &syn::Attribute) -> Option<String> {
     }
 }
 
-/// `source` with what the scan never reads blanked ([`blank_unread`]), or where the blanked text
-/// first nests deeper than [`MAX_NESTING`] brackets: a 1-based line and a 0-based column, in
-/// characters (blanking keeps every line and column that is left).
-pub(crate) fn blank_within_bound(source: &str) -> Result<String, (usize, usize)> {
-    let blanked = blank_unread(source);
-    match too_deep(&blanked) {
-        Some(at) => Err(at),
-        None => Ok(blanked),
-    }
-}
-
-/// Where `source` first nests deeper than [`MAX_NESTING`] brackets, by the tokens of [`Lexer`]
-/// (comments and literals hold none): `<` counts as an opener and `>` (not in `->`, `=>`) as a
-/// closer, so comparisons can only make the count too high.
-fn too_deep(source: &str) -> Option<(usize, usize)> {
-    let bytes = source.as_bytes();
-    let mut lexer = Lexer::new(bytes);
-    let (mut brackets, mut angles) = (0usize, 0usize);
-    while let Some(token) = lexer.next() {
-        let at = lexer.at - 1;
-        match token {
-            Token::Open(_) => brackets += 1,
-            Token::Close(_) => brackets = brackets.saturating_sub(1),
-            Token::Punct(b'<') => angles += 1,
-            Token::Punct(b'>') => {
-                let prev = at.checked_sub(1).map_or(b' ', |p| bytes[p]);
-                if prev != b'-' && prev != b'=' {
-                    angles = angles.saturating_sub(1);
-                }
-            }
-            _ => continue,
-        }
-        if brackets + angles > MAX_NESTING {
-            let before = &source[..at];
-            let line = before.matches('\n').count() + 1;
-            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count());
-            return Some((line, column));
-        }
-    }
-    None
-}
-
 /// `source` with what the scan never reads blanked, so that `syn` parses only the rest:
 /// - the inside of every function body (`fn name ... { ... }`) and of every `#[cfg(test)]`
 ///   module (`#[cfg(test)] mod name { ... }`: built for tests only, so none of its types or
 ///   markers is the operator's, as controller-gen reads no `_test.go` file);
 /// - a function's signature, between its name and its body, which becomes `()`;
-/// - the inside of the braces of a struct or enum whose attributes do not name `Schema` or
-///   `CustomResource`: such a type adds nothing to the scan but the markers of its own docs;
+/// - the inside of the braces of a struct or enum whose attributes do not name `Schema`,
+///   `CustomResource`, `JsonSchema` or `KubeSchema`: such a type adds nothing to the scan but the markers of its own docs;
 /// - the prose of the `///` docs of those functions and types, which can carry package-level
 ///   markers only, and of `//!` docs, which carry module markers only: their lines that are
 ///   not markers (`+...`) go, as do all other line comments.
@@ -372,7 +386,7 @@ pub fn blank_unread(source: &str) -> String {
     let mut edits: Vec<Edit> = Vec::new();
     // where the next item starts: after the last `;`, `{` or `}` outside an attribute
     let mut item_start = 0;
-    // whether an attribute since `item_start` names `Schema` or `CustomResource`
+    // whether an attribute since `item_start` names a derive the scan reads
     let mut names_derive = false;
     while let Some(token) = lexer.next() {
         let after = lexer.at;
@@ -512,7 +526,7 @@ fn prose_docs(lexer: &Lexer, source: &str, from: usize, to: usize, edits: &mut V
 }
 
 /// After a `#`: reads an attribute (`[...]` or `![...]`) to its closing bracket and returns
-/// whether it names `Schema` or `CustomResource`; `None` when no attribute follows.
+/// whether it names `Schema`, `CustomResource`, `JsonSchema` or `KubeSchema`; `None` when no attribute follows.
 fn attribute_names_derive(lexer: &mut Lexer) -> Option<bool> {
     let mut token = lexer.next()?;
     if token == Token::Other && lexer.bytes[lexer.at - 1] == b'!' {
@@ -527,7 +541,9 @@ fn attribute_names_derive(lexer: &mut Lexer) -> Option<bool> {
             Token::Open(_) => depth += 1,
             Token::Close(_) if depth == 0 => return Some(named),
             Token::Close(_) => depth -= 1,
-            Token::Ident(b"Schema" | b"CustomResource") => named = true,
+            Token::Ident(b"Schema" | b"CustomResource" | b"JsonSchema" | b"KubeSchema") => {
+                named = true
+            }
             _ => {}
         }
     }
@@ -727,258 +743,9 @@ fn skip_to_close(lexer: &mut Lexer) -> Option<usize> {
     None
 }
 
-#[derive(Debug, PartialEq, Eq, Clone, Copy)]
-enum Token<'a> {
-    Ident(&'a [u8]),
-    Open(u8),
-    Close(u8),
-    /// `;`, `#`, `<` or `>`.
-    Punct(u8),
-    /// A literal, lifetime or anything else that is neither of the above.
-    Other,
-}
-
-/// Just enough of Rust's lexer to find brackets, identifiers, `;`, `#`, `<` and `>` outside
-/// comments and literals: what blanking and the nesting bound read. Positions are byte offsets on
-/// char boundaries.
-struct Lexer<'a> {
-    bytes: &'a [u8],
-    at: usize,
-    /// Where each line comment lexed so far starts, in order, each once: outer doc lines
-    /// (`///`, not `////`), inner doc lines (`//!`) and the others.
-    docs: Vec<usize>,
-    inner_docs: Vec<usize>,
-    comments: Vec<usize>,
-}
-
-/// Adds `at` to the ascending `list` unless it is there: the lexer may read text again.
-fn push_once(list: &mut Vec<usize>, at: usize) {
-    if list.last().is_none_or(|&last| last < at) {
-        list.push(at);
-    }
-}
-
-fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
-}
-
-impl<'a> Lexer<'a> {
-    fn new(bytes: &'a [u8]) -> Lexer<'a> {
-        Lexer {
-            bytes,
-            at: 0,
-            docs: Vec::new(),
-            inner_docs: Vec::new(),
-            comments: Vec::new(),
-        }
-    }
-
-    fn peek(&self, ahead: usize) -> Option<u8> {
-        self.bytes.get(self.at + ahead).copied()
-    }
-
-    /// Skips a (possibly raw, possibly nested) literal or comment starting at `self.at`, or
-    /// returns false when none starts there.
-    fn skip_trivia_or_literal(&mut self) -> bool {
-        let b = self.bytes;
-        let i = self.at;
-        match (b[i], b.get(i + 1).copied()) {
-            (b'/', Some(b'/')) => {
-                let list = match (b.get(i + 2), b.get(i + 3)) {
-                    (Some(b'/'), next) if next != Some(&b'/') => &mut self.docs,
-                    (Some(b'!'), _) => &mut self.inner_docs,
-                    _ => &mut self.comments,
-                };
-                push_once(list, i);
-                self.at = memchr_from(b, i, b'\n').unwrap_or(b.len());
-                true
-            }
-            (b'/', Some(b'*')) => {
-                let mut depth = 0usize;
-                let mut j = i;
-                while j < b.len() {
-                    match (b[j], b.get(j + 1).copied()) {
-                        (b'/', Some(b'*')) => {
-                            depth += 1;
-                            j += 2;
-                        }
-                        (b'*', Some(b'/')) => {
-                            depth -= 1;
-                            j += 2;
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                        _ => j += 1,
-                    }
-                }
-                self.at = j.min(b.len());
-                true
-            }
-            (b'"', _) => {
-                self.at = skip_string(b, i + 1);
-                true
-            }
-            (b'\'', Some(b'\\')) => {
-                // an escaped char literal: past the escaped char, up to the closing quote
-                let mut j = i + 3;
-                while j < b.len() && b[j] != b'\'' {
-                    j += if b[j] == b'\\' { 2 } else { 1 };
-                }
-                self.at = (j + 1).min(b.len());
-                true
-            }
-            (b'\'', Some(_)) => {
-                // a char literal `'x'` (x possibly multi-byte) or a lifetime / label
-                let width = utf8_width(b[i + 1]);
-                if b.get(i + 1 + width) == Some(&b'\'') {
-                    self.at = i + 2 + width;
-                } else {
-                    self.at = i + 1;
-                }
-                true
-            }
-            _ => false,
-        }
-    }
-
-    fn next(&mut self) -> Option<Token<'a>> {
-        loop {
-            let b = *self.bytes.get(self.at)?;
-            if b.is_ascii_whitespace() {
-                self.at += 1;
-                continue;
-            }
-            if self.skip_trivia_or_literal() {
-                if matches!(b, b'"' | b'\'') {
-                    return Some(Token::Other);
-                }
-                continue;
-            }
-            if is_ident_byte(b) {
-                let start = self.at;
-                // raw strings: r"..", r#".."#, br"..", cr#".."#
-                let prefix_len = match (b, self.peek(1)) {
-                    (b'r', _) => Some(1),
-                    (b'b' | b'c', Some(b'r')) => Some(2),
-                    _ => None,
-                };
-                if let Some(n) = prefix_len {
-                    let mut j = start + n;
-                    while self.bytes.get(j) == Some(&b'#') {
-                        j += 1;
-                    }
-                    if self.bytes.get(j) == Some(&b'"') {
-                        let hashes = j - start - n;
-                        self.at = skip_raw_string(self.bytes, j + 1, hashes);
-                        return Some(Token::Other);
-                    }
-                }
-                // byte and C strings, byte chars: b"..", c"..", b'x'
-                if matches!(b, b'b' | b'c') && matches!(self.peek(1), Some(b'"' | b'\'')) {
-                    self.at += 1;
-                    self.skip_trivia_or_literal();
-                    return Some(Token::Other);
-                }
-                // raw identifiers: r#name
-                if b == b'r'
-                    && self.peek(1) == Some(b'#')
-                    && self.peek(2).is_some_and(is_ident_byte)
-                {
-                    self.at += 2;
-                    while self.peek(0).is_some_and(is_ident_byte) {
-                        self.at += 1;
-                    }
-                    return Some(Token::Ident(&self.bytes[start..self.at]));
-                }
-                while self.peek(0).is_some_and(is_ident_byte) {
-                    self.at += 1;
-                }
-                return Some(Token::Ident(&self.bytes[start..self.at]));
-            }
-            self.at += 1;
-            return Some(match b {
-                b'(' | b'[' | b'{' => Token::Open(b),
-                b')' | b']' | b'}' => Token::Close(b),
-                b';' | b'#' | b'<' | b'>' => Token::Punct(b),
-                _ => Token::Other,
-            });
-        }
-    }
-}
-
-fn memchr_from(bytes: &[u8], from: usize, needle: u8) -> Option<usize> {
-    bytes[from..]
-        .iter()
-        .position(|&b| b == needle)
-        .map(|p| p + from)
-}
-
-/// Past the closing quote of a string whose body starts at `at`.
-fn skip_string(b: &[u8], mut at: usize) -> usize {
-    while at < b.len() {
-        match b[at] {
-            b'\\' => at += 2,
-            b'"' => return at + 1,
-            _ => at += 1,
-        }
-    }
-    b.len()
-}
-
-/// Past the closing `"###` of a raw string whose body starts at `at`.
-fn skip_raw_string(b: &[u8], mut at: usize, hashes: usize) -> usize {
-    while at < b.len() {
-        if b[at] == b'"'
-            && b[at + 1..]
-                .iter()
-                .take(hashes)
-                .filter(|&&h| h == b'#')
-                .count()
-                == hashes
-        {
-            return at + 1 + hashes;
-        }
-        at += 1;
-    }
-    b.len()
-}
-
-fn utf8_width(first: u8) -> usize {
-    match first {
-        0xF0..=0xFF => 4,
-        0xE0..=0xEF => 3,
-        0xC0..=0xDF => 2,
-        _ => 1,
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{MAX_NESTING, blank_unread, too_deep};
-
-    #[test]
-    fn too_deep_skips_comments_strings_and_char_literals_and_counts_columns_in_characters() {
-        let prefix = "let s = \"é(\"; let c = 'é'; let d = '('; let e = '\\''; ";
-        let deep = "(".repeat(MAX_NESTING + 1);
-        let source = format!("// é (\n/* ( /* ( */ */\n{prefix}{deep}");
-        let column = prefix.chars().count() + MAX_NESTING;
-        assert_eq!(too_deep(&source), Some((3, column)));
-        let shallow = format!("// é (\n{prefix}{}", "(".repeat(MAX_NESTING));
-        assert_eq!(too_deep(&shallow), None);
-        // `<` opens and `>` closes, but not in `->` or `=>`; raw strings hold no brackets
-        let angles = "<".repeat(MAX_NESTING);
-        assert_eq!(too_deep(&format!("{angles}>(")), None);
-        assert_eq!(
-            too_deep(&format!("{angles}->(")),
-            Some((1, MAX_NESTING + 2))
-        );
-        assert_eq!(
-            too_deep(&format!("{angles}=>(")),
-            Some((1, MAX_NESTING + 2))
-        );
-        assert_eq!(too_deep(&format!("{angles}r#\"(\"#")), None);
-    }
+    use super::blank_unread;
 
     /// `source` with each of `bodies` (text between a body's braces) replaced by its line
     /// breaks and as many spaces as its last line has chars.

@@ -19,8 +19,8 @@ pub enum License {
 }
 
 /// The project's license header at `root` as `init` kept it; empty when it is missing.
-pub fn read(root: &Path) -> String {
-    std::fs::read_to_string(root.join(BOILERPLATE)).unwrap_or_default()
+pub fn read(root: &Path) -> crate::error::Result<String> {
+    Ok(crate::gate::read_text(&root.join(BOILERPLATE))?.unwrap_or_default())
 }
 
 /// The license header of a generated Rust file: `//` lines and a blank line, or nothing.

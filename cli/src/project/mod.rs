@@ -133,15 +133,11 @@ impl Project {
     /// Read `PROJECT` under `root`; a missing file means the directory was never initialised.
     pub fn load(root: &Path) -> Result<Project> {
         let path = root.join(FILE_NAME);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(Error::msg(format!(
-                    "no PROJECT file in {}; run `operator-gen init` first or cd into the project",
-                    root.display()
-                )));
-            }
-            Err(e) => return Err(Error::io("read", &path, e)),
+        let Some(text) = crate::gate::read_text(&path)? else {
+            return Err(Error::msg(format!(
+                "no PROJECT file in {}; run `operator-gen init` first or cd into the project",
+                root.display()
+            )));
         };
         Project::parse(&text)
     }

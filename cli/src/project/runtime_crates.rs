@@ -114,8 +114,7 @@ fn checkout_at(dir: &Path) -> Result<PathBuf> {
             dir.display()
         )));
     };
-    let is_runtime = std::fs::read_to_string(canonical.join("Cargo.toml"))
-        .ok()
+    let is_runtime = crate::gate::read_text_lenient(&canonical.join("Cargo.toml"))
         .and_then(|text| text.parse::<toml::Table>().ok())
         .is_some_and(|t| {
             t.get("package")
@@ -145,8 +144,7 @@ fn checkout_at(dir: &Path) -> Result<PathBuf> {
 /// A checkout whose version cargo cannot match against the requirement init writes
 /// (`operator-gen-runtime = "<this CLI's version>"`) would leave the patch unused; say so now.
 fn check_checkout_version(checkout: &Path) -> Result<()> {
-    let version = std::fs::read_to_string(checkout.join("Cargo.toml"))
-        .ok()
+    let version = crate::gate::read_text_lenient(&checkout.join("Cargo.toml"))
         .and_then(|text| text.parse::<toml::Table>().ok())
         .and_then(|t| {
             t.get("workspace")?

@@ -45,26 +45,20 @@ pub fn mentions_marker(text: &str) -> bool {
 /// Read the storage marker of kind `kind`'s spec (`<Kind>Spec`, deriving `CustomResource`) in
 /// the Rust source `text`.
 pub fn inspect(text: &str, kind: &str) -> Storage {
-    // as the scan reads files: what it never reads blanked, refused past its nesting bound,
-    // parsed on its deep stack
-    let text = &match crate::manifests::blank_within_bound(text) {
-        Ok(blanked) => blanked,
-        Err((line, _)) => {
-            return Storage::Unknown(format!(
-                "its brackets nest more than {} levels deep at line {line}",
-                crate::manifests::MAX_NESTING
-            ));
-        }
-    };
-    crate::manifests::on_scan_stack(|| inspect_parsed(text, kind))
+    // as the scan reads files: what it never reads blanked, through the bounded parser
+    let blanked = crate::manifests::blank_unread(text);
+    crate::manifests::bounded::with_file(&blanked, |file| inspect_parsed(&file, &blanked, kind))
+        .unwrap_or_else(|refused| {
+            Storage::Unknown(if refused.too_deep {
+                format!("at line {}, {}", refused.line, refused.message)
+            } else {
+                format!("it does not parse as rust ({})", refused.message)
+            })
+        })
 }
 
-/// [`inspect`] once `text` is known to nest within the scan's bound.
-fn inspect_parsed(text: &str, kind: &str) -> Storage {
-    let file = match syn::parse_file(text) {
-        Ok(f) => f,
-        Err(e) => return Storage::Unknown(format!("it does not parse as rust ({e})")),
-    };
+/// [`inspect`] on the file parsed from `text`.
+fn inspect_parsed(file: &syn::File, text: &str, kind: &str) -> Storage {
     let spec = format!("{kind}Spec");
     let found = file.items.iter().find_map(|item| match item {
         syn::Item::Struct(s) if s.ident == spec => Some(s),
@@ -153,24 +147,7 @@ pub fn remove(text: &str, lines: &[usize]) -> String {
 }
 
 fn derives_custom_resource(attrs: &[syn::Attribute]) -> bool {
-    attrs
-        .iter()
-        .filter(|a| a.path().is_ident("derive"))
-        .any(|a| {
-            let mut found = false;
-            let _ = a.parse_nested_meta(|meta| {
-                if meta
-                    .path
-                    .segments
-                    .last()
-                    .is_some_and(|s| s.ident == "CustomResource")
-                {
-                    found = true;
-                }
-                Ok(())
-            });
-            found
-        })
+    operator_gen_codegen::lower::lists_key(attrs, "derive", "CustomResource")
 }
 
 fn attr_mentions(attr: &syn::Attribute, key: &str) -> bool {
@@ -201,7 +178,7 @@ mod tests {
             panic!("{:?}", inspect(&deep, "Captain"));
         };
         assert!(
-            why.contains("nest more than 128 levels deep at line 14"),
+            why.contains("at line 14, brackets nest more than 128 levels deep"),
             "{why}"
         );
     }

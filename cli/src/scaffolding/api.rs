@@ -268,11 +268,12 @@ pub struct Request {
 /// the storage marker moved, the files rendered, the wiring inserted, the kustomize lines enabled.
 pub fn stage(plan: &Plan, project: &mut Project, root: &Path, force: bool) -> Result<Scaffold> {
     let engine = Engine::new()?;
-    let header = boilerplate::read(root);
+    let header = boilerplate::read(root)?;
     let mut ctx = context(plan, project, header);
     let mut s = Scaffold::new(root);
     ctx.storage_version = mark_storage(&mut s, plan, project, &ctx)?;
-    if !s.exists("src/main.rs") {
+    // read, not looked for: what is there but cannot be read (a symlink loop) says why
+    if s.read("src/main.rs")?.is_none() {
         return Err(Error::msg(
             "src/main.rs is missing, so the controller cannot be registered; restore it from a fresh `operator-gen init`",
         ));

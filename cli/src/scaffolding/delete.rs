@@ -2,11 +2,11 @@
 //! backwards ([`api::undo`]), after checking that no other Rust source still names the kind.
 
 use std::path::Path;
-use std::str::FromStr;
 
-use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, TokenTree};
 
 use crate::error::{Error, Result};
+use crate::manifests::bounded;
 use crate::project::validate::kind_names;
 use crate::project::{Project, ResourceEntry, boilerplate, names};
 use crate::scaffold::Scaffold;
@@ -47,7 +47,7 @@ pub fn stage(req: &Request, project: &mut Project, root: &Path) -> Result<(Scaff
     let entry = project.resources.remove(index);
     refuse_webhooks(&entry, project)?;
     let engine = Engine::new()?;
-    let header = boilerplate::read(root);
+    let header = boilerplate::read(root)?;
     let ctx = api::entry_context(&entry, project, header.clone())?;
     let others = project
         .resources
@@ -205,14 +205,16 @@ fn check_unused(s: &mut Scaffold, what: &str, needles: &[Needle]) -> Result<()> 
         let Some(text) = s.read(&rel)? else {
             continue;
         };
-        let tokens = TokenStream::from_str(&text).map_err(|e| {
-            Error::msg(format!(
-                "{rel}:{}: does not parse as rust ({e}), so delete api cannot tell whether it uses {what}; fix the file, then run again",
-                e.span().start().line
-            ))
+        let found = bounded::with_tokens(&text, |tokens| {
+            let trees: Vec<TokenTree> = tokens.into_iter().collect();
+            find_needle(&trees, needles)
+        })
+        .map_err(|refused| {
+            Error::msg(refused.in_file(&rel, |e| {
+                format!("does not parse as rust ({e}), so delete api cannot tell whether it uses {what}; fix the file, then run again")
+            }))
         })?;
-        let trees: Vec<TokenTree> = tokens.into_iter().collect();
-        if let Some((line, needle)) = find_needle(&trees, needles) {
+        if let Some((line, needle)) = found {
             return Err(Error::msg(format!(
                 "{rel}:{line} still uses {what} (it names `{}`); remove that use (or the file), then run delete api again",
                 needle.join("::")
@@ -306,6 +308,8 @@ fn path_follows(trees: &[TokenTree], rest: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proc_macro2::TokenStream;
+    use std::str::FromStr;
 
     fn line_of(text: &str, needles: &[&[&str]]) -> Option<usize> {
         let needles: Vec<Needle> = needles

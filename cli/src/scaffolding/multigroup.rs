@@ -284,7 +284,7 @@ fn move_other_files(s: &mut Scaffold, root: &Path, moves: &Moves) -> Result<()> 
 /// The module declarations: each group's `mod.rs` under `src/api/` and `src/controller/`
 /// declaring its children, the parent declaring the groups instead, its doc line reworded.
 fn declare_group_modules(s: &mut Scaffold, root: &Path, moves: &Moves) -> Result<()> {
-    let header = boilerplate::read(root);
+    let header = boilerplate::read(root)?;
     let engine = Engine::new()?;
     for (parent, groups, template) in [
         (
@@ -449,8 +449,7 @@ fn check_group_module(group: &str, module: &str) -> Result<()> {
 }
 
 fn read(root: &Path, rel: &str) -> Result<String> {
-    let path = root.join(rel);
-    std::fs::read_to_string(&path).map_err(|e| Error::io("read", &path, e))
+    crate::gate::read_existing(&root.join(rel))
 }
 
 /// The files under `rel` (recursively), as paths relative to `root`, sorted; none when it is
@@ -553,11 +552,12 @@ fn strip_comments(text: &str) -> String {
 /// items (inline modules such as `mod tests` are left alone): a version module's `super` is
 /// the group module after the move, a controller's the controller group.
 fn check_super(rel: &str, text: &str, moved_versions: &BTreeSet<&str>) -> Result<()> {
-    let Ok(stream) = text.parse::<proc_macro2::TokenStream>() else {
-        return Err(Error::msg(format!(
-            "{rel} does not parse as rust, so edit --multigroup cannot tell whether it may move; fix it, then run the command again"
-        )));
-    };
+    let tokens = crate::manifests::bounded::with_tokens(text, |stream| flatten(stream, true))
+        .map_err(|refused| {
+            Error::msg(refused.in_file(rel, |_| {
+                "does not parse as rust, so edit --multigroup cannot tell whether it may move; fix it, then run the command again".to_owned()
+            }))
+        })?;
     let in_api = rel.starts_with("src/api/");
     let is_mod = rel.ends_with("/mod.rs");
     // how many leading `super`s reach the parent of what moves, and whether a moved version
@@ -567,7 +567,6 @@ fn check_super(rel: &str, text: &str, moved_versions: &BTreeSet<&str>) -> Result
         (true, false) => (2, true),
         (false, _) => (1, false),
     };
-    let tokens = flatten(stream, true);
     let mut i = 0;
     while i < tokens.len() {
         let mut supers = 0;

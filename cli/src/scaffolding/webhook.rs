@@ -267,6 +267,12 @@ const KIND_WIRING: &[Insertion<WebhookContext>] = &[
     Insertion {
         file: KIND_FILE,
         marker: IMPORTS,
+        fragment: Fragment::Text("use operator_gen_runtime::webhook::HookError;"),
+        when: |c| c.validation,
+    },
+    Insertion {
+        file: KIND_FILE,
+        marker: IMPORTS,
         fragment: Fragment::Text("use operator_gen_runtime::webhook::Validator;"),
         when: |c| c.validation,
     },
@@ -431,7 +437,7 @@ pub struct Request {
 /// enabled, and for a conversion the spokes' `From` impls and the hub's storage marker.
 pub fn stage(plan: &Plan, project: &mut Project, root: &Path, force: bool) -> Result<Scaffold> {
     let engine = Engine::new()?;
-    let header = boilerplate::read(root);
+    let header = boilerplate::read(root)?;
     let mut s = Scaffold::new(root);
     let Some(main) = s.read("src/main.rs")? else {
         return Err(Error::msg(

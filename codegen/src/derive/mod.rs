@@ -32,6 +32,7 @@ pub fn expand(
     let derives = lower::Derives {
         custom_resource: derive == Derive::CustomResource,
         schema: derive == Derive::Schema,
+        ..Default::default()
     };
     lower::check_derives(input, def.as_ref(), derives, &mut errors);
     let Some(def) = def.filter(|_| errors.is_empty()) else {

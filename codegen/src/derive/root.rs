@@ -152,7 +152,7 @@ pub(super) fn emit(input: &syn::DeriveInput, def: &TypeDef, errors: &mut Errors)
             }
 
             /// The CustomResourceDefinition, or why it cannot be built.
-            pub fn try_crd() -> ::std::result::Result<#rt::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition, ::std::string::String> {
+            pub fn try_crd() -> ::std::result::Result<#rt::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition, #rt::CrdError> {
                 #rt::crd_of(<#spec as #rt::Schema>::definition(), #status_scope)
             }
 

@@ -16,9 +16,7 @@ use xxhash_rust::xxh3::Xxh3Default;
 
 use crate::tables::{feed, shrink_emptied};
 
-use crate::shard::Shard;
-
-/// The last generation seen of each object of the shard.
+/// The last generation seen of each object.
 #[derive(Debug, Default)]
 pub(crate) struct Wakes {
     seen: HashMap<u128, u64>,
@@ -28,10 +26,10 @@ pub(crate) struct Wakes {
 
 impl Wakes {
     /// The object `event` should wake the controller for, if any.
-    pub(crate) fn wake<K: Resource>(&mut self, event: Event<K>, shard: Shard) -> Option<K> {
+    pub(crate) fn wake<K: Resource>(&mut self, event: Event<K>) -> Option<K> {
         match event {
             Event::Apply(obj) => {
-                let (key, value) = Self::entry(&obj, shard)?;
+                let (key, value) = Self::entry(&obj);
                 let Some(value) = value else {
                     return Some(obj);
                 };
@@ -39,7 +37,7 @@ impl Wakes {
                 (before != Some(value)).then_some(obj)
             }
             Event::InitApply(obj) => {
-                let (key, value) = Self::entry(&obj, shard)?;
+                let (key, value) = Self::entry(&obj);
                 let Some(value) = value else {
                     return Some(obj);
                 };
@@ -47,10 +45,9 @@ impl Wakes {
                 (self.seen.get(&key) != Some(&value)).then_some(obj)
             }
             Event::Delete(obj) => {
-                if let Some((key, _)) = Self::entry(&obj, shard) {
-                    self.seen.remove(&key);
-                    shrink_emptied(&mut self.seen);
-                }
+                let (key, _) = Self::entry(&obj);
+                self.seen.remove(&key);
+                shrink_emptied(&mut self.seen);
                 None
             }
             Event::Init => {
@@ -66,11 +63,8 @@ impl Wakes {
     }
 
     /// The object's key and the hash of its generation (`None`: it has neither generation nor
-    /// resource version, and wakes the controller every time); `None` for another shard's.
-    fn entry<K: Resource>(obj: &K, shard: Shard) -> Option<(u128, Option<u64>)> {
-        if !shard.owns(obj) {
-            return None;
-        }
+    /// resource version, and wakes the controller every time).
+    fn entry<K: Resource>(obj: &K) -> (u128, Option<u64>) {
         let meta = obj.meta();
         let mut h = Xxh3Default::new();
         for field in [&meta.namespace, &meta.name, &meta.uid] {
@@ -79,7 +73,7 @@ impl Wakes {
         let value = predicates::generation
             .fallback(predicates::resource_version)
             .hash_property(obj);
-        Some((h.digest128(), value))
+        (h.digest128(), value)
     }
 
     #[cfg(test)]
@@ -105,7 +99,7 @@ mod tests {
     }
 
     fn woke(w: &mut Wakes, event: Event<Deployment>) -> bool {
-        w.wake(event, Shard::ALL).is_some()
+        w.wake(event).is_some()
     }
 
     #[test]
@@ -177,31 +171,14 @@ mod tests {
         cm.metadata.name = Some("settings".into());
         cm.metadata.uid = Some("u".into());
         cm.metadata.resource_version = Some("1".into());
-        assert!(w.wake(Event::Apply(cm.clone()), Shard::ALL).is_some());
-        assert!(w.wake(Event::Apply(cm.clone()), Shard::ALL).is_none());
+        assert!(w.wake(Event::Apply(cm.clone())).is_some());
+        assert!(w.wake(Event::Apply(cm.clone())).is_none());
         cm.metadata.resource_version = Some("2".into());
-        assert!(w.wake(Event::Apply(cm.clone()), Shard::ALL).is_some());
+        assert!(w.wake(Event::Apply(cm.clone())).is_some());
         // neither generation nor version: every event wakes it, and nothing is kept
         cm.metadata.resource_version = None;
         cm.metadata.uid = Some("other".into());
-        assert!(w.wake(Event::Apply(cm.clone()), Shard::ALL).is_some());
-        assert!(w.wake(Event::Apply(cm), Shard::ALL).is_some());
-    }
-
-    #[test]
-    fn another_shards_objects_neither_wake_nor_stay() {
-        let shard = Shard::new(1, 2).expect("a shard");
-        let mut w = Wakes::default();
-        let (mine, theirs): (Vec<_>, Vec<_>) = (0..20)
-            .map(|i| deployment(&format!("d-{i}"), &format!("u{i}"), 1, "1"))
-            .partition(|d| shard.owns(d));
-        assert!(!mine.is_empty() && !theirs.is_empty());
-        for d in &theirs {
-            assert!(w.wake(Event::Apply(d.clone()), shard).is_none());
-        }
-        for d in &mine {
-            assert!(w.wake(Event::Apply(d.clone()), shard).is_some());
-        }
-        assert_eq!(w.len(), mine.len());
+        assert!(w.wake(Event::Apply(cm.clone())).is_some());
+        assert!(w.wake(Event::Apply(cm)).is_some());
     }
 }

@@ -90,7 +90,7 @@ impl Hooks {
             });
             match verdict {
                 Ok(Ok(_warnings)) => Verdict::Admitted,
-                Ok(Err(message)) => Verdict::Denied(message),
+                Ok(Err(error)) => Verdict::Denied(error.to_string()),
                 Err(unreadable) => Verdict::Unreadable(unreadable),
             }
         });

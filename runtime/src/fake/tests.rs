@@ -267,7 +267,10 @@ impl crate::webhook::Defaulter<Gauge> for GaugeHooks {
 }
 
 impl crate::webhook::Validator<Gauge> for GaugeHooks {
-    fn validate_create(&self, gauge: &Gauge) -> Result<crate::webhook::Warnings, String> {
+    fn validate_create(
+        &self,
+        gauge: &Gauge,
+    ) -> Result<crate::webhook::Warnings, crate::webhook::HookError> {
         match gauge.spec["size"].as_i64() {
             Some(3) => Err("size 3 is unlucky".into()),
             _ => Ok(Vec::new()),
@@ -278,7 +281,7 @@ impl crate::webhook::Validator<Gauge> for GaugeHooks {
         &self,
         _old: &Gauge,
         new: &Gauge,
-    ) -> Result<crate::webhook::Warnings, String> {
+    ) -> Result<crate::webhook::Warnings, crate::webhook::HookError> {
         self.validate_create(new)
     }
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::shard::Shard;
+use crate::shard::{Selection, Shard, ShardKey};
 
 /// Where the in-cluster service account namespace is mounted.
 pub const SERVICE_ACCOUNT_NAMESPACE_FILE: &str =
@@ -127,6 +127,17 @@ pub struct ManagerOptions {
     /// its own leader.
     #[arg(long, value_name = "I", default_value_t = 0)]
     pub shard_index: u32,
+
+    /// What places an object in a shard: the hash of its uid, or of its namespace (every
+    /// object of a namespace in one shard).
+    #[arg(long, value_name = "KEY", value_enum, default_value_t = ShardKey::Uid)]
+    pub shard_key: ShardKey,
+
+    /// How a shard's lists and watches keep to it: auto asks the apiserver whether it honours
+    /// the shard selector, server sends the selector, client drops other shards' objects as
+    /// they arrive.
+    #[arg(long, value_name = "HOW", value_enum, default_value_t = Selection::Auto)]
+    pub shard_selection: Selection,
 }
 
 impl Default for ManagerOptions {
@@ -151,6 +162,8 @@ impl Default for ManagerOptions {
             graceful_shutdown_timeout: Duration::from_secs(30),
             shard_count: 1,
             shard_index: 0,
+            shard_key: ShardKey::Uid,
+            shard_selection: Selection::Auto,
         }
     }
 }
@@ -256,10 +269,14 @@ impl ManagerOptions {
         self.shard().lease_name(&base)
     }
 
-    /// The shard `--shard-index` of `--shard-count`; every object when they are out of range,
-    /// which [`ManagerOptions::validate`] refuses.
+    /// The shard `--shard-index` of `--shard-count`, by `--shard-key`, kept to as
+    /// `--shard-selection` says; every object when index and count are out of range, which
+    /// [`ManagerOptions::validate`] refuses.
     pub fn shard(&self) -> Shard {
-        Shard::new(self.shard_index, self.shard_count).unwrap_or(Shard::ALL)
+        Shard::new(self.shard_index, self.shard_count)
+            .unwrap_or(Shard::ALL)
+            .by(self.shard_key)
+            .selected(self.shard_selection)
     }
 
     /// The Lease namespace: `--leader-election-namespace`, else `$POD_NAMESPACE`, else the
@@ -518,6 +535,20 @@ mod tests {
             Cli::try_parse_from(["bin", "--shard-count=3", "--shard-index=2"]).expect("parse");
         assert_eq!(cli.manager.shard(), Shard::new(2, 3).expect("shard"));
         assert_eq!(cli.manager.lease_name("proj"), "proj-leader-shard-2-of-3");
+        let cli = Cli::try_parse_from([
+            "bin",
+            "--shard-count=3",
+            "--shard-index=1",
+            "--shard-key=namespace",
+            "--shard-selection=client",
+        ])
+        .expect("parse");
+        let shard = cli.manager.shard();
+        assert_eq!(
+            (shard.key(), shard.selection()),
+            (ShardKey::Namespace, Selection::Client)
+        );
+        assert!(Cli::try_parse_from(["bin", "--shard-key=name"]).is_err());
         assert!(cli.manager.validate().is_ok());
         let cli =
             Cli::try_parse_from(["bin", "--shard-count=3", "--shard-index=3"]).expect("parse");

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::hooks::Converter;
+use super::hooks::{Converter, HookError};
 
 /// One spoke: its kind, its JSON to the hub and the hub to its JSON.
 struct Spoke<H> {
@@ -200,9 +200,8 @@ impl<H> Converter for HubConverter<H>
 where
     H: Resource<DynamicType = ()> + DeserializeOwned + Serialize + Send + Sync + 'static,
 {
-    fn convert(&self, object: Value, desired_api_version: &str) -> Result<Value, String> {
-        self.convert_object(object, desired_api_version)
-            .map_err(|e| e.to_string())
+    fn convert(&self, object: Value, desired_api_version: &str) -> Result<Value, HookError> {
+        Ok(self.convert_object(object, desired_api_version)?)
     }
 
     /// Objects of `H`'s group and kind.
@@ -345,21 +344,24 @@ mod tests {
     fn unknown_versions_are_refused_by_name() {
         let err = converter()
             .convert(ship("v1", json!({})), "fleet.example.com/v3")
-            .expect_err("v3 is unknown");
+            .expect_err("v3 is unknown")
+            .to_string();
         assert_eq!(
             err,
             "Ship has no version fleet.example.com/v3: this converter knows fleet.example.com/v1, fleet.example.com/v2"
         );
         let err = converter()
             .convert(ship("v9", json!({})), "fleet.example.com/v1")
-            .expect_err("v9 is unknown");
+            .expect_err("v9 is unknown")
+            .to_string();
         assert!(
             err.starts_with("Ship has no version fleet.example.com/v9"),
             "{err}"
         );
         let err = converter()
             .convert(json!({"spec": {}}), "fleet.example.com/v1")
-            .expect_err("no apiVersion");
+            .expect_err("no apiVersion")
+            .to_string();
         assert_eq!(err, "the object to convert has no apiVersion");
     }
 
@@ -379,7 +381,7 @@ mod tests {
     struct Widgets;
 
     impl Converter for Widgets {
-        fn convert(&self, mut object: Value, desired: &str) -> Result<Value, String> {
+        fn convert(&self, mut object: Value, desired: &str) -> Result<Value, HookError> {
             object["apiVersion"] = json!(desired);
             Ok(object)
         }
@@ -436,7 +438,8 @@ mod tests {
     fn an_object_the_version_cannot_read_is_refused() {
         let err = converter()
             .convert(ship("v2", json!({"size": "three"})), "fleet.example.com/v1")
-            .expect_err("size is no integer");
+            .expect_err("size is no integer")
+            .to_string();
         assert!(
             err.starts_with("cannot read Ship fleet.example.com/v2: "),
             "{err}"

@@ -20,8 +20,8 @@ use operator_gen_envtest::{ControlPlane, require_assets};
 use operator_gen_runtime::fake::FakeApi;
 use operator_gen_runtime::manager::{Manager, ManagerOptions};
 use operator_gen_runtime::webhook::{
-    CERT_RELOAD_CHECK, CONVERT_PATH, Converter, Defaulter, Validator, Warnings, WebhookServer,
-    mutate_path, validate_path,
+    CERT_RELOAD_CHECK, CONVERT_PATH, Converter, Defaulter, HookError, Validator, Warnings,
+    WebhookServer, mutate_path, validate_path,
 };
 use operator_gen_tests::operator::free_port;
 use operator_gen_tests::tools::{Ran, record_ran};
@@ -58,7 +58,7 @@ const NO_PREFIX: &str = "spec.foo must start with \"v2:\"";
 struct FirstMateVersions;
 
 impl Converter for FirstMateVersions {
-    fn convert(&self, mut object: Value, desired: &str) -> Result<Value, String> {
+    fn convert(&self, mut object: Value, desired: &str) -> Result<Value, HookError> {
         let field = object
             .pointer("/spec/foo")
             .and_then(Value::as_str)
@@ -69,7 +69,7 @@ impl Converter for FirstMateVersions {
             ("crew.testproject.org/v1", Some(field)) => {
                 Some(field.strip_prefix(V2_PREFIX).ok_or(NO_PREFIX)?.to_owned())
             }
-            (other, _) => return Err(format!("cannot convert to {other}")),
+            (other, _) => return Err(format!("cannot convert to {other}").into()),
         };
         if let Some(field) = converted {
             object["spec"]["foo"] = json!(field);
@@ -96,9 +96,9 @@ impl Defaulter<Captain> for CaptainHooks {
 }
 
 impl Validator<Captain> for CaptainHooks {
-    fn validate_create(&self, obj: &Captain) -> Result<Warnings, String> {
+    fn validate_create(&self, obj: &Captain) -> Result<Warnings, HookError> {
         match obj.spec.foo.as_deref() {
-            Some(FORBIDDEN_FOO) => Err(DENIAL.to_owned()),
+            Some(FORBIDDEN_FOO) => Err(DENIAL.into()),
             Some(DEFAULT_FOO) => Ok(vec![WARNING.to_owned()]),
             _ => Ok(Warnings::new()),
         }
@@ -119,16 +119,17 @@ impl Defaulter<Shuttle> for ShuttleHooks {
 }
 
 impl Validator<Shuttle> for ShuttleHooks {
-    fn validate_create(&self, _: &Shuttle) -> Result<Warnings, String> {
+    fn validate_create(&self, _: &Shuttle) -> Result<Warnings, HookError> {
         Ok(Warnings::new())
     }
 
-    fn validate_update(&self, old: &Shuttle, new: &Shuttle) -> Result<Warnings, String> {
+    fn validate_update(&self, old: &Shuttle, new: &Shuttle) -> Result<Warnings, HookError> {
         let (old, new) = (old.spec.seats.unwrap_or(0), new.spec.seats.unwrap_or(0));
         if new < old {
             Err(format!(
                 "spec.seats may not decrease (from {old} to {new}): create a new shuttle instead"
-            ))
+            )
+            .into())
         } else if new > old {
             Ok(vec![format!(
                 "spec.seats grew from {old} to {new}: check the life support"
@@ -138,12 +139,13 @@ impl Validator<Shuttle> for ShuttleHooks {
         }
     }
 
-    fn validate_delete(&self, obj: &Shuttle) -> Result<Warnings, String> {
+    fn validate_delete(&self, obj: &Shuttle) -> Result<Warnings, HookError> {
         let name = obj.metadata.name.as_deref().unwrap_or_default();
         match obj.metadata.labels.as_ref().and_then(|l| l.get(KEEP)) {
             Some(_) => Err(format!(
                 "shuttle {name} is labelled {KEEP}: remove the label to delete it"
-            )),
+            )
+            .into()),
             None => Ok(Warnings::new()),
         }
     }

@@ -18,6 +18,7 @@ mod derive;
 mod differential_controller_gen;
 mod differential_twins;
 mod k8s_types;
+mod kube_rs;
 mod manifests_stable;
 mod naming_flect;
 mod no_panic;

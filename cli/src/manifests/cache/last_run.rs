@@ -158,7 +158,7 @@ impl Record {
 /// The record in the cache's directory, when its checksum (seeded with this build: another
 /// build's record fails it, as a damaged one does) checks out and it parses.
 fn load(cache: &TextCache) -> Option<Record> {
-    let text = std::fs::read_to_string(cache.dir().join(RECORD_FILE)).ok()?;
+    let text = crate::gate::read_cache(&cache.dir().join(RECORD_FILE));
     let (head, body) = text.split_once('\n')?;
     if u128::from_str_radix(head, 16).ok()? != cache.key(body.as_bytes()) {
         return None;

@@ -96,7 +96,7 @@ impl Stamps {
 
     fn known(&self) -> &HashMap<PathBuf, Stamp> {
         self.known.get_or_init(|| {
-            let text = std::fs::read_to_string(self.dir.join(STAMPS_FILE)).unwrap_or_default();
+            let text = crate::gate::read_cache(&self.dir.join(STAMPS_FILE));
             text.lines()
                 .filter_map(|line| {
                     let (sum, rest) = line.split_once(' ')?;

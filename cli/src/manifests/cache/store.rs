@@ -98,7 +98,7 @@ impl TextCache {
     /// entry replaces an older one).
     fn entries(&self) -> &Entries {
         self.entries.get_or_init(|| {
-            let text = std::fs::read_to_string(self.dir.join(self.file)).unwrap_or_default();
+            let text = crate::gate::read_cache(&self.dir.join(self.file));
             let mut at = HashMap::new();
             let mut pos = 0;
             let mut whole = true;
@@ -199,6 +199,35 @@ impl TextCache {
     }
 }
 
+/// How old a temporary file of [`write_atomically`] is once it is one a killed run left: a
+/// write takes well under a second, and a cache directory another project shares (one
+/// `CARGO_TARGET_DIR`) may hold that project's temporary file, being written.
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes the temporary files (`.<file>-XXXXXX`) that runs killed while writing left in `dir`.
+pub(crate) fn sweep_stale(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let stale = entry
+            .metadata()
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age > STALE_AFTER);
+        if stale {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// Writes `dir/file` by renaming a finished temporary file over it, so a reader sees the old
 /// file or the new one.
 pub(crate) fn write_atomically(dir: &Path, file: &str, bytes: &[u8]) -> std::io::Result<()> {
@@ -212,6 +241,7 @@ fn write_atomically_with(
     write: impl FnOnce(&mut std::io::BufWriter<&mut tempfile::NamedTempFile>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
+    sweep_stale(dir);
     let mut tmp = tempfile::Builder::new()
         .prefix(&format!(".{file}-"))
         .tempfile_in(dir)?;

@@ -10,7 +10,7 @@ use crate::manifests::summary::ModSummary;
 const SUMMARIES_FILE: &str = "summaries";
 
 /// The format of its entries: a new format is a new name.
-const SUMMARIES_FORMAT: &str = "operator-gen scan summary v3";
+const SUMMARIES_FORMAT: &str = "operator-gen scan summary v4";
 
 /// The summary cache in `dir`, and the stamps kept beside it (keyed as it is).
 pub(crate) fn open(dir: PathBuf) -> (TextCache, Stamps) {

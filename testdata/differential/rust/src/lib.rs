@@ -27,7 +27,7 @@ pub mod storagemigrationtwin;
 pub mod storagetwin;
 
 /// Each kind's CRD file as the derive writes it, or why it cannot be built, by kind.
-pub fn crds() -> Vec<(&'static str, Result<String, String>)> {
+pub fn crds() -> Vec<(&'static str, Result<String, operator_gen_runtime::CrdError>)> {
     vec![
         (
             "AdmissionregistrationTwin",

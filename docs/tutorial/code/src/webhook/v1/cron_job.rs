@@ -8,6 +8,7 @@
 // ANCHOR_END: markers
 
 use operator_gen_runtime::webhook::Defaulter;
+use operator_gen_runtime::webhook::HookError;
 use operator_gen_runtime::webhook::HubConverter;
 use operator_gen_runtime::webhook::Validator;
 use operator_gen_runtime::webhook::Warnings;
@@ -61,19 +62,20 @@ impl Defaulter<CronJob> for CronJobCustomDefaulter {
 pub const MAX_NAME_LENGTH: usize = 52;
 
 /// Checks CronJob objects when they are created, updated or deleted (the validating webhook
-/// `vcronjob-v1.kb.io`): `Err(message)` denies the request with that message,
-/// `Ok(warnings)` admits it and shows the warnings to the client.
+/// `vcronjob-v1.kb.io`): `Err(error)` denies the request with the error's
+/// message, `Ok(warnings)` admits it and shows the warnings to the client.
 pub struct CronJobCustomValidator;
 
 impl CronJobCustomValidator {
     /// What creation and update both check: the name's length and the schedule.
-    fn validate(&self, obj: &CronJob) -> Result<Warnings, String> {
+    fn validate(&self, obj: &CronJob) -> Result<Warnings, HookError> {
         let name = obj.metadata.name.as_deref().unwrap_or_default();
         if name.len() > MAX_NAME_LENGTH {
             return Err(format!(
                 "metadata.name {name:?} is {} characters long; a CronJob's name has at most {MAX_NAME_LENGTH}",
                 name.len()
-            ));
+            )
+            .into());
         }
         let schedule: Schedule = obj
             .spec
@@ -95,18 +97,18 @@ impl CronJobCustomValidator {
 }
 
 impl Validator<CronJob> for CronJobCustomValidator {
-    fn validate_create(&self, obj: &CronJob) -> Result<Warnings, String> {
+    fn validate_create(&self, obj: &CronJob) -> Result<Warnings, HookError> {
         tracing::info!(name = ?obj.metadata.name, "validating the creation of CronJob");
         self.validate(obj)
     }
 
-    fn validate_update(&self, old: &CronJob, new: &CronJob) -> Result<Warnings, String> {
+    fn validate_update(&self, old: &CronJob, new: &CronJob) -> Result<Warnings, HookError> {
         tracing::info!(name = ?new.metadata.name, "validating the update of CronJob");
         let _ = old;
         self.validate(new)
     }
 
-    fn validate_delete(&self, obj: &CronJob) -> Result<Warnings, String> {
+    fn validate_delete(&self, obj: &CronJob) -> Result<Warnings, HookError> {
         tracing::info!(name = ?obj.metadata.name, "validating the deletion of CronJob");
         Ok(Warnings::new())
     }
@@ -143,17 +145,17 @@ mod tests {
     #[test]
     fn the_validator_denies_a_bad_schedule_and_a_long_name() {
         let good = cron_job("nightly", "0 2 * * *");
-        assert_eq!(
-            CronJobCustomValidator.validate_create(&good),
-            Ok(Warnings::new())
-        );
+        let warnings = CronJobCustomValidator
+            .validate_create(&good)
+            .expect("a good schedule is admitted");
+        assert_eq!(warnings, Warnings::new());
 
         let bad = cron_job("nightly", "0 25 * * *");
         let error = CronJobCustomValidator
             .validate_update(&good, &bad)
             .expect_err("hour 25 is denied");
         assert_eq!(
-            error,
+            error.to_string(),
             "spec.schedule: the hour field \"25\" is out of range: values go from 0 to 23"
         );
 
@@ -161,7 +163,7 @@ mod tests {
         let error = CronJobCustomValidator
             .validate_create(&long)
             .expect_err("a 53-character name is denied");
-        assert!(error.contains("at most 52"), "{error}");
+        assert!(error.to_string().contains("at most 52"), "{error}");
 
         let never = cron_job("never", "0 0 31 2 *");
         let warnings = CronJobCustomValidator

@@ -19,6 +19,7 @@
 //! +kubebuilder:webhook:path=/validate--v1-pod,mutating=false,failurePolicy=fail,sideEffects=None,groups="",resources=pods,verbs=create;update,versions=v1,name=vpod-v1.kb.io,admissionReviewVersions=v1
 // +operator-gen:scaffold:webhookmarkers
 
+use operator_gen_runtime::webhook::HookError;
 use operator_gen_runtime::webhook::Validator;
 use operator_gen_runtime::webhook::Warnings;
 use operator_gen_runtime::webhook::WebhookServerBuilder;
@@ -34,27 +35,27 @@ pub fn register(webhooks: WebhookServerBuilder) -> WebhookServerBuilder {
 }
 
 /// Checks Pod objects when they are created, updated or deleted (the validating webhook
-/// `vpod-v1.kb.io`): `Err(message)` denies the request with that message,
-/// `Ok(warnings)` admits it and shows the warnings to the client.
+/// `vpod-v1.kb.io`): `Err(error)` denies the request with the error's
+/// message, `Ok(warnings)` admits it and shows the warnings to the client.
 pub struct PodCustomValidator;
 
 impl Validator<Pod> for PodCustomValidator {
-    fn validate_create(&self, obj: &Pod) -> Result<Warnings, String> {
+    fn validate_create(&self, obj: &Pod) -> Result<Warnings, HookError> {
         tracing::info!(name = ?obj.metadata.name, "validating the creation of Pod");
-        // TODO(user): check `obj`; return Err(message) to deny its creation.
+        // TODO(user): check `obj`; return Err("why".into()) to deny its creation.
         Ok(Warnings::new())
     }
 
-    fn validate_update(&self, old: &Pod, new: &Pod) -> Result<Warnings, String> {
+    fn validate_update(&self, old: &Pod, new: &Pod) -> Result<Warnings, HookError> {
         tracing::info!(name = ?new.metadata.name, "validating the update of Pod");
         let _ = old;
-        // TODO(user): check the change from `old` to `new`; return Err(message) to deny it.
+        // TODO(user): check the change from `old` to `new`; return Err("why".into()) to deny it.
         Ok(Warnings::new())
     }
 
-    fn validate_delete(&self, obj: &Pod) -> Result<Warnings, String> {
+    fn validate_delete(&self, obj: &Pod) -> Result<Warnings, HookError> {
         tracing::info!(name = ?obj.metadata.name, "validating the deletion of Pod");
-        // TODO(user): return Err(message) to keep `obj` from being deleted.
+        // TODO(user): return Err("why".into()) to keep `obj` from being deleted.
         Ok(Warnings::new())
     }
 }

@@ -21,6 +21,7 @@
 // +operator-gen:scaffold:webhookmarkers
 
 use operator_gen_runtime::webhook::Defaulter;
+use operator_gen_runtime::webhook::HookError;
 use operator_gen_runtime::webhook::Validator;
 use operator_gen_runtime::webhook::Warnings;
 use operator_gen_runtime::webhook::WebhookServerBuilder;
@@ -48,27 +49,27 @@ impl Defaulter<Captain> for CaptainCustomDefaulter {
 }
 
 /// Checks Captain objects when they are created, updated or deleted (the validating webhook
-/// `vcaptain-v1.kb.io`): `Err(message)` denies the request with that message,
-/// `Ok(warnings)` admits it and shows the warnings to the client.
+/// `vcaptain-v1.kb.io`): `Err(error)` denies the request with the error's
+/// message, `Ok(warnings)` admits it and shows the warnings to the client.
 pub struct CaptainCustomValidator;
 
 impl Validator<Captain> for CaptainCustomValidator {
-    fn validate_create(&self, obj: &Captain) -> Result<Warnings, String> {
+    fn validate_create(&self, obj: &Captain) -> Result<Warnings, HookError> {
         tracing::info!(name = ?obj.metadata.name, "validating the creation of Captain");
-        // TODO(user): check `obj`; return Err(message) to deny its creation.
+        // TODO(user): check `obj`; return Err("why".into()) to deny its creation.
         Ok(Warnings::new())
     }
 
-    fn validate_update(&self, old: &Captain, new: &Captain) -> Result<Warnings, String> {
+    fn validate_update(&self, old: &Captain, new: &Captain) -> Result<Warnings, HookError> {
         tracing::info!(name = ?new.metadata.name, "validating the update of Captain");
         let _ = old;
-        // TODO(user): check the change from `old` to `new`; return Err(message) to deny it.
+        // TODO(user): check the change from `old` to `new`; return Err("why".into()) to deny it.
         Ok(Warnings::new())
     }
 
-    fn validate_delete(&self, obj: &Captain) -> Result<Warnings, String> {
+    fn validate_delete(&self, obj: &Captain) -> Result<Warnings, HookError> {
         tracing::info!(name = ?obj.metadata.name, "validating the deletion of Captain");
-        // TODO(user): return Err(message) to keep `obj` from being deleted.
+        // TODO(user): return Err("why".into()) to keep `obj` from being deleted.
         Ok(Warnings::new())
     }
 }

@@ -1,0 +1,4 @@
+pub mod document;
+pub mod gadget;
+pub mod memo;
+pub mod widget;
