@@ -118,6 +118,23 @@ pub struct ManifestsArgs {
     /// Parse every file again instead of reusing the cache in target/operator-gen/scan-cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// Refuse a CRD bigger than this many bytes as the apiserver stores it (its JSON, the fields
+    /// server-side apply records, and a 16 KiB margin); the default is etcd's default request
+    /// limit, 1572864 (1.5 MiB). Raise it only for an etcd with a larger --max-request-bytes.
+    #[arg(long, value_name = "BYTES", value_parser = crd_size)]
+    pub max_crd_size: Option<usize>,
+}
+
+/// A `--max-crd-size`: a whole number of bytes, more than the margin the size includes.
+fn crd_size(value: &str) -> std::result::Result<usize, String> {
+    let min = crate::manifests::STORED_MARGIN;
+    match value.parse::<usize>() {
+        Ok(n) if n > min => Ok(n),
+        Ok(_) => Err(format!(
+            "it must be more than {min} bytes, the margin every CRD's size includes"
+        )),
+        Err(_) => Err("it must be a whole number of bytes, such as 3145728".into()),
+    }
 }
 
 /// A `--role-name` the apiserver takes for a Role or ClusterRole: a path segment name (not
@@ -191,6 +208,7 @@ fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
                 } else {
                     crate::manifests::Cache::Project
                 },
+                max_crd_size: args.max_crd_size,
                 allow_oversized_crds: false,
             };
             crate::manifests::run(&opts, printer)

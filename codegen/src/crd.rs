@@ -90,13 +90,22 @@ fn root_schema(
     if let Some(status) = &input.status {
         properties.insert("status".to_string(), emitter.type_schema(status.as_ref())?);
     }
-    Ok(Props {
+    if resource.required_metadata {
+        // as controller-gen lists a root's required fields: sorted
+        let names = required.get_or_insert_with(Vec::new);
+        names.push("metadata".to_string());
+        names.sort();
+    }
+    let mut root = Props {
         description: crate::schema::description(&resource.doc),
         type_: Some("object".into()),
         required,
         properties: Some(properties),
         ..Default::default()
-    })
+    };
+    crate::schema::apply_markers(&mut root, &resource.markers)
+        .map_err(|d| error(input.spec, d.message))?;
+    Ok(root)
 }
 
 fn version(

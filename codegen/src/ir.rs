@@ -94,6 +94,9 @@ pub struct ResourceAttrs {
     pub status: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub doc: Vec<String>,
+    /// The root object's schema markers: the marker lines of `doc`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<Marker>,
     /// The struct's fields sit on the root object itself, not under `spec`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_spec: bool,
@@ -101,6 +104,9 @@ pub struct ResourceAttrs {
     /// require it and a missing spec deserialises as the spec struct's `Default`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub optional_spec: bool,
+    /// The root requires `metadata` (Go's `+required` on the kind's `metav1.ObjectMeta`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required_metadata: bool,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]

@@ -3,7 +3,7 @@
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::*;
-use crate::markers::{self, Target};
+use crate::markers::{self, Effect, Target};
 use proc_macro2::Span;
 use serde_json::Value;
 use syn::spanned::Spanned;
@@ -234,7 +234,7 @@ fn k8s_attrs(
                     "version" => r.version = lit.value(),
                     "kind" => r.kind = lit.value(),
                     "status" => r.status = Some(lit.value()),
-                    _ => r.doc = lit.value().lines().map(str::to_string).collect(),
+                    _ => root_doc(r, &lit, errors),
                 }
                 return Ok(());
             }
@@ -246,6 +246,12 @@ fn k8s_attrs(
                 resource
                     .get_or_insert_with(ResourceAttrs::default)
                     .optional_spec = true;
+                return Ok(());
+            }
+            if target == Target::Type && key == "required_metadata" {
+                resource
+                    .get_or_insert_with(ResourceAttrs::default)
+                    .required_metadata = true;
                 return Ok(());
             }
             let Some((def, items)) = markers::attribute_name(&key) else {
@@ -295,6 +301,37 @@ fn k8s_attrs(
     out
 }
 
+/// `#[k8s(doc = "...")]`: the root object's doc comment, as Go's doc comment on the kind's
+/// type, so its marker lines are the root object's schema markers (a CEL rule on the whole
+/// object, which may read `self.metadata.name`); the other lines are its description.
+fn root_doc(r: &mut ResourceAttrs, lit: &syn::LitStr, errors: &mut Errors) {
+    r.doc.clear();
+    for line in lit.value().lines() {
+        if !line.trim_start().starts_with('+') {
+            r.doc.push(line.to_string());
+            continue;
+        }
+        match markers::parse_line(line) {
+            Ok(Some(marker)) if matches!(marker.def().effect, Effect::Schema(_)) => {
+                check_target(&marker, Target::Type, lit.span(), errors);
+                r.markers.push(Marker {
+                    loc: loc(lit.span()),
+                    ..marker
+                });
+            }
+            Ok(Some(marker)) => errors.push(
+                lit.span(),
+                format!(
+                    "marker `+{}` in #[k8s(doc)] has no effect on the root object's schema: put it on the spec struct's doc comment",
+                    marker.name()
+                ),
+            ),
+            Ok(None) => {}
+            Err(e) => errors.push(lit.span(), e.message),
+        }
+    }
+}
+
 /// Keys of `#[k8s(...)]` that describe the resource itself rather than a marker.
 const RESOURCE_KEYS: &[&str] = &[
     "group",
@@ -304,6 +341,7 @@ const RESOURCE_KEYS: &[&str] = &[
     "doc",
     "no_spec",
     "optional_spec",
+    "required_metadata",
 ];
 
 fn attribute_suggestion(key: &str) -> String {

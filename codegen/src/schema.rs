@@ -89,8 +89,13 @@ impl<'s> Emitter<'s> {
             // a newtype over a named type refers to it, as a field would
             return self.merged_schema(scope, ty, &def.doc, &def.markers, false, def.loc);
         }
+        let mut embedded = Vec::new();
         let mut props = match &def.body {
-            Body::Struct(fields) => self.struct_schema(scope, fields, &def.serde)?,
+            Body::Struct(fields) => {
+                let (own, inner) = self.struct_parts(scope, fields, &def.serde)?;
+                embedded = inner;
+                own
+            }
             Body::Newtype(ty) => self.expr_schema(scope, ty, def.loc)?,
             Body::Unit => Props {
                 type_: Some("object".into()),
@@ -103,15 +108,31 @@ impl<'s> Emitter<'s> {
             props.description = description;
         }
         apply_markers(&mut props, &def.markers).map_err(|m| self.err(scope, def.loc, m))?;
-        Ok(props)
+        merge_embedded(embedded, props).map_err(|m| self.err(scope, def.loc, m))
     }
 
+    /// A struct's schema with the schemas of its flattened structs merged in (see
+    /// [`merge_embedded`]); the struct itself has no markers here (an enum variant's fields).
     fn struct_schema(
         &mut self,
         scope: &dyn Scope,
         fields: &[Field],
         serde: &ContainerSerde,
     ) -> Result<Props> {
+        let (own, embedded) = self.struct_parts(scope, fields, serde)?;
+        merge_embedded(embedded, own).map_err(|m| self.err(scope, scope.def().loc, m))
+    }
+
+    /// A struct's own schema (its fields, flattened maps and flattened enums included) and,
+    /// apart, the schemas of the structs it flattens, in field order: those carry their
+    /// type-level markers to the struct, as controller-gen carries an embedded struct's.
+    fn struct_parts(
+        &mut self,
+        scope: &dyn Scope,
+        fields: &[Field],
+        serde: &ContainerSerde,
+    ) -> Result<(Props, Vec<Props>)> {
+        let mut embedded = Vec::new();
         let mut props = Props {
             type_: Some("object".into()),
             ..Default::default()
@@ -125,6 +146,10 @@ impl<'s> Emitter<'s> {
             }
             if field.serde.flatten {
                 let inner = self.expr_schema(scope, strip_option(&field.ty), field.loc)?;
+                if names_struct(scope, strip_option(&field.ty)) {
+                    embedded.push(inner);
+                    continue;
+                }
                 if let Some(p) = inner.properties {
                     properties.extend(p);
                 }
@@ -166,7 +191,7 @@ impl<'s> Emitter<'s> {
         if !parent_rules.is_empty() {
             props.x_kubernetes_validations = Some(parent_rules);
         }
-        Ok(props)
+        Ok((props, embedded))
     }
 
     pub fn field_schema(&mut self, scope: &dyn Scope, field: &Field) -> Result<Props> {
@@ -612,37 +637,93 @@ fn names_known_type(scope: &dyn Scope, path: &str) -> bool {
         .is_ok_and(|s| matches!(&s.def().body, Body::Newtype(TypeExpr::Known(_))))
 }
 
+/// Whether a type expression names a struct (one whose schema a flattening merges whole).
+fn names_struct(scope: &dyn Scope, ty: &TypeExpr) -> bool {
+    matches!(ty, TypeExpr::Named(path)
+        if scope.resolve(path).is_ok_and(|s| matches!(&s.def().body, Body::Struct(_))))
+}
+
+fn as_map(p: Props) -> Result<serde_json::Map<String, Value>> {
+    match serde_json::to_value(p) {
+        Ok(Value::Object(m)) => Ok(m),
+        _ => Err(Diagnostic::new("a schema does not serialise as an object")),
+    }
+}
+
+fn from_map(m: serde_json::Map<String, Value>) -> Result<Props> {
+    serde_json::from_value(Value::Object(m))
+        .map_err(|e| Diagnostic::new(format!("merged schema: {e}")))
+}
+
 /// Merges what a reference says (`src`) into the schema of the type it names (`dst`), following
 /// controller-gen's `flattenAllOfInto`; see [`Emitter::merged_schema`].
 fn merge_reference(dst: Props, src: Props) -> Result<Props> {
-    let as_map = |p: Props| match serde_json::to_value(p) {
-        Ok(Value::Object(m)) => Ok(m),
-        _ => Err(Diagnostic::new("a schema does not serialise as an object")),
-    };
-    let merged = merge_maps(as_map(dst)?, as_map(src)?)?;
-    serde_json::from_value(Value::Object(merged))
-        .map_err(|e| Diagnostic::new(format!("merged schema: {e}")))
+    from_map(merge_maps(as_map(dst)?, as_map(src)?, Docs::FromSource)?)
+}
+
+/// A struct's schema (`own`, its type-level markers applied) with the schemas of the structs it
+/// flattens merged in as controller-gen merges an embedded struct's (`flattenAllOfInto`, each
+/// embedded schema in field order, then the struct's own): properties and required fields
+/// join; CEL rules come out the struct's own first, then each flattened struct's, the last
+/// flattened first; a validation two of them set differently is kept as `allOf` of both;
+/// preserve-unknown-fields, map type and embedded-resource carry over; the description, title,
+/// example and external docs are the struct's own only.
+fn merge_embedded(embedded: Vec<Props>, own: Props) -> Result<Props> {
+    if embedded.is_empty() {
+        return Ok(own);
+    }
+    let mut merged = serde_json::Map::new();
+    for schema in embedded {
+        merged = merge_maps(merged, as_map(schema)?, Docs::Kept)?;
+    }
+    let own = as_map(own)?;
+    for key in DOC_KEYS {
+        merged.remove(*key);
+        if let Some(v) = own.get(*key) {
+            merged.insert(key.to_string(), v.clone());
+        }
+    }
+    from_map(merge_maps(merged, own, Docs::Kept)?)
+}
+
+/// The keys a merge takes from one side only: see [`Docs`].
+const DOC_KEYS: &[&str] = &["description", "title", "example", "externalDocs"];
+
+/// Whose description, title, example and external docs a merge keeps.
+#[derive(Clone, Copy, PartialEq)]
+enum Docs {
+    /// The source's (a reference's docs replace its type's).
+    FromSource,
+    /// The destination's (an embedded struct's docs are not the embedding one's).
+    Kept,
 }
 
 fn merge_maps(
     mut dst: serde_json::Map<String, Value>,
-    src: serde_json::Map<String, Value>,
+    mut src: serde_json::Map<String, Value>,
+    docs: Docs,
 ) -> Result<serde_json::Map<String, Value>> {
+    // as controller-gen: a source's own `allOf` entries are merged first, one by one
+    if let Some(Value::Array(entries)) = src.remove("allOf") {
+        for entry in entries {
+            if let Value::Object(entry) = entry {
+                dst = merge_maps(dst, entry, docs)?;
+            }
+        }
+    }
     let (mut dst_rest, mut src_rest) = (serde_json::Map::new(), serde_json::Map::new());
     for (key, value) in src {
         match key.as_str() {
             "description" | "title" | "example" | "externalDocs" => {
-                dst.insert(key, value);
+                if docs == Docs::FromSource {
+                    dst.insert(key, value);
+                }
             }
             "enum" => {
                 dst.entry(key).or_insert(value);
             }
             "type" => match dst.get(&key) {
-                Some(t) if t != &value => {
-                    return Err(Diagnostic::new(format!(
-                        "conflicting types: the field says {value} but its type is {t}: drop the field's Type marker or change the type"
-                    )));
-                }
+                Some(t) if t != &value => return Err(conflicting_types(t, &value, docs)),
                 _ => {
                     dst.insert(key, value);
                 }
@@ -658,16 +739,8 @@ fn merge_maps(
                 dst.insert(key, value);
             }
             "required" => {
-                let mut names: Vec<String> = [dst.get(&key), Some(&value)]
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_array)
-                    .flatten()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect();
-                names.sort();
-                names.dedup();
-                dst.insert(key, names.into_iter().map(Value::String).collect());
+                let names = required_union(dst.get(&key), &value);
+                dst.insert(key, names);
             }
             "properties" => {
                 let mut ours = match dst.remove(&key) {
@@ -677,7 +750,7 @@ fn merge_maps(
                 for (name, prop) in value.as_object().cloned().unwrap_or_default() {
                     let merged = match (ours.remove(&name), prop) {
                         (Some(Value::Object(a)), Value::Object(b)) => {
-                            Value::Object(merge_maps(a, b)?)
+                            Value::Object(merge_maps(a, b, docs)?)
                         }
                         (_, b) => b,
                     };
@@ -710,6 +783,32 @@ fn merge_maps(
         }
     }
     Ok(dst)
+}
+
+/// Two `type`s a merge cannot join: `dst`'s (the type's, or the flattened structs') and `src`'s.
+fn conflicting_types(dst: &Value, src: &Value, docs: Docs) -> Diagnostic {
+    Diagnostic::new(match docs {
+        Docs::FromSource => format!(
+            "conflicting types: the field says {src} but its type is {dst}: drop the field's Type marker or change the type"
+        ),
+        Docs::Kept => format!(
+            "conflicting types: a flattened struct's schema is {dst} but the struct's is {src}: a struct that flattens others must be an object, drop its Type marker"
+        ),
+    })
+}
+
+/// The names two `required` lists hold, sorted, each once.
+fn required_union(dst: Option<&Value>, src: &Value) -> Value {
+    let mut names: Vec<String> = [dst, Some(src)]
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    names.sort();
+    names.dedup();
+    names.into_iter().map(Value::String).collect()
 }
 
 fn strip_option(ty: &TypeExpr) -> &TypeExpr {
@@ -1290,6 +1389,51 @@ mod tests {
         .expect_err("conflicting types");
         assert!(err.message.contains("conflicting types"), "{err}");
     }
+
+    /// Embedded schemas merge in field order, then the struct's own: rules come out own first,
+    /// the last flattened first; a keyword two set differently is kept as allOf of both, as
+    /// controller-gen's flattenAllOfInto hoists it; docs are the struct's own; a struct that is
+    /// no object cannot flatten.
+    #[test]
+    fn flattened_structs_merge_like_controller_gen_embeds_them() {
+        let first = props(
+            json!({"type": "object", "description": "first", "title": "First",
+            "minProperties": 1, "x-kubernetes-validations": [{"rule": "a"}],
+            "properties": {"a": {"type": "string"}}, "required": ["a"]}),
+        );
+        let second = props(json!({"type": "object", "minProperties": 2,
+            "x-kubernetes-validations": [{"rule": "b"}], "x-kubernetes-map-type": "atomic",
+            "properties": {"b": {"type": "string"}}}));
+        let own = props(json!({"type": "object", "description": "own",
+            "x-kubernetes-validations": [{"rule": "own"}], "minProperties": 3,
+            "properties": {"c": {"type": "string"}}, "required": ["c"]}));
+        let merged = merge_embedded(vec![first, second], own).expect("merges");
+        assert_eq!(
+            serde_json::to_value(merged).expect("json"),
+            json!({
+                "type": "object",
+                "description": "own",
+                // the conflict moves both to allOf and clears the keyword, which the next sets
+                "allOf": [{"minProperties": 1}, {"minProperties": 2}],
+                "minProperties": 3,
+                "x-kubernetes-validations": [{"rule": "own"}, {"rule": "b"}, {"rule": "a"}],
+                "x-kubernetes-map-type": "atomic",
+                "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "string"}},
+                "required": ["a", "c"]
+            })
+        );
+        let err = merge_embedded(
+            vec![props(json!({"type": "object"}))],
+            props(json!({"type": "string"})),
+        )
+        .expect_err("a string cannot flatten a struct");
+        assert!(
+            err.message
+                .contains("a struct that flattens others must be an object"),
+            "{err}"
+        );
+    }
+
     fn untagged(variants: Vec<(&'static str, Value)>) -> Result<Value> {
         let bodies = variants.into_iter().map(|(n, v)| (n, props(v))).collect();
         untagged_merge("Choice", bodies).map(|p| serde_json::to_value(p).expect("json"))

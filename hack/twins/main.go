@@ -157,6 +157,8 @@ func main() {
 	for k := range kinds {
 		names = append(names, k)
 	}
+	handKinds, handRows := handwritten()
+	names = append(names, handKinds...)
 	sort.Strings(names)
 
 	goDir := filepath.Join(*out, "go")
@@ -173,8 +175,15 @@ func main() {
 	fmt.Fprintf(&lib, "//! one spec field per type k8s-openapi exposes. %s\n\n", header)
 	for _, k := range names {
 		fmt.Fprintf(&lib, "pub mod %s;\n", strings.ToLower(k))
-		write(filepath.Join(goDir, "api", version, strings.ToLower(k)+"_types.go"), goKind(k, kinds[k]))
-		write(filepath.Join(rustDir, "src", strings.ToLower(k)+".rs"), rustKind(k, kinds[k]))
+		goFile := filepath.Join(goDir, "api", version, strings.ToLower(k)+"_types.go")
+		rustFile := filepath.Join(rustDir, "src", strings.ToLower(k)+".rs")
+		if _, generated := kinds[k]; generated {
+			write(goFile, goKind(k, kinds[k]))
+			write(rustFile, rustKind(k, kinds[k]))
+		} else {
+			write(goFile, read(filepath.Join(handwrittenDir, strings.ToLower(k)+"_types.go")))
+			write(rustFile, read(filepath.Join(handwrittenDir, strings.ToLower(k)+".rs")))
+		}
 	}
 	fmt.Fprintf(&lib, "\n/// Each kind's CRD file as the derive writes it, or why it cannot be built, by kind.\n")
 	fmt.Fprintf(&lib, "pub fn crds() -> Vec<(&'static str, Result<String, operator_gen_runtime::CrdError>)> {\n    vec![\n")
@@ -192,6 +201,9 @@ func main() {
 			fmt.Fprintf(&list, "%s::%s\t%s.%s\t%s\t%s\t%s\n", f.t.rustPath, f.t.name, f.t.goPkg, f.t.name, k, camel(f.words), formNames[f.form])
 		}
 	}
+	for _, r := range handRows {
+		fmt.Fprintf(&list, "%s\n", r)
+	}
 	sort.Strings(skipped)
 	fmt.Fprintf(&list, "# skipped Go structs:\n")
 	for _, s := range skipped {
@@ -199,6 +211,41 @@ func main() {
 	}
 	write(filepath.Join(*out, "types.tsv"), list.String())
 	fmt.Fprintf(os.Stderr, "twins: %d types in %d kinds, %d Go structs skipped\n", len(types), len(names), len(skipped))
+}
+
+// handwrittenDir holds kinds written by hand, each as NAME_types.go and its Rust twin NAME.rs
+// (NAME the kind in lower case), with their rows of types.tsv in types.tsv: they compare what
+// one list of types cannot, such as an embedded struct's markers or the root's metadata.
+const handwrittenDir = "handwritten"
+
+// handwritten: the kinds of handwrittenDir, sorted, and their rows of types.tsv.
+func handwritten() ([]string, []string) {
+	seen := map[string]bool{}
+	var kinds, rows []string
+	for _, l := range strings.Split(read(filepath.Join(handwrittenDir, "types.tsv")), "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		cols := strings.Split(l, "\t")
+		if len(cols) != 5 {
+			fail(handwrittenDir + "/types.tsv: line without 5 columns: " + l)
+		}
+		rows = append(rows, l)
+		if !seen[cols[2]] {
+			seen[cols[2]] = true
+			kinds = append(kinds, cols[2])
+		}
+	}
+	sort.Strings(kinds)
+	return kinds, rows
+}
+
+func read(path string) string {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		fail(err.Error())
+	}
+	return string(text)
 }
 
 var formNames = [...]string{"required", "optional pointer", "required slice", "optional map", "optional"}

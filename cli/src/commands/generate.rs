@@ -224,6 +224,7 @@ fn fill(
         allow_dangerous_types: false,
         role_name: "manager-role".to_owned(),
         cache: crate::manifests::Cache::Off,
+        max_crd_size: None,
         allow_oversized_crds: false,
     };
     if let Err(e) = crate::manifests::run(&opts, &quiet) {

@@ -307,21 +307,19 @@ fn emit_kind(
     };
     match made {
         Ok(Some(c)) => {
-            let yaml = crd::to_yaml(&c);
-            if let Some(max) = e.max_crd_bytes.filter(|&max| yaml.len() > max) {
+            let stored = e
+                .max_crd_bytes
+                .map(|max| (max, super::size::stored_bytes(&c)));
+            if let Some((max, size)) = stored.filter(|(max, size)| size > max) {
                 let (module, def) = specs[0];
                 diags.push(located(
                     &file_of(universe, module),
                     def.loc,
-                    format!(
-                        "the CRD of `{}` would be {:.1} MiB, more than the {:.1} MiB the apiserver can store (etcd's request limit); shorten its doc comments or pass --max-desc-len",
-                        def.name,
-                        yaml.len() as f64 / MIB,
-                        max as f64 / MIB
-                    ),
+                    too_big(&def.name, size, max),
                 ));
                 return (None, diags);
             }
+            let yaml = crd::to_yaml(&c);
             (
                 Some((format!("config/crd/bases/{}", crd::file_name(&c)), yaml)),
                 diags,
@@ -362,6 +360,23 @@ fn kube_crd(
     }
     let input = &inputs[0];
     kube_rs::crd::crd(input.spec, input.status.as_deref()).map(Some)
+}
+
+/// Why a CRD of `size` bytes as stored is not written under the limit `max`.
+fn too_big(name: &str, size: usize, max: usize) -> String {
+    let limit = if max == super::size::MAX_CRD_BYTES {
+        format!(
+            "the {:.1} MiB etcd stores by default (its --max-request-bytes)",
+            max as f64 / MIB
+        )
+    } else {
+        format!("--max-crd-size {max}")
+    };
+    format!(
+        "the CRD of `{name}` would take {size} bytes ({:.2} MiB) as the apiserver stores it (its JSON, the fields server-side apply records and a {} KiB margin), more than {limit}; shorten its doc comments or pass --max-desc-len, or, when your etcd's --max-request-bytes is larger, raise the limit with --max-crd-size BYTES",
+        size as f64 / MIB,
+        super::size::STORED_MARGIN >> 10
+    )
 }
 
 /// Whether `+kubebuilder:skip` stands on the module or one of its ancestors: no CRD for it.

@@ -20,6 +20,7 @@ mod emit;
 mod incremental;
 mod lexer;
 mod read;
+mod size;
 mod summary;
 mod threads;
 mod universe;
@@ -57,10 +58,19 @@ pub struct ManifestsOptions {
     pub role_name: String,
     /// Whether and where the scan keeps its cache of parsed files.
     pub cache: Cache,
-    /// Write a CRD bigger than etcd's request limit ([`MAX_CRD_BYTES`]) instead of refusing it,
-    /// as controller-gen does; no command-line flag sets it (the apiserver cannot store such a
-    /// CRD), the differential test does, to compare schemas controller-gen writes at any size.
+    /// The largest CRD written, in bytes as the apiserver stores it (see [`stored_bytes`]);
+    /// `None` for etcd's default request limit, [`MAX_CRD_BYTES`] (`--max-crd-size`).
+    pub max_crd_size: Option<usize>,
+    /// Write a CRD of any size, as controller-gen does; no command-line flag sets it, the
+    /// differential test does, to compare schemas controller-gen writes at any size.
     pub allow_oversized_crds: bool,
+}
+
+impl ManifestsOptions {
+    /// The largest CRD written (`None`: any size).
+    fn crd_limit(&self) -> Option<usize> {
+        (!self.allow_oversized_crds).then(|| self.max_crd_size.unwrap_or(MAX_CRD_BYTES))
+    }
 }
 
 /// Where the scan's cache of parsed files lives.
@@ -87,9 +97,7 @@ pub fn cache_dir(root: &Path) -> PathBuf {
     target.join("operator-gen").join("scan-cache")
 }
 
-/// The largest object etcd stores by default (`--max-request-bytes`, 1.5 MiB): a bigger CRD
-/// cannot be created.
-pub const MAX_CRD_BYTES: usize = 3 << 19;
+pub use size::{MAX_CRD_BYTES, STORED_MARGIN, stored_bytes};
 
 /// Generate the project's manifests and write the ones that changed.
 pub fn run(opts: &ManifestsOptions, printer: &Printer) -> Result<()> {
@@ -187,7 +195,7 @@ fn pipeline<'l>(
         universe: &universe,
         settings: &settings,
         role_name,
-        max_crd_bytes: (!opts.allow_oversized_crds).then_some(MAX_CRD_BYTES),
+        max_crd_bytes: opts.crd_limit(),
         layer,
     };
     let out = on_scan_stack(|| emit::emit(&emitting)).map_err(|s| s.into_error(note))?;
@@ -213,7 +221,7 @@ fn describe(given: &Given, opts: &ManifestsOptions) -> String {
         opts.max_desc_len,
         opts.allow_dangerous_types,
         opts.role_name,
-        opts.allow_oversized_crds
+        opts.crd_limit()
     )
 }
 

@@ -132,6 +132,29 @@ Many validation markers also have a form for the items of a list:
 `+kubebuilder:validation:items:MaxLength=3` or `#[k8s(items_max_length = 3)]` limits each item
 of the list it stands on.
 
+A type's markers apply wherever the type is used, and also where a struct flattens it with
+`#[serde(flatten)]`, one level deep or more (the test below checks up to three), as controller-gen carries the markers of an
+embedded Go struct (`json:\",inline\"`): the flattening struct's CEL rules come first, then
+each flattened struct's, the last flattened first; a validation that two of them set to
+different values (`MinProperties`, say) is kept as `allOf` of both; preserve-unknown-fields,
+embedded-resource and the map type carry over; the description, title, example and external
+docs stay the flattening struct's own. `tests/tests/manifests/differential_controller_gen.rs`
+compares this with controller-gen's output for Go twins (`hack/twins/handwritten/`).
+
+A kind's `metadata` has no field in Rust to carry markers: `#[k8s(required_metadata)]` on the
+spec struct is Go's `+required` on the kind's `metav1.ObjectMeta`, and makes the root require
+`metadata` (`required: [metadata, spec]`), as the same differential test checks. No other
+marker stands on `metadata`: controller-gen v0.21.0 writes the root's `metadata` as
+`type: object` whatever markers its field carries, a CEL rule included, which the same test
+checks (the Go twin's `metadata` carries `+kubebuilder:validation:XValidation`). A rule about
+the name goes on the root object instead, as in Go on the kind's type: the marker lines of
+`#[k8s(doc = \"...\")]`, the root's doc comment, are the root object's schema markers, such as
+`+kubebuilder:validation:XValidation:rule=\"self.metadata.name.size() <= 63\"` on a line of its
+own. The differential test compares such a rule with controller-gen's, and
+`tests/tests/apiserver/apiserver.rs` checks that the apiserver refuses a name the rule refuses.
+A marker there that does not change a schema (`+kubebuilder:subresource:status`, say) is an
+error: kind markers go on the spec struct's doc comment.
+
 Every marker that changes the schema is proven against a real kube-apiserver by the test
 `tests/tests/apiserver/apiserver_markers.rs`; each section below says what that test checks.
 ";

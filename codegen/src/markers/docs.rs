@@ -352,7 +352,7 @@ static DOCS: &[(Kind, Doc)] = &[
     (
         Kind::Required,
         d(
-            "Makes the field required: it is listed in its object's `required`, even when it is an `Option`.",
+            "Makes the field required: it is listed in its object's `required`, even when it is an `Option`. A kind's `metadata` is not a field of the spec struct: `#[k8s(required_metadata)]` on the spec struct is this marker on Go's `metav1.ObjectMeta`.",
             Same,
         ),
     ),

@@ -703,3 +703,55 @@ async fn generation_changed_controller_reconciles_once_per_change() {
     );
     controllers.abort();
 }
+
+/// A CEL rule in the root's `#[k8s(doc)]` stands on the root object, where it reads
+/// `self.metadata.name`: the apiserver enforces it.
+#[tokio::test]
+async fn a_rule_on_the_root_reads_the_name() {
+    require_assets!();
+    let source = r#"
+use operator_gen_runtime::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
+#[k8s(group = "root.example.com", version = "v1", kind = "Named", required_metadata,
+      doc = "Named has a short name.\n+kubebuilder:validation:XValidation:rule=\"self.metadata.name.size() <= 10\",message=\"the name has at most 10 characters\"")]
+pub struct NamedSpec {
+    pub size: i32,
+}
+"#;
+    let universe = manifests::scan_source(std::path::Path::new("src/lib.rs"), source)
+        .unwrap_or_else(|d| panic!("scans: {d:?}"));
+    let outputs = manifests::outputs(&universe, &Default::default(), "manager-role")
+        .unwrap_or_else(|d| panic!("emits: {d:?}"));
+    let crd: k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition =
+        serde_saphyr::from_str(&outputs["config/crd/bases/root.example.com_nameds.yaml"])
+            .expect("CRD");
+    let plane = ControlPlane::start().await.expect("control plane starts");
+    plane
+        .install_crds(std::slice::from_ref(&crd), Duration::from_secs(60))
+        .await
+        .expect("Established");
+    let gvk = GroupVersionKind::gvk("root.example.com", "v1", "Named");
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(plane.client(), "default", &ApiResource::from_gvk(&gvk));
+    let named = |name: &str| -> DynamicObject {
+        serde_json::from_value(serde_json::json!({
+            "apiVersion": "root.example.com/v1", "kind": "Named",
+            "metadata": {"name": name}, "spec": {"size": 1}
+        }))
+        .expect("object")
+    };
+    api.create(&PostParams::default(), &named("short"))
+        .await
+        .expect("a short name is accepted");
+    let err = api
+        .create(&PostParams::default(), &named("a-much-longer-name"))
+        .await
+        .expect_err("a long name is refused");
+    assert!(
+        err.to_string()
+            .contains("the name has at most 10 characters"),
+        "{err}"
+    );
+}

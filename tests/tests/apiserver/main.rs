@@ -15,6 +15,7 @@
 mod apiserver;
 mod apiserver_markers;
 mod control_plane;
+mod crd_size;
 mod fake_admission;
 mod fake_client;
 mod metrics_secure;

@@ -649,7 +649,7 @@ fn rows() -> Vec<Row> {
         row(
             CaptainThen(&[Edit::BigDoc(5 << 20)]),
             "manifests",
-            "MiB, more than the 1.5 MiB the apiserver can store (etcd's request limit); shorten its doc comments or pass --max-desc-len",
+            "MiB) as the apiserver stores it (its JSON, the fields server-side apply records and a 16 KiB margin), more than the 1.5 MiB etcd stores by default (its --max-request-bytes); shorten its doc comments or pass --max-desc-len, or, when your etcd's --max-request-bytes is larger, raise the limit with --max-crd-size BYTES",
             1,
         ),
         row(
@@ -1048,6 +1048,24 @@ fn rows() -> Vec<Row> {
             "manifests --role-name ..",
             "\"..\" cannot name a (Cluster)Role: it may not be '.' or '..'",
             2,
+        ),
+        row(
+            WithCaptain,
+            "manifests --max-crd-size 1.5MiB",
+            "invalid value '1.5MiB' for '--max-crd-size <BYTES>': it must be a whole number of bytes, such as 3145728",
+            2,
+        ),
+        row(
+            WithCaptain,
+            "manifests --max-crd-size 100",
+            "invalid value '100' for '--max-crd-size <BYTES>': it must be more than 16384 bytes, the margin every CRD's size includes",
+            2,
+        ),
+        row(
+            CaptainThen(&[Edit::BigDoc(5 << 20)]),
+            "manifests --max-crd-size 20000",
+            "more than --max-crd-size 20000; shorten its doc comments",
+            1,
         ),
         // other commands
         row(Empty, "completion nosh", "invalid value 'nosh'", 2),

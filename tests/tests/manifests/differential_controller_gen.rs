@@ -39,6 +39,12 @@ const RECURSIVE: &str = "recursive: CRD schemas cannot refer to themselves; cont
 
 const EXCEPTIONS: &[Exception] = &[
     Exception {
+        rust: "twins::flattentwin::FlattenCarrier",
+        differs: "(has(self.e)?1:0)+(has(self.f)?1:0) == 1",
+        controller_gen: "[has(self.e),has(self.f)].filter(x,x==true).size() == 1",
+        reason: "ExactlyOneOf's rule: controller-gen v0.21.0 writes `[has(self.a),...].filter(x,x==true).size() == 1`, while the controller-tools testdata the conformance test compares with (testdata.kubebuilder.io_oneofs.yaml) holds `(has(self.a)?1:0)+... == 1`; operator-gen writes the conformance golden's form. The rest of the type (the flattened struct's other rule, embedded-resource, preserve-unknown-fields, map type, and no title, example or external docs) is compared before the first difference",
+    },
+    Exception {
         rust: "k8s_openapi::api::scheduling::v1alpha3::CompositePodGroupTemplate",
         differs: "cannot be recursive",
         controller_gen: r#""items":{}"#,

@@ -26,6 +26,10 @@ const CASES: &[(&str, &str)] = &[
         "marker `+kubebuilder:subresource:status` cannot stand on a field: put it on a type",
     ),
     (
+        "root_doc_kind_marker",
+        "marker `+kubebuilder:subresource:status` in #[k8s(doc)] has no effect on the root object's schema: put it on the spec struct's doc comment",
+    ),
+    (
         "malformed_value",
         "marker `+kubebuilder:validation:Minimum` expects a number, found `abc`",
     ),

@@ -267,3 +267,73 @@ fn a_recursive_kubernetes_type_is_an_error_at_the_field() {
         "{text}"
     );
 }
+
+/// A flattened struct defined in other modules (two levels, through `use` and a `super::`
+/// path) carries its type-level markers to the struct that flattens it, as controller-gen
+/// carries an embedded struct's: the embedding struct's own rule first, then the flattened
+/// ones, the deepest last; a `MinProperties` both set is kept as `allOf` of both.
+#[test]
+fn a_flattened_struct_from_another_module_carries_its_markers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(root, "PROJECT", "version: \"3\"\n");
+    write(root, "src/lib.rs", "pub mod api;\npub mod common;\n");
+    write(
+        root,
+        "src/common/mod.rs",
+        &format!(
+            "{HEAD}pub mod base;\n\n/// +kubebuilder:validation:XValidation:rule=\"self.mid > 0\"\n\
+             /// +kubebuilder:validation:MinProperties=2\n\
+             #[derive(Schema, Serialize, Deserialize, Clone, Debug)]\n\
+             pub struct Mid {{\n    #[serde(flatten)]\n    pub base: base::Base,\n    pub mid: i32,\n}}\n"
+        ),
+    );
+    write(
+        root,
+        "src/common/base.rs",
+        &format!(
+            "{HEAD}/// +kubebuilder:validation:XValidation:rule=\"self.base > 0\"\n\
+             /// +kubebuilder:validation:MinProperties=1\n\
+             /// +kubebuilder:validation:MaxProperties=4\n\
+             #[derive(Schema, Serialize, Deserialize, Clone, Debug)]\n\
+             pub struct Base {{ pub base: i32 }}\n"
+        ),
+    );
+    write(
+        root,
+        "src/api/mod.rs",
+        &format!(
+            "{HEAD}use crate::common::Mid;\n\n\
+             /// +kubebuilder:validation:XValidation:rule=\"self.own > 0\"\n\
+             #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n\
+             #[k8s(group = \"flat.example.com\", version = \"v1\", kind = \"Flat\")]\n\
+             pub struct FlatSpec {{\n    pub own: i32,\n    #[serde(flatten)]\n    pub mid: Mid,\n}}\n"
+        ),
+    );
+    let outputs = manifests::generate(root, &ManifestsOptions::default()).expect("manifests");
+    let crd = &outputs["config/crd/bases/flat.example.com_flats.yaml"];
+    let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(crd).expect("yaml");
+    let spec = &docs[0]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+    let rules: Vec<&str> = spec["x-kubernetes-validations"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no rules: {crd}"))
+        .iter()
+        .filter_map(|r| r["rule"].as_str())
+        .collect();
+    assert_eq!(
+        rules,
+        ["self.own > 0", "self.mid > 0", "self.base > 0"],
+        "{crd}"
+    );
+    assert_eq!(
+        spec["allOf"],
+        serde_json::json!([{"minProperties": 1}, {"minProperties": 2}]),
+        "{crd}"
+    );
+    assert_eq!(spec["maxProperties"], 4, "{crd}");
+    assert_eq!(
+        spec["required"],
+        serde_json::json!(["base", "mid", "own"]),
+        "{crd}"
+    );
+}

@@ -14,8 +14,10 @@ pub mod coordinationtwin;
 pub mod coretwin;
 pub mod discoverytwin;
 pub mod eventstwin;
+pub mod flattentwin;
 pub mod flowcontroltwin;
 pub mod lifecycletwin;
+pub mod metadatatwin;
 pub mod networkingtwin;
 pub mod nodetwin;
 pub mod policytwin;
@@ -90,6 +92,10 @@ pub fn crds() -> Vec<(&'static str, Result<String, operator_gen_runtime::CrdErro
             eventstwin::EventsTwin::try_crd().map(|crd| operator_gen_runtime::crd_yaml(&crd)),
         ),
         (
+            "FlattenTwin",
+            flattentwin::FlattenTwin::try_crd().map(|crd| operator_gen_runtime::crd_yaml(&crd)),
+        ),
+        (
             "FlowcontrolTwin",
             flowcontroltwin::FlowcontrolTwin::try_crd()
                 .map(|crd| operator_gen_runtime::crd_yaml(&crd)),
@@ -97,6 +103,10 @@ pub fn crds() -> Vec<(&'static str, Result<String, operator_gen_runtime::CrdErro
         (
             "LifecycleTwin",
             lifecycletwin::LifecycleTwin::try_crd().map(|crd| operator_gen_runtime::crd_yaml(&crd)),
+        ),
+        (
+            "MetadataTwin",
+            metadatatwin::MetadataTwin::try_crd().map(|crd| operator_gen_runtime::crd_yaml(&crd)),
         ),
         (
             "NetworkingTwin",
