@@ -2,6 +2,8 @@
 
 use serde_json::{Value, json};
 
+use crate::admission::Invalid;
+
 use super::resource::ResourceType;
 
 /// A refusal, answered as a `metav1.Status`.
@@ -82,6 +84,17 @@ impl Failure {
             name,
             "the object has been modified; please apply your changes to the latest version and try again",
         )
+    }
+
+    /// The apiserver's answer to an object its CRD's schema does not admit.
+    pub(super) fn refused(invalid: &Invalid) -> Self {
+        let status = invalid.status();
+        Failure {
+            code: 422,
+            reason: "Invalid",
+            message: invalid.message(),
+            details: Some(status["details"].clone()),
+        }
     }
 
     pub(super) fn invalid(ty: &ResourceType, name: &str, cause: &str) -> Self {

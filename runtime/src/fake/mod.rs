@@ -74,11 +74,25 @@
 //!   `sendInitialEvents=true` those are followed by the BOOKMARK that ends them. A change that
 //!   takes an object out of a watch's selector is DELETED to it, one that brings it in is ADDED.
 //!   The stream ends after `timeoutSeconds`; no periodic bookmarks.
+//! - **Admission of custom resources**: a kind served from a CRD ([`FakeApi::with_crd`]) admits
+//!   what the apiserver admits with that CRD's schema, on every create, update, merge and JSON
+//!   patch, server-side apply, status write and seeded object: unknown fields pruned, defaults
+//!   set, the structural schema and the CEL rules (`x-kubernetes-validations`, transition rules
+//!   on updates) checked, by [`crate::admission::Validator`], whose documentation says exactly
+//!   what is checked. A refusal is 422 Invalid with the apiserver's message and its causes
+//!   (reason and field path) in `details.causes`; a refused seeded object panics with the
+//!   message. Kinds given by [`FakeApi::register`] or seeded without a CRD are not checked.
+//! - **Admission webhooks**: a defaulter given to [`FakeApi::with_defaulter`] and a validator
+//!   given to [`FakeApi::with_validator`] run on the creates, updates, patches and applies of
+//!   their kind (not its status, not deletes, not seeded objects), as the scaffold configures
+//!   them: the schema's defaults, then the defaulter, then the schema's pruning, defaults and
+//!   checks, then the validator, whose denial is 403 Forbidden `admission webhook
+//!   "v<kind>-<version>.kb.io" denied the request: <message>`. Their warnings are not returned.
 //! - **Errors** are `metav1.Status` bodies with the apiserver's code, reason and message, which
 //!   kube turns into `kube::Error::Api`.
 //!
-//! Not modelled: admission, validation against the CRD schema, defaulting, pruning, RBAC, and
-//! garbage collection by owner references.
+//! Not modelled: other admission plugins and webhooks, validation of built-in kinds and of
+//! `metadata`, RBAC, and garbage collection by owner references.
 
 // The layers, each using only those listed after it: `patch` (merge, JSON patch, apply) on
 // `writes` (create, update, delete) on `store` (the objects, reads, the commit every change goes
@@ -87,6 +101,7 @@
 mod events;
 mod failure;
 mod fields;
+mod hooks;
 mod managed;
 mod patch;
 mod resource;
@@ -107,8 +122,11 @@ use kube::Resource;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::admission::Validator;
+use crate::webhook::{Defaulter, Validator as WebhookValidator};
 use failure::{Failure, Result};
 use resource::{ResourceType, builtins, typed};
+use serde::de::DeserializeOwned;
 use store::{SYSTEM_NAMESPACES, State};
 use wire::{Body, Query, answer, parse, stream};
 use writes::Write;
@@ -177,11 +195,37 @@ impl FakeApi {
                         .as_ref()
                         .and_then(|s| s.open_api_v3_schema.as_ref()),
                 )),
+                admission: Validator::from_crd(crd, &version.name).map(Arc::new),
                 store_group: crd.spec.group.clone(),
             };
             state.add_type(ty);
         }
         drop(state);
+        self
+    }
+
+    /// Runs `defaulter` on every create and update of `K` (not of its status), after the
+    /// schema's defaults and before its checks, as the apiserver calls a mutating webhook
+    /// (named `m<kind>-<version>.kb.io`, as the scaffold names it). Objects seeded are not
+    /// given to it.
+    pub fn with_defaulter<K>(self, defaulter: impl Defaulter<K>) -> Self
+    where
+        K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + 'static,
+    {
+        self.lock().hooks.add_defaulter(defaulter);
+        self
+    }
+
+    /// Runs `validator` on every create and update of `K` (not of its status) after the
+    /// schema's checks, as the apiserver calls a validating webhook (named
+    /// `v<kind>-<version>.kb.io`): a denial is 403 Forbidden `admission webhook "vcaptain-v1.kb.io"
+    /// denied the request: <message>`, and nothing is written. Its warnings are not returned,
+    /// deletes are not given to it, nor are objects seeded.
+    pub fn with_validator<K>(self, validator: impl WebhookValidator<K>) -> Self
+    where
+        K: Resource<DynamicType = ()> + DeserializeOwned + 'static,
+    {
+        self.lock().hooks.add_validator(validator);
         self
     }
 
@@ -202,7 +246,8 @@ impl FakeApi {
     ///
     /// # Panics
     ///
-    /// When `obj` has no name, or does not serialize to a JSON object.
+    /// When `obj` has no name, does not serialize to a JSON object, or its kind's CRD (given to
+    /// [`with_crd`](Self::with_crd)) does not admit it: the message is the apiserver's.
     pub fn with_object<K>(self, obj: &K) -> Self
     where
         K: Resource<DynamicType = ()> + Serialize,
@@ -216,7 +261,8 @@ impl FakeApi {
     ///
     /// # Panics
     ///
-    /// When `obj` has no name, or does not serialize to a JSON object.
+    /// When `obj` has no name, does not serialize to a JSON object, or its kind's CRD does not
+    /// admit it.
     pub fn seed<K>(&self, obj: &K)
     where
         K: Resource<DynamicType = ()> + Serialize,
@@ -250,6 +296,8 @@ impl FakeApi {
         } else {
             String::new()
         };
+        let mut value = writes::admitted(&ty, value, None)
+            .unwrap_or_else(|refused| panic!("the seeded object is refused: {}", refused.message));
         state.stamp_new(&ty, &mut value);
         let key = (ty.store_group.clone(), ty.plural.clone(), namespace, name);
         state.commit(&ty, key, value, "ADDED");

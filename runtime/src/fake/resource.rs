@@ -8,6 +8,8 @@ use k8s_openapi::NamespaceResourceScope;
 use kube::Resource;
 use serde_json::{Value, json};
 
+use crate::admission::Validator;
+
 use super::events::{CORE_TO_EVENTS, EVENTS_GROUP, rename_fields};
 use super::fields;
 
@@ -27,6 +29,8 @@ pub(super) struct ResourceType {
     pub(super) unconditional_update: bool,
     /// Its lists that merge by key under server-side apply.
     pub(super) shape: Arc<fields::Shape>,
+    /// What its CRD's schema admits; `None` for kinds without a CRD.
+    pub(super) admission: Option<Arc<Validator>>,
     /// The group its objects are stored under: its own, but the core group for
     /// `events.k8s.io` Events, which the apiserver keeps as core Events.
     pub(super) store_group: String,
@@ -50,6 +54,7 @@ impl ResourceType {
             generation: group == "apps",
             unconditional_update: true,
             shape: Arc::default(),
+            admission: None,
             store_group: if group == EVENTS_GROUP { "" } else { group }.into(),
         }
     }
@@ -114,6 +119,7 @@ where
         generation: true,
         unconditional_update: false,
         shape: Arc::default(),
+        admission: None,
         store_group: K::group(&()).into_owned(),
     }
 }

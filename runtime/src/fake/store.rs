@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::events::{EVENTS_GROUP, EVENTS_TO_CORE, rename_fields};
 use super::failure::{Failure, Result};
+use super::hooks::Hooks;
 use super::resource::{Key, ResourceType, Target, served};
 use super::select::Selector;
 use super::watch::{Change, Watch, Watches, line};
@@ -30,6 +31,8 @@ pub(super) struct State {
     /// How many generated names have been handed out.
     pub(super) names: u64,
     pub(super) watches: Watches,
+    /// The admission webhooks registered with the fake.
+    pub(super) hooks: Hooks,
 }
 
 /// The time now, as the apiserver writes timestamps.

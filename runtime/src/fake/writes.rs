@@ -53,9 +53,6 @@ impl State {
             namespace.clone(),
             name.clone(),
         );
-        if self.objects.contains_key(&key) {
-            return Err(Failure::already_exists(ty, &name));
-        }
         clear_server_fields(ty, &namespace, &mut obj);
         if ty.namespaced {
             let home = (
@@ -76,6 +73,11 @@ impl State {
         }
         obj["apiVersion"] = json!(ty.api_version());
         obj["kind"] = json!(ty.kind);
+        // as the apiserver: its schema is checked before the name is looked up in storage
+        let mut obj = self.admission(ty, obj, None, true)?;
+        if self.objects.contains_key(&key) {
+            return Err(Failure::already_exists(ty, &name));
+        }
         self.stamp_new(ty, &mut obj);
         let owner = self.owner(ty, &write.manager, "Update", None);
         let mut entries = Vec::new();
@@ -229,6 +231,27 @@ impl State {
         self.store(target, live, obj, write)
     }
 
+    /// The admission chain of a write, as the apiserver runs it: the schema's pruning and
+    /// defaults, the mutating webhooks (with `webhooks`), the schema's pruning, defaults and
+    /// checks again, and the validating webhooks.
+    fn admission(
+        &self,
+        ty: &ResourceType,
+        mut obj: Value,
+        old: Option<&Value>,
+        webhooks: bool,
+    ) -> Result<Value> {
+        if !webhooks {
+            return admitted(ty, obj, old);
+        }
+        if let Some(validator) = &ty.admission {
+            validator.prepare(&mut obj);
+        }
+        let obj = admitted(ty, self.hooks.mutate(ty, obj)?, old)?;
+        self.hooks.validate(ty, &obj, old)?;
+        Ok(obj)
+    }
+
     /// Stores the new version of a live object: the generation bumped on a change of its spec,
     /// nothing written when nothing changed, the object removed when its last finalizer went
     /// during its deletion.
@@ -242,6 +265,7 @@ impl State {
         let ty = &target.ty;
         obj["apiVersion"] = json!(ty.api_version());
         obj["kind"] = json!(ty.kind);
+        let mut obj = self.admission(ty, obj, Some(live), !target.status)?;
         if without_managed(&obj) == without_managed(live) {
             return Ok(served(ty, live));
         }
@@ -374,6 +398,19 @@ impl State {
             "details": details,
         }))
     }
+}
+
+/// `obj` as its kind's CRD admits it (pruned and defaulted) to replace `old` (`None` on a
+/// create), or the apiserver's 422 Invalid; kinds without a CRD admit anything.
+pub(super) fn admitted(ty: &ResourceType, obj: Value, old: Option<&Value>) -> Result<Value> {
+    let Some(validator) = &ty.admission else {
+        return Ok(obj);
+    };
+    match old {
+        None => validator.admit(obj),
+        Some(old) => validator.admit_update(obj, old),
+    }
+    .map_err(|invalid| Failure::refused(&invalid))
 }
 
 /// What a write to the object or to its status subresource may change: with a status

@@ -1,6 +1,7 @@
 //! Against a real etcd and kube-apiserver (`KUBEBUILDER_ASSETS`), without a generated project:
 //! the control plane itself, the generated CRDs and their markers, the fake client's behaviour
-//! table, the runtime's webhook server, its secure metrics and its sharded watches.
+//! table and its admission of custom resources, the runtime's webhook server, its secure metrics
+//! and its sharded watches.
 //!
 //! The integration tests are four binaries, one per directory of `tests/tests/` (`cli`,
 //! `manifests`, `apiserver`, `project`): kube is linked four times, not once per test file.
@@ -15,6 +16,7 @@ mod apiserver;
 mod apiserver_markers;
 mod control_plane;
 mod crd_size;
+mod fake_admission;
 mod fake_client;
 mod metrics_secure;
 mod sharded_watch;

@@ -17,6 +17,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::Api;
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams};
 use operator_gen_envtest::{ControlPlane, require_assets};
+use operator_gen_runtime::fake::FakeApi;
 use operator_gen_runtime::manager::{Manager, ManagerOptions};
 use operator_gen_runtime::webhook::{
     CERT_RELOAD_CHECK, CONVERT_PATH, Converter, Defaulter, HookError, Validator, Warnings,
@@ -642,6 +643,40 @@ async fn the_apiserver_calls_the_defaulter_the_validator_and_the_converter() {
     assert!(msg.contains("vcaptain-v1.kb.io"), "{msg}");
     assert!(msg.contains(DENIAL), "{msg}");
     assert!(captains.get_opt("hook").await.expect("get").is_none());
+
+    // the fake API with the same hooks stores and denies as the apiserver did
+    let fake = FakeApi::new()
+        .with_crd(&Captain::crd())
+        .with_defaulter::<Captain>(CaptainHooks)
+        .with_validator::<Captain>(CaptainHooks);
+    let fakes: Api<Captain> = Api::namespaced(fake.client(), "default");
+    for (name, foo) in [("kirk", None), ("picard", Some("enterprise"))] {
+        let spec = CaptainSpec {
+            foo: foo.map(str::to_owned),
+        };
+        let created = fakes
+            .create(&PostParams::default(), &Captain::new(name, spec))
+            .await
+            .expect("created on the fake");
+        let real = captains.get(name).await.expect("get");
+        assert_eq!(created.spec.foo, real.spec.foo, "{name} on the fake");
+    }
+    let forbidden = CaptainSpec {
+        foo: Some(FORBIDDEN_FOO.into()),
+    };
+    let fake_err = fakes
+        .create(&PostParams::default(), &Captain::new("hook", forbidden))
+        .await
+        .expect_err("the fake's validator denies foo=forbidden");
+    let status = |e: &kube::Error| match e {
+        kube::Error::Api(s) => (s.code, s.reason.clone(), s.message.clone()),
+        other => panic!("not an API error: {other}"),
+    };
+    assert_eq!(
+        status(&fake_err),
+        status(&err),
+        "the fake's denial is the apiserver's"
+    );
 
     // conversion: the CRD is installed once the server serves
     served

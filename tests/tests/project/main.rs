@@ -1,7 +1,8 @@
 //! Generated projects built and run: end to end through `make` and `cargo`, the operator and its
-//! webhooks on a real kube-apiserver, API versions, the project's own controller tests, the Helm
-//! chart, the cargo-generate template, `envtest use`, portability, the publishable crates and the
-//! layout of these test binaries.
+//! webhooks on a real kube-apiserver, API versions, the project's own controller tests (and
+//! their unit test refusing a sample the CRD refuses), the Helm chart, the cargo-generate
+//! template, `envtest use`, portability, the publishable crates and the layout of these test
+//! binaries.
 //!
 //! The integration tests are four binaries, one per directory of `tests/tests/` (`cli`,
 //! `manifests`, `apiserver`, `project`): kube is linked four times, not once per test file.
@@ -21,6 +22,7 @@ mod helm_chart;
 mod operator_e2e;
 mod portable_project;
 mod publishable;
+mod sample_admission;
 mod test_layout;
 mod tutorial;
 mod webhook_scaffold;

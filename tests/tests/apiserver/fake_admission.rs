@@ -1,0 +1,647 @@
+//! The fake API admits custom resources as the apiserver does. Every proof of the marker
+//! registry that writes an object (`codegen/src/markers/registry.rs`: each marker that changes
+//! validation with an object it admits and one it refuses, the transition rules with an update
+//! each way) becomes cases, run through `FakeApi` and through a real kube-apiserver in the same
+//! test, each with the fixture's CRD: the verdicts, the causes' field paths and reasons, the
+//! messages, and what is stored must be equal. Proofs of other kinds are in [`NOT_COMPARED`],
+//! with the reason. A second table, [`schema_cases`], reaches what no marker writes (every
+//! string format the apiserver checks, `messageExpression`, `reason`, `fieldPath`, maps, nested
+//! defaults, CEL list and string functions) with a CRD of its own, compared the same way.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{
+    Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
+};
+use operator_gen_codegen::markers::fixture::{self, Placed};
+use operator_gen_codegen::markers::registry::{ABSENT, Case};
+use operator_gen_envtest::{ControlPlane, require_assets};
+use operator_gen_runtime::fake::FakeApi;
+use serde_json::{Value, json};
+
+use super::apiserver_markers::fixture_crds;
+
+/// The kinds of proofs that write no object to admit, and why they are not compared here.
+const NOT_COMPARED: &[(&str, &str)] = &[
+    (
+        "Merges",
+        "field ownership under server-side apply, not admission: the fake's apply is compared in fake_client's behaviour table",
+    ),
+    (
+        "Kept",
+        "documentation markers: what the apiserver stores of the CRD, not of an object",
+    ),
+    (
+        "RefusesCrd",
+        "the apiserver refuses the CRD itself; the fake does not validate CRDs",
+    ),
+    (
+        "Column",
+        "printer columns (Table output), which the fake does not serve",
+    ),
+    (
+        "Scale",
+        "the scale subresource, which the fake does not serve",
+    ),
+    (
+        "StatusIgnored",
+        "the status subresource, compared in fake_client's behaviour table",
+    ),
+];
+
+/// One case: create `create`, then, for an update, merge-patch the slot to `update`.
+struct Compared {
+    name: String,
+    slot: String,
+    create: Option<Value>,
+    update: Option<Option<Value>>,
+}
+
+/// What a case saw: the stored slot, or the refusal's causes (field, reason) and message.
+#[derive(Debug, PartialEq)]
+enum Seen {
+    Admitted(Option<Value>),
+    Refused {
+        causes: Vec<(String, String)>,
+        message: String,
+    },
+    Failed(String),
+}
+
+fn value(json: &str) -> Option<Value> {
+    (json != ABSENT).then(|| serde_json::from_str(json).expect("a proof's value is JSON"))
+}
+
+/// The cases of one proof; `None` for a proof of a kind in [`NOT_COMPARED`].
+fn cases_of(p: &Placed) -> Option<Vec<Compared>> {
+    let slot = p.slot_name();
+    let marker = p.kind.name();
+    let case = |name: String, create: &str, update: Option<&str>| Compared {
+        name: format!("{marker} (slot {}): {name}", p.slot),
+        slot: slot.clone(),
+        create: value(create),
+        update: update.map(value),
+    };
+    Some(match p.proof.case {
+        Case::Rejects { ok, bad, .. } => vec![
+            case(format!("admits {ok}"), ok, None),
+            case(format!("refuses {bad}"), bad, None),
+        ],
+        Case::RejectsUpdate { ok, bad, .. } => vec![
+            case(format!("admits {ok}"), ok, None),
+            case(format!("admits the update {ok} to {ok}"), ok, Some(ok)),
+            case(format!("refuses the update {ok} to {bad}"), ok, Some(bad)),
+        ],
+        Case::Stores { given, .. } => vec![case(format!("stores {given}"), given, None)],
+        _ => return None,
+    })
+}
+
+fn object(kind: &ApiResource, slot: &str, name: &str, field: &Option<Value>) -> DynamicObject {
+    let mut inner = serde_json::Map::new();
+    if let Some(v) = field {
+        inner.insert("f".into(), v.clone());
+    }
+    serde_json::from_value(json!({
+        "apiVersion": kind.api_version,
+        "kind": kind.kind,
+        "metadata": {"name": name},
+        "spec": {slot: inner},
+    }))
+    .expect("object")
+}
+
+fn seen(result: kube::Result<DynamicObject>, slot: &str) -> Seen {
+    match result {
+        Ok(o) => Seen::Admitted(o.data["spec"][slot].get("f").cloned()),
+        Err(kube::Error::Api(status)) if status.code == 422 => {
+            let mut causes: Vec<(String, String)> = status
+                .details
+                .map(|d| d.causes)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|c| (c.field, c.reason))
+                .collect();
+            causes.sort();
+            Seen::Refused {
+                causes,
+                message: status.message,
+            }
+        }
+        Err(e) => Seen::Failed(e.to_string()),
+    }
+}
+
+async fn run(api: &Api<DynamicObject>, kind: &ApiResource, n: usize, case: &Compared) -> Seen {
+    let name = format!("c{n}");
+    let created = api
+        .create(
+            &PostParams::default(),
+            &object(kind, &case.slot, &name, &case.create),
+        )
+        .await;
+    let Some(update) = &case.update else {
+        return seen(created, &case.slot);
+    };
+    if let Err(e) = created {
+        return Seen::Failed(format!("the object to update is not created: {e}"));
+    }
+    let patch = json!({"spec": {&case.slot: {"f": update}}});
+    let patched = api
+        .patch(&name, &PatchParams::default(), &Patch::Merge(patch))
+        .await;
+    seen(patched, &case.slot)
+}
+
+fn resource(group: &str, kind: &str) -> ApiResource {
+    let mut resource = ApiResource::from_gvk(&GroupVersionKind::gvk(group, "v1", kind));
+    resource.plural = format!("{}s", kind.to_lowercase());
+    resource
+}
+
+/// The group and kind of the second table's CRD.
+const SCHEMA_GROUP: &str = "admission.operator-gen.dev";
+const SCHEMA_KIND: &str = "Admission";
+
+/// The string formats of the second table: a slot, the format and values to create, each
+/// admitted or refused as the apiserver decides.
+const FORMATS: &[(&str, &str, &[&str])] = &[
+    (
+        "datetime",
+        "date-time",
+        &["2024-02-29T10:00:00Z", "2023-02-29T10:00:00Z", "yesterday"],
+    ),
+    ("byte", "byte", &["YWhveQ==", "ahoy!"]),
+    ("ipv4", "ipv4", &["10.0.0.1", "10.0.0.256"]),
+    ("cidr", "cidr", &["10.0.0.0/8", "10.0.0.0/33"]),
+    ("duration", "duration", &["1h30m", "soon"]),
+    ("shortname", "k8s-short-name", &["my-name", "My-Name"]),
+    ("hostname", "hostname", &["example.com", "-bad-.com"]),
+    (
+        "uri",
+        "uri",
+        &[
+            "https://example.com/a?b=c",
+            "/absolute/path",
+            "relative/path",
+            "http://exa mple.com",
+        ],
+    ),
+    (
+        "email",
+        "email",
+        &[
+            "a@b.example",
+            "Ann <ann@example.com>",
+            "not an email",
+            "@example.com",
+        ],
+    ),
+    (
+        "mac",
+        "mac",
+        &[
+            "00:1a:2b:3c:4d:5e",
+            "00-1a-2b-3c-4d-5e",
+            "0000.5e00.5301",
+            "00:1a:2b:3c:4d",
+        ],
+    ),
+    (
+        "uuidthree",
+        "uuid3",
+        &[
+            "a3bb189e-8bf9-3888-9912-ace4e6543002",
+            "a3bb189e-8bf9-4888-9912-ace4e6543002",
+        ],
+    ),
+    (
+        "uuidfour",
+        "uuid4",
+        &[
+            "123e4567-e89b-42d3-a456-426614174000",
+            "123e4567-e89b-42d3-7456-426614174000",
+        ],
+    ),
+    (
+        "isbn",
+        "isbn",
+        &["0321751043", "978-0321751041", "0321751044"],
+    ),
+    (
+        "creditcard",
+        "creditcard",
+        &[
+            "4111111111111111",
+            "4111 1111 1111 1111",
+            "4111111111111112",
+        ],
+    ),
+    ("ssn", "ssn", &["123-45-6789", "123456789", "12-345-6789"]),
+    ("hexcolor", "hexcolor", &["#fff", "00FF00", "#ggg"]),
+    ("rgbcolor", "rgbcolor", &["rgb(255,0, 10)", "rgb(256,0,0)"]),
+    (
+        "bson",
+        "bsonobjectid",
+        &["507f1f77bcf86cd799439011", "507f1f77bcf86cd79943901"],
+    ),
+    (
+        "ipvsix",
+        "ipv6",
+        &[
+            "::1",
+            "2001:db8::1",
+            "::ffff:10.0.0.1",
+            "10.0.0.1",
+            "2001:db8::g",
+        ],
+    ),
+    ("date", "date", &["2024-02-29", "2023-02-29", "2024-2-1"]),
+    ("longname", "k8s-long-name", &["a.b-c.d", "a..b", "-a.b"]),
+    ("password", "password", &["anything at all"]),
+    (
+        "days",
+        "duration",
+        &["3 days", "2h", "1.5h", "3 fortnights", "10"],
+    ),
+    (
+        "datetimes",
+        "date-time",
+        &[
+            "2024-02-29T10:00:00.123+02:00",
+            "2024-02-29T10:00:00",
+            "2024-02-29 10:00:00Z",
+            "2024-02-29t10:00:00z",
+        ],
+    ),
+    ("ipfour", "ipv4", &["010.0.0.1", "1.2.3", "::ffff:10.0.0.1"]),
+    (
+        "cidrsix",
+        "cidr",
+        &["2001:db8::/32", "2001:db8::/129", "10.0.0.1/32"],
+    ),
+];
+
+/// Kubernetes' CEL checks of strings in the second table: a slot, the function (a rule
+/// `<function>(self)`) and values to create.
+const STRING_CHECKS: &[(&str, &str, &[&str])] = &[
+    (
+        "isurl",
+        "isURL",
+        &[
+            "https://example.com/x",
+            "/path",
+            "example.com",
+            "http://exa mple.com",
+        ],
+    ),
+    (
+        "isip",
+        "isIP",
+        &[
+            "10.0.0.1",
+            "::1",
+            "010.0.0.1",
+            "::ffff:10.0.0.1",
+            "fe80::1%eth0",
+            "10.0.0",
+        ],
+    ),
+    (
+        "iscidr",
+        "isCIDR",
+        &[
+            "10.0.0.0/8",
+            "10.0.0.1/8",
+            "2001:db8::/32",
+            "10.0.0.0/33",
+            "10.0.0.0/08",
+            "10.0.0.0",
+        ],
+    ),
+    (
+        "isquantity",
+        "isQuantity",
+        &[
+            "1Gi", "500m", "1.5", "1e3", "-2k", "1 Gi", "Gi", "1Gb", ".5", "+", "1e", "1e+3",
+        ],
+    ),
+];
+
+/// A row of the second table: a slot, the schema of its field `f`, and the values it is
+/// created with and, for an update, patched to.
+type SchemaCase = (&'static str, Value, Vec<(Value, Option<Value>)>);
+
+/// The second table.
+fn schema_cases() -> Vec<SchemaCase> {
+    let int = |rule: Value| json!({"type": "integer", "x-kubernetes-validations": [rule]});
+    let one = |v: Value| (v, None);
+    let mut cases = vec![
+        (
+            "int32",
+            json!({"type": "integer", "format": "int32"}),
+            vec![one(json!(2147483647)), one(json!(2147483648_i64))],
+        ),
+        (
+            "chars",
+            json!({"type": "string", "maxLength": 3}),
+            vec![one(json!("äöü")), one(json!("äöüß"))],
+        ),
+        (
+            "intenum",
+            json!({"type": "integer", "enum": [1, 2]}),
+            vec![one(json!(2)), one(json!(3))],
+        ),
+        (
+            "halves",
+            json!({"type": "number", "multipleOf": 0.5, "minimum": 1.5}),
+            vec![one(json!(1.5)), one(json!(2.2)), one(json!(1))],
+        ),
+        (
+            "counts",
+            json!({"type": "object", "additionalProperties": {"type": "integer", "maximum": 3}}),
+            vec![one(json!({"k": 3})), one(json!({"k": 4}))],
+        ),
+        (
+            "nested",
+            json!({"type": "object", "default": {}, "properties": {"x": {"type": "integer", "default": 7}, "y": {"type": "string"}}}),
+            vec![one(json!({"y": null, "z": 1}))],
+        ),
+        (
+            "nullitems",
+            json!({"type": "array", "items": {"type": "string", "nullable": true}}),
+            vec![one(json!(["a", null]))],
+        ),
+        (
+            "items",
+            json!({"type": "array", "items": {"type": "string"}}),
+            vec![one(json!(["a", null]))],
+        ),
+        (
+            "keyed",
+            json!({"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"], "items": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "v": {"type": "string", "maxLength": 2}}}}),
+            vec![
+                one(json!([{"name": "a", "v": "ok"}])),
+                one(json!([{"name": "a", "v": "long"}])),
+            ],
+        ),
+        (
+            "embedded",
+            json!({"type": "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true}),
+            vec![
+                one(json!({"apiVersion": "v1", "kind": "ConfigMap"})),
+                one(json!({"apiVersion": "v1", "kind": ""})),
+            ],
+        ),
+        (
+            "msgexpr",
+            int(
+                json!({"rule": "self < 10", "messageExpression": "self > 100 ? 'far too big' : 'too big'", "reason": "FieldValueForbidden"}),
+            ),
+            vec![one(json!(3)), one(json!(12))],
+        ),
+        (
+            "fieldpath",
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "x-kubernetes-validations": [{"rule": "!has(self.a) || self.a != 'x'", "fieldPath": ".a", "message": "a must not be x"}]}),
+            vec![one(json!({"a": "y"})), one(json!({"a": "x"}))],
+        ),
+        (
+            "needed",
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "x-kubernetes-validations": [{"rule": "has(self.a)", "reason": "FieldValueRequired", "message": "a is needed"}]}),
+            vec![one(json!({}))],
+        ),
+        (
+            "sorted",
+            json!({"type": "array", "maxItems": 4, "items": {"type": "integer"}, "x-kubernetes-validations": [{"rule": "self.isSorted() && self.sum() < 10 && self.all(x, x > 0)", "message": "sorted, small and positive"}]}),
+            vec![one(json!([1, 2])), one(json!([2, 1])), one(json!([5, 6]))],
+        ),
+        (
+            "lower",
+            json!({"type": "string", "maxLength": 8, "x-kubernetes-validations": [{"rule": "self.lowerAscii() == self && self.matches('^[a-z]+$')"}]}),
+            vec![one(json!("abc")), one(json!("Abc"))],
+        ),
+        (
+            "once",
+            int(
+                json!({"rule": "!oldSelf.hasValue() || self >= oldSelf.value()", "optionalOldSelf": true, "message": "must not shrink"}),
+            ),
+            vec![
+                one(json!(5)),
+                (json!(5), Some(json!(6))),
+                (json!(5), Some(json!(4))),
+            ],
+        ),
+        (
+            "failing",
+            json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "x-kubernetes-validations": [{"rule": "self.a > 1"}, {"rule": "10 / self.b > 1"}]}),
+            vec![one(json!({"a": 2, "b": 1})), one(json!({"b": 0}))],
+        ),
+        (
+            "ratchet",
+            json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer", "maximum": 3}}}),
+            vec![(json!({"a": 1, "b": 3}), Some(json!({"a": 2, "b": 4})))],
+        ),
+    ];
+    let strings = |values: &[&str]| values.iter().map(|v| one(json!(v))).collect();
+    for (slot, format, values) in FORMATS {
+        let schema = json!({"type": "string", "format": format});
+        cases.push((*slot, schema, strings(values)));
+    }
+    for (slot, function, values) in STRING_CHECKS {
+        let rule = format!("{function}(self)");
+        let schema = json!({"type": "string", "maxLength": 32, "x-kubernetes-validations": [{"rule": rule}]});
+        cases.push((*slot, schema, strings(values)));
+    }
+    cases
+}
+
+/// The second table's CRD: each slot of [`schema_cases`] an object whose `f` has its schema.
+fn schema_crd() -> CustomResourceDefinition {
+    let slots: serde_json::Map<String, Value> = schema_cases()
+        .into_iter()
+        .map(|(slot, schema, _)| {
+            let slot_schema = json!({"type": "object", "properties": {"f": schema}});
+            (slot.to_owned(), slot_schema)
+        })
+        .collect();
+    serde_json::from_value(json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("admissions.{SCHEMA_GROUP}")},
+        "spec": {
+            "group": SCHEMA_GROUP, "scope": "Namespaced",
+            "names": {"plural": "admissions", "singular": "admission", "kind": SCHEMA_KIND, "listKind": "AdmissionList"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                "type": "object",
+                "properties": {"spec": {"type": "object", "properties": slots}},
+            }}}],
+        },
+    }))
+    .expect("the second table's CRD")
+}
+
+/// The second table as cases.
+fn schema_compared() -> Vec<Compared> {
+    let mut out = Vec::new();
+    for (slot, _, values) in schema_cases() {
+        for (create, update) in values {
+            let name = match &update {
+                None => format!("{slot}: create {create}"),
+                Some(u) => format!("{slot}: update {create} to {u}"),
+            };
+            out.push(Compared {
+                name,
+                slot: slot.to_owned(),
+                create: Some(create),
+                update: update.map(Some),
+            });
+        }
+    }
+    out
+}
+
+/// Both sides of the comparison, and what it found.
+struct Comparison {
+    real: Api<DynamicObject>,
+    fake: Api<DynamicObject>,
+    kind: ApiResource,
+    compared: usize,
+    failures: Vec<String>,
+}
+
+impl Comparison {
+    /// Runs `case` on both sides; whether the apiserver refused it.
+    async fn compare(&mut self, case: &Compared) -> bool {
+        self.compared += 1;
+        let apiserver = run(&self.real, &self.kind, self.compared, case).await;
+        let ours = run(&self.fake, &self.kind, self.compared, case).await;
+        if apiserver != ours || matches!(apiserver, Seen::Failed(_)) {
+            self.failures.push(format!(
+                "{}:\n  apiserver {apiserver:?}\n  fake      {ours:?}",
+                case.name
+            ));
+        }
+        matches!(apiserver, Seen::Refused { .. })
+    }
+
+    /// The same comparison of another kind.
+    fn of(self, kind: ApiResource, real: kube::Client, fake: kube::Client) -> Self {
+        Comparison {
+            real: Api::namespaced_with(real, "default", &kind),
+            fake: Api::namespaced_with(fake, "default", &kind),
+            kind,
+            ..self
+        }
+    }
+
+    fn new(kind: ApiResource, real: kube::Client, fake: kube::Client) -> Self {
+        Comparison {
+            real: Api::namespaced_with(real, "default", &kind),
+            fake: Api::namespaced_with(fake, "default", &kind),
+            kind,
+            compared: 0,
+            failures: Vec::new(),
+        }
+    }
+}
+
+/// The kind of a proof, as [`NOT_COMPARED`] names it.
+fn case_kind(p: &Placed) -> String {
+    let kind = format!("{:?}", p.proof.case);
+    kind.split([' ', '{']).next().unwrap_or_default().to_owned()
+}
+
+#[tokio::test]
+async fn the_fake_admits_what_the_apiserver_admits() {
+    require_assets!();
+    let proofs = fixture::proofs();
+    let crds = fixture_crds(&proofs);
+    let crd = crds.get(fixture::KIND).expect("the fixture's CRD");
+    let second = schema_crd();
+    let plane = ControlPlane::start().await.expect("control plane starts");
+    plane
+        .install_crds(&[crd.clone(), second.clone()], Duration::from_secs(60))
+        .await
+        .expect("the tables' CRDs are accepted and Established");
+    let fake = FakeApi::new().with_crd(crd).with_crd(&second);
+    let proof = resource(fixture::GROUP, fixture::KIND);
+    let mut table = Comparison::new(proof, plane.client(), fake.client());
+    let mut skipped: BTreeMap<String, usize> = BTreeMap::new();
+    let mut refused = BTreeSet::new();
+    for p in &proofs {
+        let Some(cases) = cases_of(p) else {
+            *skipped.entry(case_kind(p)).or_default() += 1;
+            continue;
+        };
+        for case in cases {
+            if table.compare(&case).await {
+                refused.insert(p.kind.name());
+            }
+        }
+    }
+    let from_proofs = table.compared;
+    let mut table = table.of(
+        resource(SCHEMA_GROUP, SCHEMA_KIND),
+        plane.client(),
+        fake.client(),
+    );
+    let mut refused_cases = BTreeSet::new();
+    for case in schema_compared() {
+        if table.compare(&case).await {
+            refused_cases.insert(case.name.clone());
+        }
+    }
+    eprintln!(
+        "fake/apiserver admission: {} cases compared ({from_proofs} from {} proofs, refusals of {} markers; {} of the schema table)",
+        table.compared,
+        proofs.len(),
+        refused.len(),
+        table.compared - from_proofs,
+    );
+    for (kind, why) in NOT_COMPARED {
+        let n = skipped.remove(*kind).unwrap_or(0);
+        eprintln!("not compared: {n} proofs of kind {kind}: {why}");
+    }
+    assert!(
+        skipped.is_empty(),
+        "proofs neither compared nor excepted: {skipped:?}"
+    );
+    assert!(
+        table.failures.is_empty(),
+        "the fake and the apiserver differ:\n{}",
+        table.failures.join("\n")
+    );
+    for marker in [
+        "kubebuilder:validation:Pattern",
+        "kubebuilder:validation:Maximum",
+        "kubebuilder:validation:XValidation",
+        "kubebuilder:validation:ExactlyOneOf",
+        "k8s:immutable",
+        "listMapKey",
+    ] {
+        assert!(
+            refused.contains(marker),
+            "no refusal compared for {marker}: {refused:?}"
+        );
+    }
+    for case in [
+        "datetime: create \"2023-02-29T10:00:00Z\"",
+        "int32: create 2147483648",
+        "counts: create {\"k\":4}",
+        "keyed: create [{\"name\":\"a\",\"v\":\"long\"}]",
+        "msgexpr: create 12",
+        "fieldpath: create {\"a\":\"x\"}",
+        "sorted: create [2,1]",
+        "failing: create {\"b\":0}",
+        "isip: create \"::ffff:10.0.0.1\"",
+        "isquantity: create \"1Gb\"",
+        "once: update 5 to 4",
+        "ratchet: update {\"a\":1,\"b\":3} to {\"a\":2,\"b\":4}",
+    ] {
+        assert!(
+            refused_cases.contains(case),
+            "{case} is not refused: {refused_cases:?}"
+        );
+    }
+}
