@@ -207,19 +207,7 @@ pub fn validate_path<K: Resource<DynamicType = ()>>() -> String {
     webhook_path("validate", &K::group(&()), &K::version(&()), &K::kind(&()))
 }
 
-/// Whether the server can serve a hook on `path`: `/`, or `/`-separated segments of ASCII
-/// letters, digits, `-` and `_` (controller-runtime's rule for custom webhook paths).
-pub fn is_served_path(path: &str) -> bool {
-    path == "/"
-        || path.strip_prefix('/').is_some_and(|rest| {
-            rest.split('/').all(|seg| {
-                !seg.is_empty()
-                    && seg
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-            })
-        })
-}
+pub use operator_gen_codegen::webhook::is_served_path;
 
 /// The conversion path.
 pub const CONVERT_PATH: &str = "/convert";
