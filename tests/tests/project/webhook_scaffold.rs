@@ -230,7 +230,10 @@ async fn scaffolded_webhooks_default_validate_and_convert_on_the_apiserver() {
     // the defaulting webhook on its default path, the validating one on `--validation-path`'s
     assert_eq!(
         paths,
-        ["/mutate-crew-my-domain-v1-captain", "/hooks/custom_validate"],
+        [
+            "/mutate-crew-my-domain-v1-captain",
+            "/hooks/custom_validate"
+        ],
         "the webhook paths in config/webhook/manifests.yaml"
     );
 
