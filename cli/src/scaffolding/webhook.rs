@@ -290,7 +290,7 @@ const KIND_WIRING: &[Insertion<WebhookContext>] = &[
         file: KIND_FILE,
         marker: WEBHOOK_REGISTRATIONS,
         fragment: Fragment::Text(
-            "let webhooks = webhooks.{% if defaulting_path %}defaulter_at::<{{kind}}>(\"{{defaulting_path}}\", {% else %}defaulter::<{{kind}}>({% endif %}{{kind}}CustomDefaulter);",
+            "let webhooks = webhooks.{% if defaulting_path %}defaulter_at::<{{kind}}>(DEFAULTING_PATH, {% else %}defaulter::<{{kind}}>({% endif %}{{kind}}CustomDefaulter);",
         ),
         when: |c| c.defaulting,
     },
@@ -298,7 +298,7 @@ const KIND_WIRING: &[Insertion<WebhookContext>] = &[
         file: KIND_FILE,
         marker: WEBHOOK_REGISTRATIONS,
         fragment: Fragment::Text(
-            "let webhooks = webhooks.{% if validation_path %}validator_at::<{{kind}}>(\"{{validation_path}}\", {% else %}validator::<{{kind}}>({% endif %}{{kind}}CustomValidator);",
+            "let webhooks = webhooks.{% if validation_path %}validator_at::<{{kind}}>(VALIDATION_PATH, {% else %}validator::<{{kind}}>({% endif %}{{kind}}CustomValidator);",
         ),
         when: |c| c.validation,
     },
@@ -313,6 +313,22 @@ const KIND_WIRING: &[Insertion<WebhookContext>] = &[
         marker: WEBHOOK_REGISTRATIONS,
         fragment: Fragment::Template("fragments/webhook/converter.rs.tera"),
         when: |c| c.conversion,
+    },
+    Insertion {
+        file: KIND_FILE,
+        marker: WEBHOOK_TYPES,
+        fragment: Fragment::Text(
+            "/// The path the defaulting webhook is served on (`create webhook --defaulting-path`), as\n/// its `+kubebuilder:webhook` marker names it.\npub const DEFAULTING_PATH: &str = \"{{defaulting_path}}\";\n\n",
+        ),
+        when: |c| c.defaulting && !c.defaulting_path.is_empty(),
+    },
+    Insertion {
+        file: KIND_FILE,
+        marker: WEBHOOK_TYPES,
+        fragment: Fragment::Text(
+            "/// The path the validating webhook is served on (`create webhook --validation-path`), as\n/// its `+kubebuilder:webhook` marker names it.\npub const VALIDATION_PATH: &str = \"{{validation_path}}\";\n\n",
+        ),
+        when: |c| c.validation && !c.validation_path.is_empty(),
     },
     Insertion {
         file: KIND_FILE,

@@ -69,9 +69,9 @@ fn project(parent: &Path) -> (PathBuf, PathBuf) {
     );
     edit(
         &hooks,
-        "        // TODO(user): check `obj`; return Err(message) to deny its creation.\n        Ok(Warnings::new())",
+        "        // TODO(user): check `obj`; return Err(\"why\".into()) to deny its creation.\n        Ok(Warnings::new())",
         &format!(
-            "        if obj.spec.foo.as_deref() == Some({FORBIDDEN:?}) {{\n            return Err({DENIAL:?}.to_owned());\n        }}\n        Ok(vec![{WARNING:?}.to_owned()])"
+            "        if obj.spec.foo.as_deref() == Some({FORBIDDEN:?}) {{\n            return Err({DENIAL:?}.into());\n        }}\n        Ok(vec![{WARNING:?}.to_owned()])"
         ),
     );
     let conversion = dir.join("src/api/v2/captain_conversion.rs");

@@ -31,11 +31,19 @@ use crate::api::v1::Captain;
 
 /// Adds the Captain webhooks to the manager's webhook server (called from `main.rs`).
 pub fn register(webhooks: WebhookServerBuilder) -> WebhookServerBuilder {
-    let webhooks = webhooks.defaulter_at::<Captain>("/custom-mutate", CaptainCustomDefaulter);
-    let webhooks = webhooks.validator_at::<Captain>("/hooks/custom_validate", CaptainCustomValidator);
+    let webhooks = webhooks.defaulter_at::<Captain>(DEFAULTING_PATH, CaptainCustomDefaulter);
+    let webhooks = webhooks.validator_at::<Captain>(VALIDATION_PATH, CaptainCustomValidator);
     // +operator-gen:scaffold:webhookregistrations
     webhooks
 }
+
+/// The path the defaulting webhook is served on (`create webhook --defaulting-path`), as
+/// its `+kubebuilder:webhook` marker names it.
+pub const DEFAULTING_PATH: &str = "/custom-mutate";
+
+/// The path the validating webhook is served on (`create webhook --validation-path`), as
+/// its `+kubebuilder:webhook` marker names it.
+pub const VALIDATION_PATH: &str = "/hooks/custom_validate";
 
 /// Sets the defaults of Captain objects when they are created or updated (the mutating
 /// webhook `mcaptain-v1.kb.io`); the server answers with the patch to the result.
