@@ -24,6 +24,20 @@ const DEFAULT_VALIDATING_NAME: &str = "validating-webhook-configuration";
 const DEFAULT_SERVICE_NAME: &str = "webhook-service";
 const DEFAULT_SERVICE_NAMESPACE: &str = "system";
 
+/// Whether a webhook server can serve a hook on `path`: `/`, or `/`-separated segments of ASCII
+/// letters, digits, `-` and `_` (controller-runtime's rule for custom webhook paths).
+pub fn is_served_path(path: &str) -> bool {
+    path == "/"
+        || path.strip_prefix('/').is_some_and(|rest| {
+            rest.split('/').all(|seg| {
+                !seg.is_empty()
+                    && seg
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            })
+        })
+}
+
 /// One object of the output, in file order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum WebhookObject {

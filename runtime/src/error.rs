@@ -142,6 +142,12 @@ pub enum Error {
     )]
     WebhookPath(String),
 
+    /// A hook was registered on a path the webhook server cannot serve.
+    #[error(
+        "webhook path {0:?} is invalid: a path is `/` or `/` followed by segments of letters, digits, `-` and `_`, e.g. /custom-mutate"
+    )]
+    WebhookPathInvalid(String),
+
     /// Encoding the metrics registry failed.
     #[error("cannot encode metrics: {0}")]
     Encode(#[source] std::fmt::Error),

@@ -207,6 +207,8 @@ pub fn validate_path<K: Resource<DynamicType = ()>>() -> String {
     webhook_path("validate", &K::group(&()), &K::version(&()), &K::kind(&()))
 }
 
+pub use operator_gen_codegen::webhook::is_served_path;
+
 /// The conversion path.
 pub const CONVERT_PATH: &str = "/convert";
 
@@ -218,26 +220,44 @@ impl WebhookServerBuilder {
     }
 
     /// Serves `defaulter` on `K`'s mutate path.
-    pub fn defaulter<K>(mut self, defaulter: impl Defaulter<K>) -> Self
+    pub fn defaulter<K>(self, defaulter: impl Defaulter<K>) -> Self
+    where
+        K: Resource<DynamicType = ()> + DeserializeOwned + Serialize + 'static,
+    {
+        self.defaulter_at::<K>(&mutate_path::<K>(), defaulter)
+    }
+
+    /// Serves `defaulter` on `path` instead of `K`'s mutate path (the `path=` of a
+    /// `+kubebuilder:webhook` marker given a custom path, which must start with `/`).
+    pub fn defaulter_at<K>(mut self, path: &str, defaulter: impl Defaulter<K>) -> Self
     where
         K: Resource<DynamicType = ()> + DeserializeOwned + Serialize + 'static,
     {
         let kind = K::kind(&()).into_owned();
         self.add(
-            mutate_path::<K>(),
+            path.to_owned(),
             Arc::new(move |body| admit(body, &kind, |req, raw| mutate::<K>(&defaulter, req, raw))),
         );
         self
     }
 
     /// Serves `validator` on `K`'s validate path.
-    pub fn validator<K>(mut self, validator: impl Validator<K>) -> Self
+    pub fn validator<K>(self, validator: impl Validator<K>) -> Self
+    where
+        K: Resource<DynamicType = ()> + DeserializeOwned + Serialize + 'static,
+    {
+        self.validator_at::<K>(&validate_path::<K>(), validator)
+    }
+
+    /// Serves `validator` on `path` instead of `K`'s validate path (the `path=` of a
+    /// `+kubebuilder:webhook` marker given a custom path, which must start with `/`).
+    pub fn validator_at<K>(mut self, path: &str, validator: impl Validator<K>) -> Self
     where
         K: Resource<DynamicType = ()> + DeserializeOwned + Serialize + 'static,
     {
         let kind = K::kind(&()).into_owned();
         self.add(
-            validate_path::<K>(),
+            path.to_owned(),
             Arc::new(move |body| {
                 admit(body, &kind, |req, raw| validate::<K>(&validator, req, raw))
             }),
@@ -275,6 +295,9 @@ impl WebhookServerBuilder {
         }
         if let Some(path) = self.duplicates.into_iter().next() {
             return Err(Error::WebhookPath(path));
+        }
+        if let Some(path) = self.hooks.keys().find(|p| !is_served_path(p)) {
+            return Err(Error::WebhookPathInvalid(path.clone()));
         }
         Ok(WebhookServer {
             hooks: Arc::new(self.hooks),
@@ -807,6 +830,45 @@ mod tests {
             .build()
             .expect_err("two validators of one kind");
         assert!(err.to_string().contains("/validate--v1-configmap"), "{err}");
+    }
+
+    #[test]
+    fn hooks_at_custom_paths_answer_there_and_not_at_the_default_paths() {
+        let server = WebhookServer::builder()
+            .defaulter_at::<ConfigMap>("/custom-mutate", Labels)
+            .validator_at::<ConfigMap>("/hooks/custom_validate", Rules)
+            .build()
+            .expect("server");
+        assert_eq!(server.paths(), ["/custom-mutate", "/hooks/custom_validate"]);
+        let create = review("CREATE", cm(json!({"data": {"a": "1"}})), Value::Null);
+        let resp = response(&server.handle("/custom-mutate", &create));
+        assert_eq!(resp["allowed"], true);
+        assert_eq!(
+            patch_of(&resp),
+            json!([{"op": "add", "path": "/metadata/labels", "value": {"app": "web"}}])
+        );
+        let secret = review(
+            "CREATE",
+            cm(json!({"data": {"password": "x"}})),
+            Value::Null,
+        );
+        let resp = response(&server.handle("/hooks/custom_validate", &secret));
+        assert_eq!(resp["allowed"], false, "{resp}");
+        for default in ["/mutate--v1-configmap", "/validate--v1-configmap"] {
+            assert_eq!(
+                server.handle(default, &create).status,
+                StatusCode::NOT_FOUND,
+                "{default}"
+            );
+        }
+        for bad in ["custom-mutate", "/custom/", "/custom mutate", "//x"] {
+            let err = WebhookServer::builder()
+                .defaulter_at::<ConfigMap>(bad, Labels)
+                .build()
+                .expect_err(bad);
+            assert!(err.to_string().contains(&format!("{bad:?}")), "{err}");
+        }
+        assert!(is_served_path("/"));
     }
 
     #[test]

@@ -97,6 +97,12 @@ fn webhook_args(r: &crate::project::ResourceEntry) -> Vec<String> {
     if w.validation {
         args.push("--programmatic-validation".to_owned());
     }
+    if let Some(path) = &w.defaulting_path {
+        args.extend(words(&["--defaulting-path", path]));
+    }
+    if let Some(path) = &w.validation_path {
+        args.extend(words(&["--validation-path", path]));
+    }
     if w.conversion {
         args.push("--conversion".to_owned());
         if !w.spoke.is_empty() {

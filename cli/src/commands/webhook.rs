@@ -37,6 +37,14 @@ pub struct WebhookArgs {
     /// The spoke versions converted to and from the hub, e.g. `--spoke v2,v3` (with --conversion).
     #[arg(long, value_delimiter = ',', value_name = "VERSION", value_parser = spoke_version)]
     pub spoke: Vec<String>,
+    /// Serve the defaulting webhook on this path instead of `/mutate-<group>-<version>-<kind>`,
+    /// e.g. `/custom-mutate` (with --defaulting).
+    #[arg(long, value_name = "PATH", value_parser = custom_path)]
+    pub defaulting_path: Option<String>,
+    /// Serve the validating webhook on this path instead of `/validate-<group>-<version>-<kind>`,
+    /// e.g. `/custom-validate` (with --programmatic-validation).
+    #[arg(long, value_name = "PATH", value_parser = custom_path)]
+    pub validation_path: Option<String>,
     /// Scaffold the webhook module again, with every webhook type of the kind.
     #[arg(long)]
     pub force: bool,
@@ -53,6 +61,18 @@ fn spoke_version(value: &str) -> std::result::Result<String, crate::error::Error
         })
 }
 
+/// One `--defaulting-path` or `--validation-path`: a path the webhook server can serve
+/// (controller-runtime's rule for a custom webhook path).
+fn custom_path(value: &str) -> std::result::Result<String, String> {
+    if operator_gen_codegen::webhook::is_served_path(value) {
+        Ok(value.to_owned())
+    } else {
+        Err(format!(
+            "{value:?} is not a webhook path: it must be '/' or start with '/' and have segments of letters, digits, '-' and '_' only, e.g. /custom-mutate or /hooks/validate"
+        ))
+    }
+}
+
 /// Run `create webhook` in `root`.
 pub fn run(args: &WebhookArgs, root: &Path, printer: &Printer) -> Result<()> {
     let mut project = Project::load(root)?;
@@ -65,6 +85,8 @@ pub fn run(args: &WebhookArgs, root: &Path, printer: &Printer) -> Result<()> {
         programmatic_validation: args.programmatic_validation,
         conversion: args.conversion,
         spoke: args.spoke.clone(),
+        defaulting_path: args.defaulting_path.clone(),
+        validation_path: args.validation_path.clone(),
         force: args.force,
     };
     let plan = webhook::plan(&request, &project)?;

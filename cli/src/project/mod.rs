@@ -108,12 +108,20 @@ pub struct WebhooksEntry {
     /// A defaulting (mutating) webhook.
     #[serde(default, skip_serializing_if = "is_false")]
     pub defaulting: bool,
+    /// The path the defaulting webhook is served on, when not the default
+    /// `/mutate-<group>-<version>-<kind>` (`create webhook --defaulting-path`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defaulting_path: Option<String>,
     /// The spoke versions converted to and from this hub.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub spoke: Vec<String>,
     /// A validating webhook.
     #[serde(default, skip_serializing_if = "is_false")]
     pub validation: bool,
+    /// The path the validating webhook is served on, when not the default
+    /// `/validate-<group>-<version>-<kind>` (`create webhook --validation-path`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validation_path: Option<String>,
     /// The admission webhook API version; always `v1`.
     pub webhook_version: String,
 }

@@ -83,6 +83,10 @@ pub struct WebhookContext {
     pub write_module: bool,
     /// `src/main.rs` has no webhook server yet.
     pub first_webhook: bool,
+    /// The defaulting webhook's custom path, empty for `/mutate-<group>-<version>-<kind>`.
+    pub defaulting_path: String,
+    /// The validating webhook's custom path, empty for `/validate-<group>-<version>-<kind>`.
+    pub validation_path: String,
 }
 
 /// The files of `create webhook`: each template sits where its output lands.
@@ -246,7 +250,7 @@ const KIND_WIRING: &[Insertion<WebhookContext>] = &[
         file: KIND_FILE,
         marker: WEBHOOK_MARKERS,
         fragment: Fragment::Text(
-            "//! +kubebuilder:webhook:path=/mutate-{{group_dashed}}-{{version}}-{{kind_lower}},mutating=true,failurePolicy=fail,sideEffects=None,groups={{marker_group}},resources={{plural}},verbs=create;update,versions={{version}},name=m{{kind_lower}}-{{version}}.kb.io,admissionReviewVersions=v1",
+            "//! +kubebuilder:webhook:path={% if defaulting_path %}{{defaulting_path}}{% else %}/mutate-{{group_dashed}}-{{version}}-{{kind_lower}}{% endif %},mutating=true,failurePolicy=fail,sideEffects=None,groups={{marker_group}},resources={{plural}},verbs=create;update,versions={{version}},name=m{{kind_lower}}-{{version}}.kb.io,admissionReviewVersions=v1",
         ),
         when: |c| c.defaulting,
     },
@@ -254,7 +258,7 @@ const KIND_WIRING: &[Insertion<WebhookContext>] = &[
         file: KIND_FILE,
         marker: WEBHOOK_MARKERS,
         fragment: Fragment::Text(
-            "//! +kubebuilder:webhook:path=/validate-{{group_dashed}}-{{version}}-{{kind_lower}},mutating=false,failurePolicy=fail,sideEffects=None,groups={{marker_group}},resources={{plural}},verbs=create;update,versions={{version}},name=v{{kind_lower}}-{{version}}.kb.io,admissionReviewVersions=v1",
+            "//! +kubebuilder:webhook:path={% if validation_path %}{{validation_path}}{% else %}/validate-{{group_dashed}}-{{version}}-{{kind_lower}}{% endif %},mutating=false,failurePolicy=fail,sideEffects=None,groups={{marker_group}},resources={{plural}},verbs=create;update,versions={{version}},name=v{{kind_lower}}-{{version}}.kb.io,admissionReviewVersions=v1",
         ),
         when: |c| c.validation,
     },
@@ -286,7 +290,7 @@ const KIND_WIRING: &[Insertion<WebhookContext>] = &[
         file: KIND_FILE,
         marker: WEBHOOK_REGISTRATIONS,
         fragment: Fragment::Text(
-            "let webhooks = webhooks.defaulter::<{{kind}}>({{kind}}CustomDefaulter);",
+            "let webhooks = webhooks.{% if defaulting_path %}defaulter_at::<{{kind}}>(DEFAULTING_PATH, {% else %}defaulter::<{{kind}}>({% endif %}{{kind}}CustomDefaulter);",
         ),
         when: |c| c.defaulting,
     },
@@ -294,7 +298,7 @@ const KIND_WIRING: &[Insertion<WebhookContext>] = &[
         file: KIND_FILE,
         marker: WEBHOOK_REGISTRATIONS,
         fragment: Fragment::Text(
-            "let webhooks = webhooks.validator::<{{kind}}>({{kind}}CustomValidator);",
+            "let webhooks = webhooks.{% if validation_path %}validator_at::<{{kind}}>(VALIDATION_PATH, {% else %}validator::<{{kind}}>({% endif %}{{kind}}CustomValidator);",
         ),
         when: |c| c.validation,
     },
@@ -309,6 +313,22 @@ const KIND_WIRING: &[Insertion<WebhookContext>] = &[
         marker: WEBHOOK_REGISTRATIONS,
         fragment: Fragment::Template("fragments/webhook/converter.rs.tera"),
         when: |c| c.conversion,
+    },
+    Insertion {
+        file: KIND_FILE,
+        marker: WEBHOOK_TYPES,
+        fragment: Fragment::Text(
+            "/// The path the defaulting webhook is served on (`create webhook --defaulting-path`), as\n/// its `+kubebuilder:webhook` marker names it.\npub const DEFAULTING_PATH: &str = \"{{defaulting_path}}\";\n\n",
+        ),
+        when: |c| c.defaulting && !c.defaulting_path.is_empty(),
+    },
+    Insertion {
+        file: KIND_FILE,
+        marker: WEBHOOK_TYPES,
+        fragment: Fragment::Text(
+            "/// The path the validating webhook is served on (`create webhook --validation-path`), as\n/// its `+kubebuilder:webhook` marker names it.\npub const VALIDATION_PATH: &str = \"{{validation_path}}\";\n\n",
+        ),
+        when: |c| c.validation && !c.validation_path.is_empty(),
     },
     Insertion {
         file: KIND_FILE,
@@ -428,6 +448,10 @@ pub struct Request {
     pub conversion: bool,
     /// The spokes of the conversion webhook.
     pub spoke: Vec<String>,
+    /// The defaulting webhook's custom path.
+    pub defaulting_path: Option<String>,
+    /// The validating webhook's custom path.
+    pub validation_path: Option<String>,
     /// Scaffold the webhook module again.
     pub force: bool,
 }
@@ -536,6 +560,9 @@ pub struct Plan {
     conversion: bool,
     /// The spoke versions of the conversion webhook asked for now.
     spokes: Vec<String>,
+    /// The custom paths of the defaulting and validating webhooks, if any.
+    defaulting_path: Option<String>,
+    validation_path: Option<String>,
     /// The webhook types the kind already has.
     had: WebhooksEntry,
 }
@@ -571,6 +598,7 @@ pub fn plan(req: &Request, project: &Project) -> Result<Plan> {
         )));
     }
     let had = entry.and_then(|e| e.webhooks.clone()).unwrap_or_default();
+    let (defaulting_path, validation_path) = custom_paths(req, &had)?;
     let spokes = if req.conversion {
         spokes(req, project, core, &had)?
     } else {
@@ -614,8 +642,56 @@ pub fn plan(req: &Request, project: &Project) -> Result<Plan> {
         validation: req.programmatic_validation || (req.force && had.validation),
         conversion: !spokes.is_empty(),
         spokes,
+        defaulting_path,
+        validation_path,
         had,
     })
+}
+
+/// The custom paths of the defaulting and validating webhooks: the ones given, each only with
+/// its webhook type, else (scaffolding the module again) the ones PROJECT records.
+fn custom_paths(req: &Request, had: &WebhooksEntry) -> Result<(Option<String>, Option<String>)> {
+    for (path, asked, flag, needs) in [
+        (
+            &req.defaulting_path,
+            req.defaulting,
+            "--defaulting-path",
+            "--defaulting",
+        ),
+        (
+            &req.validation_path,
+            req.programmatic_validation,
+            "--validation-path",
+            "--programmatic-validation",
+        ),
+    ] {
+        if path.is_some() && !asked {
+            return Err(Error::msg(format!(
+                "{flag} can only be used with {needs}; pass {needs} with it or drop {flag}"
+            )));
+        }
+    }
+    let keep = |given: &Option<String>, recorded: &Option<String>| {
+        given
+            .clone()
+            .or_else(|| recorded.clone().filter(|_| req.force))
+    };
+    let defaulting = keep(&req.defaulting_path, &had.defaulting_path);
+    let validation = keep(&req.validation_path, &had.validation_path);
+    for path in [&defaulting, &validation].into_iter().flatten() {
+        if path == "/convert" {
+            return Err(Error::msg(
+                "/convert is the conversion webhook's path; pass another --defaulting-path or --validation-path",
+            ));
+        }
+    }
+    if defaulting.is_some() && defaulting == validation {
+        return Err(Error::msg(format!(
+            "the defaulting and validating webhooks cannot share the path {}; pass a different --defaulting-path or --validation-path",
+            defaulting.unwrap_or_default()
+        )));
+    }
+    Ok((defaulting, validation))
 }
 
 /// The spokes of the conversion webhook `req` asks for: the other versions of the kind in
@@ -791,6 +867,8 @@ fn context(
         },
         write_module,
         first_webhook,
+        defaulting_path: plan.defaulting_path.clone().unwrap_or_default(),
+        validation_path: plan.validation_path.clone().unwrap_or_default(),
     }
 }
 
@@ -798,12 +876,20 @@ fn update_project(project: &mut Project, plan: &Plan) {
     let webhooks = WebhooksEntry {
         conversion: plan.had.conversion || plan.conversion,
         defaulting: plan.had.defaulting || plan.defaulting,
+        defaulting_path: plan
+            .defaulting_path
+            .clone()
+            .or_else(|| plan.had.defaulting_path.clone()),
         spoke: if plan.conversion {
             plan.spokes.clone()
         } else {
             plan.had.spoke.clone()
         },
         validation: plan.had.validation || plan.validation,
+        validation_path: plan
+            .validation_path
+            .clone()
+            .or_else(|| plan.had.validation_path.clone()),
         webhook_version: "v1".to_owned(),
     };
     match plan.existing {

@@ -477,6 +477,7 @@ fn generate_reproduces_every_case_project() {
         "create-api-storage-version",
         "create-webhook-conversion",
         "create-webhook-core",
+        "create-webhook-paths",
         "delete-api",
         "edit-multigroup",
     ] {

@@ -181,6 +181,7 @@ fn cli_cases_match_goldens() {
             "create-webhook-core",
             "create-webhook-force",
             "create-webhook-multigroup",
+            "create-webhook-paths",
             "delete-api",
             "delete-api-multigroup",
             "edit-helm",

@@ -367,6 +367,44 @@ fn rows() -> Vec<Row> {
             "invalid value '' for '--spoke <VERSION>': \"\" is not a version name: each spoke must be a DNS-1123 label starting with a letter and not a Rust keyword, e.g. v2 or v2beta1; pass e.g. --spoke v2,v3",
             2,
         ),
+        // custom webhook paths: each with its webhook type, a path the server can serve, not
+        // shared by the two webhooks nor the conversion webhook's
+        row(
+            WithCaptain,
+            "create webhook --group crew --version v1 --kind Captain --programmatic-validation --defaulting-path /custom-mutate",
+            "--defaulting-path can only be used with --defaulting; pass --defaulting with it or drop --defaulting-path",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create webhook --group crew --version v1 --kind Captain --defaulting --validation-path /custom-validate",
+            "--validation-path can only be used with --programmatic-validation; pass --programmatic-validation with it or drop --validation-path",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create webhook --group crew --version v1 --kind Captain --defaulting --defaulting-path custom-mutate",
+            "invalid value 'custom-mutate' for '--defaulting-path <PATH>': \"custom-mutate\" is not a webhook path: it must be '/' or start with '/' and have segments of letters, digits, '-' and '_' only, e.g. /custom-mutate or /hooks/validate",
+            2,
+        ),
+        row(
+            WithCaptain,
+            "create webhook --group crew --version v1 --kind Captain --programmatic-validation --validation-path /hooks//v?x=1",
+            "invalid value '/hooks//v?x=1' for '--validation-path <PATH>': \"/hooks//v?x=1\" is not a webhook path",
+            2,
+        ),
+        row(
+            WithCaptain,
+            "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation --defaulting-path /hook --validation-path /hook",
+            "the defaulting and validating webhooks cannot share the path /hook; pass a different --defaulting-path or --validation-path",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create webhook --group crew --version v1 --kind Captain --defaulting --defaulting-path /convert",
+            "/convert is the conversion webhook's path; pass another --defaulting-path or --validation-path",
+            1,
+        ),
         row(
             Commands(TWO_VERSIONS),
             "create webhook --group crew --version v1 --kind Captain --conversion --spoke v2;rm",

@@ -1,5 +1,6 @@
 //! `create webhook` against kubebuilder v4.15.0's: the same project (domain `my.domain`, project
-//! `hooks`, crew/v1 Captain with a defaulting and a validating webhook, then crew/v2 Captain and
+//! `hooks`, crew/v1 Captain with a defaulting and a validating webhook, crew/v1 Sailor with both
+//! on custom paths given by `--defaulting-path` and `--validation-path`, then crew/v2 Captain and
 //! v1 made its conversion hub) made by `kubebuilder init`, `create api` and `create webhook` with
 //! controller-gen's `make manifests`, and by `operator-gen init`, `create api`, `create webhook`
 //! and `manifests`; `kubectl kustomize config/default` of each, and the webhook objects compared
@@ -8,7 +9,8 @@
 //! result), the manager Deployment's webhook port, `--webhook-cert-path` argument, certificate
 //! volume and mount, and the CRD's CA injection annotation, `spec.conversion` and stored version. Every difference is a row of one
 //! exceptions table with its reason; a row whose objects match again fails the test. It prints how
-//! many objects it compared.
+//! many objects it compared. The `webhooks` entries of the two PROJECT files are compared too
+//! (kubebuilder records custom paths as `defaultingPath` and `validationPath`).
 //!
 //! kubebuilder and controller-gen come from the tools cache (`hack/tools/build.sh`), run offline
 //! on its module cache; without them, Go or kubectl the test skips outside CI and fails in CI.
@@ -30,6 +32,27 @@ const EXCEPTIONS: &[(&str, &str, &str)] = &[(
      its own self-signed certificate or reads --metrics-cert-path, so config/certmanager has the \
      webhook server's certificate only",
 )];
+
+/// The custom paths of Sailor's defaulting and validating webhooks.
+const SAILOR_MUTATE: &str = "/custom-mutate";
+const SAILOR_VALIDATE: &str = "/hooks/custom_validate";
+
+/// The `webhooks` entries of PROJECT, by `group/version kind`.
+fn project_webhooks(dir: &Path) -> BTreeMap<String, Value> {
+    let text = std::fs::read_to_string(dir.join("PROJECT")).expect("read PROJECT");
+    let project: Value = serde_saphyr::from_str(&text).expect("PROJECT is YAML");
+    project["resources"]
+        .as_array()
+        .expect("PROJECT resources")
+        .iter()
+        .map(|r| {
+            (
+                format!("{}/{} {}", r["group"], r["version"], r["kind"]),
+                r["webhooks"].clone(),
+            )
+        })
+        .collect()
+}
 
 fn go_env(cmd: &mut Command) -> &mut Command {
     tools::offline_go(cmd)
@@ -219,6 +242,42 @@ fn kubebuilder_project(parent: &Path, kubebuilder: &Path, controller_gen: &Path)
             "--group",
             "crew",
             "--version",
+            "v1",
+            "--kind",
+            "Sailor",
+            "--resource",
+            "--controller=false",
+            "--make=false",
+        ],
+        "kubebuilder create api (Sailor)",
+    );
+    kb(
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "crew",
+            "--version",
+            "v1",
+            "--kind",
+            "Sailor",
+            "--defaulting",
+            "--programmatic-validation",
+            "--defaulting-path",
+            SAILOR_MUTATE,
+            "--validation-path",
+            SAILOR_VALIDATE,
+            "--make=false",
+        ],
+        "kubebuilder create webhook (Sailor, custom paths)",
+    );
+    kb(
+        &[
+            "create",
+            "api",
+            "--group",
+            "crew",
+            "--version",
             "v2",
             "--kind",
             "Captain",
@@ -275,6 +334,16 @@ fn rust_project(parent: &Path) -> PathBuf {
         &dir,
         "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation",
     );
+    ok(
+        &dir,
+        "create api --group crew --version v1 --kind Sailor --controller=false",
+    );
+    ok(
+        &dir,
+        &format!(
+            "create webhook --group crew --version v1 --kind Sailor --defaulting --programmatic-validation --defaulting-path {SAILOR_MUTATE} --validation-path {SAILOR_VALIDATE}"
+        ),
+    );
     ok(&dir, "create api --group crew --version v2 --kind Captain");
     ok(
         &dir,
@@ -298,12 +367,18 @@ fn webhook_objects_match_kubebuilders() {
         return;
     };
     let tmp = tempfile::tempdir().expect("tempdir");
-    let theirs = webhook_objects(&kustomize(&kubebuilder_project(
-        tmp.path(),
-        &kubebuilder,
-        &controller_gen,
-    )));
-    let ours = webhook_objects(&kustomize(&rust_project(tmp.path())));
+    let go_dir = kubebuilder_project(tmp.path(), &kubebuilder, &controller_gen);
+    let rust_dir = rust_project(tmp.path());
+    let (their_entries, our_entries) = (project_webhooks(&go_dir), project_webhooks(&rust_dir));
+    assert_eq!(
+        our_entries, their_entries,
+        "the webhooks entries of PROJECT differ from kubebuilder's"
+    );
+    let sailor = &our_entries["\"crew\"/\"v1\" \"Sailor\""];
+    assert_eq!(sailor["defaultingPath"], SAILOR_MUTATE, "{sailor}");
+    assert_eq!(sailor["validationPath"], SAILOR_VALIDATE, "{sailor}");
+    let theirs = webhook_objects(&kustomize(&go_dir));
+    let ours = webhook_objects(&kustomize(&rust_dir));
 
     let keys: std::collections::BTreeSet<&(String, String)> =
         theirs.keys().chain(ours.keys()).collect();
@@ -365,8 +440,23 @@ fn webhook_objects_match_kubebuilders() {
             "the manager has one webhook {part}: {manager}"
         );
     }
+    for (kind, path) in [
+        ("MutatingWebhookConfiguration", SAILOR_MUTATE),
+        ("ValidatingWebhookConfiguration", SAILOR_VALIDATE),
+    ] {
+        let config = ours
+            .iter()
+            .find(|((k, _), _)| k == kind)
+            .map(|(_, v)| v.to_string())
+            .unwrap_or_default();
+        assert!(
+            config.contains(&format!("\"path\":\"{path}\"")),
+            "{kind} lacks {path}: {config}"
+        );
+    }
     println!(
-        "compared {compared} webhook objects with kubebuilder's, {} exceptions",
+        "compared {compared} webhook objects and {} PROJECT webhooks entries with kubebuilder's, {} exceptions",
+        our_entries.len(),
         EXCEPTIONS.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));

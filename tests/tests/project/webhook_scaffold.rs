@@ -1,5 +1,6 @@
 //! The webhooks `create webhook` scaffolds, served by the generated manager on a real
-//! kube-apiserver: a project with crew/v1 Captain (defaulting and validation webhooks) and crew/v2
+//! kube-apiserver: a project with crew/v1 Captain (a defaulting webhook on its default path and a
+//! validating webhook on the custom path `--validation-path /hooks/custom_validate`) and crew/v2
 //! Captain (v1 the conversion hub), where the user's code fills the scaffold's TODOs (the defaulter
 //! sets `spec.foo`, the validator denies `spec.foo: forbidden` and warns otherwise, v2 spells
 //! `spec.foo` with a `v2:` prefix), built with `make manifests` and `cargo build`, and its manager
@@ -54,7 +55,7 @@ fn project(parent: &Path) -> (PathBuf, PathBuf) {
     for args in [
         "init --domain my.domain",
         "create api --group crew --version v1 --kind Captain",
-        "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation",
+        "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation --validation-path /hooks/custom_validate",
         "create api --group crew --version v2 --kind Captain",
         "create webhook --group crew --version v1 --kind Captain --conversion --spoke v2",
     ] {
@@ -68,9 +69,9 @@ fn project(parent: &Path) -> (PathBuf, PathBuf) {
     );
     edit(
         &hooks,
-        "        // TODO(user): check `obj`; return Err(message) to deny its creation.\n        Ok(Warnings::new())",
+        "        // TODO(user): check `obj`; return Err(\"why\".into()) to deny its creation.\n        Ok(Warnings::new())",
         &format!(
-            "        if obj.spec.foo.as_deref() == Some({FORBIDDEN:?}) {{\n            return Err({DENIAL:?}.to_owned());\n        }}\n        Ok(vec![{WARNING:?}.to_owned()])"
+            "        if obj.spec.foo.as_deref() == Some({FORBIDDEN:?}) {{\n            return Err({DENIAL:?}.into());\n        }}\n        Ok(vec![{WARNING:?}.to_owned()])"
         ),
     );
     let conversion = dir.join("src/api/v2/captain_conversion.rs");
@@ -198,6 +199,7 @@ async fn scaffolded_webhooks_default_validate_and_convert_on_the_apiserver() {
     let text = std::fs::read_to_string(dir.join("config/webhook/manifests.yaml"))
         .expect("webhook manifests");
     let pp = PostParams::default();
+    let mut paths = Vec::new();
     for mut doc in serde_saphyr::from_multiple::<Value>(&text).expect("webhook manifests") {
         for hook in doc["webhooks"].as_array_mut().expect("webhooks") {
             let path = hook["clientConfig"]["service"]["path"]
@@ -205,6 +207,7 @@ async fn scaffolded_webhooks_default_validate_and_convert_on_the_apiserver() {
                 .expect("path")
                 .to_owned();
             hook["clientConfig"] = client_config(&format!("{base}{path}"), &ca);
+            paths.push(path);
         }
         match doc["kind"].as_str() {
             Some("MutatingWebhookConfiguration") => {
@@ -224,6 +227,15 @@ async fn scaffolded_webhooks_default_validate_and_convert_on_the_apiserver() {
             other => panic!("unexpected object {other:?} in config/webhook/manifests.yaml"),
         }
     }
+    // the defaulting webhook on its default path, the validating one on `--validation-path`'s
+    assert_eq!(
+        paths,
+        [
+            "/mutate-crew-my-domain-v1-captain",
+            "/hooks/custom_validate"
+        ],
+        "the webhook paths in config/webhook/manifests.yaml"
+    );
 
     // the apiserver picks configurations up asynchronously: wait until a create is defaulted
     let v1 = captains(&plane, "v1");
