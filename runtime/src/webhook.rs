@@ -467,6 +467,12 @@ fn admit(
             review.types.api_version
         ));
     }
+    if review.types.kind != "AdmissionReview" {
+        return invalid(format!(
+            "the request is of kind {:?}, not AdmissionReview",
+            review.types.kind
+        ));
+    }
     let request: AdmissionRequest<DynamicObject> = match review.try_into() {
         Ok(r) => r,
         Err(_) => return invalid("the AdmissionReview has no request".to_owned()),
@@ -614,6 +620,12 @@ fn convert(converter: &impl Converter, body: &[u8]) -> Answer {
         return invalid(format!(
             "unsupported ConversionReview version {:?}: expected apiextensions.k8s.io/v1",
             review.types.api_version
+        ));
+    }
+    if review.types.kind != "ConversionReview" {
+        return invalid(format!(
+            "the request is of kind {:?}, not ConversionReview",
+            review.types.kind
         ));
     }
     let request = match ConversionRequest::from_review(review) {
