@@ -1,9 +1,11 @@
-//! No input makes the marker parser or the source scan panic or hang: the stable run of the
-//! cargo-fuzz targets under `fuzz/` (which need nightly). Their entry functions
-//! (`operator_gen_tests::fuzz`) run over the committed corpus `fuzz/corpus/<target>/`, the valid
-//! testdata sources, the ui cases and their marker lines, and a fixed number of mutations of
-//! those made by a small seeded PRNG (truncations, byte flips, inserted punctuation, huge numbers,
-//! deep nesting). Every input must return without a panic within [`PER_INPUT`].
+//! No input makes the marker parser, the source scan, the scaffold commands' edits, the
+//! storage-version reader, `PROJECT` parsing or the webhook handlers panic or hang: the stable
+//! run of the cargo-fuzz targets under `fuzz/` (which need nightly). Their entry functions
+//! (`operator_gen_tests::fuzz`) run over the committed corpus `fuzz/corpus/<target>/`, seed files
+//! (the valid testdata sources, the ui cases and their marker lines; the files of
+//! `tests/cases`), and a fixed number of mutations of those made by a small seeded PRNG
+//! (truncations, byte flips, inserted punctuation, huge numbers, deep nesting). Every input must
+//! return without a panic within [`PER_INPUT`]; no input starts after [`PER_TARGET`].
 //!
 //! `NO_PANIC_ROUNDS=<n>` runs more rounds than the default; `NO_PANIC_SEED=<n>` changes the seed.
 
