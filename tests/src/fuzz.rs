@@ -73,7 +73,9 @@ pub fn scaffold_edit(text: &str) {
     .iter()
     .map(|n| n.iter().map(|s| s.to_string()).collect())
     .collect();
-    if let Ok(Some((line, _))) = delete::find_use(text, &needles) {
+    if let Ok(Some((line, _))) = delete::find_use(text, &needles)
+        && spans_have_lines()
+    {
         assert!(
             line >= 1 && line <= text.lines().count().max(1),
             "line {line} is in the file"
@@ -87,6 +89,20 @@ pub fn scaffold_edit(text: &str) {
     ] {
         let _ = multigroup::check_super(rel, text, &versions);
     }
+}
+
+/// Whether parsed Rust carries line numbers. cargo-fuzz builds with `--cfg fuzzing`, under which
+/// proc-macro2 records none (every span is at line 0); the line checks are made only where they
+/// are recorded, as in every build of the CLI.
+pub fn spans_have_lines() -> bool {
+    static LINES: OnceLock<bool> = OnceLock::new();
+    *LINES.get_or_init(|| {
+        let probe = "\n#[derive(CustomResource)]\npub struct ProbeSpec;\n";
+        matches!(
+            storage_version::inspect(probe, "Probe"),
+            storage_version::Storage::Unmarked { insert_at: 2, .. }
+        )
+    })
 }
 
 /// Target `storage_marker`: any text as a types file through the storage-version reader, for the
@@ -111,7 +127,10 @@ pub fn storage_marker(text: &str) {
     let _ = storage_version::without_marker(text);
     match storage_version::inspect(text, &kind) {
         storage_version::Storage::Unmarked { insert_at, indent } => {
-            assert!(insert_at >= 1, "insert_at {insert_at} is 1-based");
+            assert!(
+                insert_at >= 1 || !spans_have_lines(),
+                "insert_at {insert_at} is 1-based"
+            );
             let added = storage_version::add(text, insert_at, &indent);
             assert!(
                 storage_version::mentions_marker(&added),
