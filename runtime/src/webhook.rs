@@ -490,6 +490,12 @@ fn admit(
             review.types.api_version
         ));
     }
+    if review.types.kind != "AdmissionReview" {
+        return invalid(format!(
+            "the request is of kind {:?}, not AdmissionReview",
+            review.types.kind
+        ));
+    }
     let request: AdmissionRequest<DynamicObject> = match review.try_into() {
         Ok(r) => r,
         Err(_) => return invalid("the AdmissionReview has no request".to_owned()),
@@ -637,6 +643,12 @@ fn convert(converter: &impl Converter, body: &[u8]) -> Answer {
         return invalid(format!(
             "unsupported ConversionReview version {:?}: expected apiextensions.k8s.io/v1",
             review.types.api_version
+        ));
+    }
+    if review.types.kind != "ConversionReview" {
+        return invalid(format!(
+            "the request is of kind {:?}, not ConversionReview",
+            review.types.kind
         ));
     }
     let request = match ConversionRequest::from_review(review) {
@@ -1084,9 +1096,21 @@ mod tests {
 
     /// Sends one raw HTTP/1.1 request over TLS and returns the raw response.
     async fn send(addr: SocketAddr, cert_pem: &str, request: Vec<u8>) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut tls = connect(addr, cert_pem).await;
+        tls.write_all(&request).await.expect("write");
+        let mut out = Vec::new();
+        let _ = tls.read_to_end(&mut out).await;
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// A TLS connection to the server on `addr`, trusting `cert_pem`.
+    async fn connect(
+        addr: SocketAddr,
+        cert_pem: &str,
+    ) -> tokio_rustls::client::TlsStream<tokio::net::TcpStream> {
         use rustls::pki_types::CertificateDer;
         use rustls::pki_types::pem::PemObject;
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let mut roots = rustls::RootCertStore::empty();
         roots
             .add(CertificateDer::from_pem_slice(cert_pem.as_bytes()).expect("pem"))
@@ -1100,14 +1124,49 @@ mod tests {
         .with_no_client_auth();
         let tcp = tokio::net::TcpStream::connect(addr).await.expect("connect");
         let name = rustls::pki_types::ServerName::try_from("localhost").expect("name");
-        let mut tls = tokio_rustls::TlsConnector::from(Arc::new(config))
+        tokio_rustls::TlsConnector::from(Arc::new(config))
             .connect(name, tcp)
             .await
-            .expect("handshake");
-        tls.write_all(&request).await.expect("write");
+            .expect("handshake")
+    }
+
+    /// Sends the headers of a POST of a 4096-byte JSON body to `path`, then one byte of the
+    /// body every `gap` (none when `gap` is `None`: the body stalls); the raw response and how
+    /// long it took from the headers on.
+    async fn send_slowly(
+        addr: SocketAddr,
+        cert_pem: &str,
+        path: &str,
+        gap: Option<Duration>,
+    ) -> (String, Duration) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let tls = connect(addr, cert_pem).await;
+        let (mut read, mut write) = tokio::io::split(tls);
+        let head = post(path, "application/json", &[]);
+        let head = String::from_utf8(head)
+            .expect("utf-8")
+            .replace("Content-Length: 0", "Content-Length: 4096");
+        write.write_all(head.as_bytes()).await.expect("headers");
+        let started = std::time::Instant::now();
+        let writer = tokio::spawn(async move {
+            let Some(gap) = gap else {
+                return std::future::pending::<()>().await;
+            };
+            for _ in 0..4096 {
+                if write.write_all(b" ").await.is_err() || write.flush().await.is_err() {
+                    return;
+                }
+                tokio::time::sleep(gap).await;
+            }
+        });
         let mut out = Vec::new();
-        let _ = tls.read_to_end(&mut out).await;
-        String::from_utf8_lossy(&out).into_owned()
+        let read_all = read.read_to_end(&mut out);
+        let _ = tokio::time::timeout(Duration::from_secs(30), read_all).await;
+        writer.abort();
+        (
+            String::from_utf8_lossy(&out).into_owned(),
+            started.elapsed(),
+        )
     }
 
     fn post(path: &str, content_type: &str, body: &[u8]) -> Vec<u8> {
@@ -1211,6 +1270,61 @@ mod tests {
             .expect("stops")
             .expect("join");
         assert!(!health.is_ready(), "not ready once stopped");
+    }
+
+    /// A client that sends the headers and then stalls, or trickles the body a byte at a time,
+    /// gets 504 once the server's timeout passes (not before, not much after), and a request
+    /// sent meanwhile is answered at once.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn slow_clients_get_504_within_the_timeout_and_block_no_one() {
+        let (dir, pem) = cert_dir();
+        let timeout = Duration::from_secs(2);
+        let server = WebhookServer::builder()
+            .defaulter::<ConfigMap>(Labels)
+            .timeout(timeout)
+            .build()
+            .expect("server");
+        let bound = server
+            .bind(
+                "127.0.0.1:0".parse().expect("addr"),
+                &CertDir::new(dir.path()),
+                None,
+            )
+            .await
+            .expect("bind");
+        let addr = bound.local_addr().expect("addr");
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(bound.run(stop.clone()));
+        let path = "/mutate--v1-configmap";
+        let slow: Vec<_> = [None, Some(Duration::from_millis(50))]
+            .into_iter()
+            .map(|gap| {
+                let pem = pem.clone();
+                tokio::spawn(async move { send_slowly(addr, &pem, path, gap).await })
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let body = review("CREATE", cm(json!({"data": {"a": "1"}})), Value::Null);
+        let resp = send(addr, &pem, post(path, "application/json", &body)).await;
+        assert!(resp.starts_with("HTTP/1.1 200"), "{resp}");
+        assert!(
+            slow.iter().all(|t| !t.is_finished()),
+            "answered while both slow clients still wait"
+        );
+        for (which, t) in ["stalled", "trickling"].iter().zip(slow) {
+            let (resp, took) = t.await.expect("join");
+            assert!(resp.starts_with("HTTP/1.1 504"), "{which}: {resp}");
+            assert!(resp.contains("did not answer within 2s"), "{which}: {resp}");
+            assert!(
+                took >= timeout && took < timeout + Duration::from_secs(5),
+                "{which}: answered after {took:?}"
+            );
+        }
+        stop.cancel();
+        tokio::time::timeout(Duration::from_secs(5), task)
+            .await
+            .expect("stops")
+            .expect("join");
     }
 
     #[tokio::test]

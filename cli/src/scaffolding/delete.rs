@@ -205,11 +205,7 @@ fn check_unused(s: &mut Scaffold, what: &str, needles: &[Needle]) -> Result<()> 
         let Some(text) = s.read(&rel)? else {
             continue;
         };
-        let found = bounded::with_tokens(&text, |tokens| {
-            let trees: Vec<TokenTree> = tokens.into_iter().collect();
-            find_needle(&trees, needles)
-        })
-        .map_err(|refused| {
+        let found = find_use(&text, needles).map_err(|refused| {
             Error::msg(refused.in_file(&rel, |e| {
                 format!("does not parse as rust ({e}), so delete api cannot tell whether it uses {what}; fix the file, then run again")
             }))
@@ -222,6 +218,19 @@ fn check_unused(s: &mut Scaffold, what: &str, needles: &[Needle]) -> Result<()> 
         }
     }
     Ok(())
+}
+
+/// The line where the Rust source `text` first names one of `needles`, and which; refused when
+/// it nests too deep or does not lex. Public for the fuzz target only.
+#[doc(hidden)]
+pub fn find_use<'n>(
+    text: &str,
+    needles: &'n [Vec<String>],
+) -> Result<Option<(usize, &'n Vec<String>)>, bounded::Unparsable> {
+    bounded::with_tokens(text, |tokens| {
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        find_needle(&trees, needles)
+    })
 }
 
 /// Every `.rs` file at or under `rel` in `root`, relative to `root`; symbolic links are not

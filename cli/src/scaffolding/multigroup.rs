@@ -550,8 +550,10 @@ fn strip_comments(text: &str) -> String {
 
 /// A moved file must not reach out of what moves with it through `super::` in its top-level
 /// items (inline modules such as `mod tests` are left alone): a version module's `super` is
-/// the group module after the move, a controller's the controller group.
-fn check_super(rel: &str, text: &str, moved_versions: &BTreeSet<&str>) -> Result<()> {
+/// the group module after the move, a controller's the controller group. Public for the fuzz
+/// target only.
+#[doc(hidden)]
+pub fn check_super(rel: &str, text: &str, moved_versions: &BTreeSet<&str>) -> Result<()> {
     let tokens = crate::manifests::bounded::with_tokens(text, |stream| flatten(stream, true))
         .map_err(|refused| {
             Error::msg(refused.in_file(rel, |_| {

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::{Method, Request, Response, StatusCode, header};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
@@ -23,6 +23,9 @@ use crate::error::{Error, Result};
 
 /// How long a client gets to complete the TLS handshake.
 const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// How long a client gets to send a request's headers; the connection is closed after that.
+const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// What one server answers: the probes, the metrics, the webhooks.
 pub(crate) trait Routes: Send + Sync + 'static {
@@ -189,6 +192,8 @@ where
         }
     });
     if let Err(e) = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT)
         .serve_connection(TokioIo::new(io), service)
         .await
     {
@@ -249,6 +254,35 @@ mod tests {
             tokio::net::TcpStream::connect(addr).await.is_err(),
             "listener closed"
         );
+    }
+
+    /// A client that stops halfway through its headers is disconnected after
+    /// [`HEADER_READ_TIMEOUT`], and requests on other connections are answered meanwhile.
+    #[tokio::test]
+    async fn a_client_stalling_in_its_headers_is_cut_off() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let health = Health::default();
+        let (addr, stop, task) = start(health.clone()).await;
+        let mut stalled = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        stalled
+            .write_all(b"POST /healthz HTTP/1.1\r\nHost: t\r\nContent-")
+            .await
+            .expect("write");
+        let started = std::time::Instant::now();
+        assert!(get(addr, "/healthz").await.starts_with("HTTP/1.1 200"));
+        let mut out = Vec::new();
+        let limit = HEADER_READ_TIMEOUT + std::time::Duration::from_secs(10);
+        tokio::time::timeout(limit, stalled.read_to_end(&mut out))
+            .await
+            .expect("the stalled connection is closed")
+            .expect("read");
+        let took = started.elapsed();
+        assert!(took >= HEADER_READ_TIMEOUT, "closed after {took:?}");
+        stop.cancel();
+        tokio::time::timeout(std::time::Duration::from_secs(5), task)
+            .await
+            .expect("server stops on cancel")
+            .expect("server task");
     }
 
     #[tokio::test]

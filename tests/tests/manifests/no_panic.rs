@@ -1,9 +1,11 @@
-//! No input makes the marker parser or the source scan panic or hang: the stable run of the
-//! cargo-fuzz targets under `fuzz/` (which need nightly). Their entry functions
-//! (`operator_gen_tests::fuzz`) run over the committed corpus `fuzz/corpus/<target>/`, the valid
-//! testdata sources, the ui cases and their marker lines, and a fixed number of mutations of
-//! those made by a small seeded PRNG (truncations, byte flips, inserted punctuation, huge numbers,
-//! deep nesting). Every input must return without a panic within [`PER_INPUT`].
+//! No input makes the marker parser, the source scan, the scaffold commands' edits, the
+//! storage-version reader, `PROJECT` parsing or the webhook handlers panic or hang: the stable
+//! run of the cargo-fuzz targets under `fuzz/` (which need nightly). Their entry functions
+//! (`operator_gen_tests::fuzz`) run over the committed corpus `fuzz/corpus/<target>/`, seed files
+//! (the valid testdata sources, the ui cases and their marker lines; the files of
+//! `tests/cases`), and a fixed number of mutations of those made by a small seeded PRNG
+//! (truncations, byte flips, inserted punctuation, huge numbers, deep nesting). Every input must
+//! return without a panic within [`PER_INPUT`]; no input starts after [`PER_TARGET`].
 //!
 //! `NO_PANIC_ROUNDS=<n>` runs more rounds than the default; `NO_PANIC_SEED=<n>` changes the seed.
 
@@ -17,6 +19,9 @@ use std::time::{Duration, Instant};
 
 /// The time one input may take (a debug build, on a shared machine).
 const PER_INPUT: Duration = Duration::from_secs(30);
+
+/// The time box of one target: no input is started after it (each test prints how many ran).
+const PER_TARGET: Duration = Duration::from_secs(120);
 
 /// splitmix64: small, seeded, good enough to spread mutations.
 struct Rng(u64);
@@ -130,7 +135,8 @@ fn mutate(rng: &mut Rng, seed: &str) -> String {
     s
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// The files under `dir` that `keep` accepts, in a stable order.
+fn files_where(dir: &Path, keep: fn(&Path) -> bool, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -138,11 +144,32 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "rs") {
+            files_where(&p, keep, out);
+        } else if keep(&p) {
             out.push(p);
         }
     }
+}
+
+fn is_rust(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e == "rs")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    files_where(dir, is_rust, out)
+}
+
+/// The texts of the files under `tests/cases` that `keep` accepts (inputs and expected outputs
+/// of the CLI's cases: real `PROJECT` files, `main.rs`, module and types files).
+fn case_files(keep: fn(&Path) -> bool) -> Vec<String> {
+    let mut files = Vec::new();
+    files_where(&workspace().join("tests/cases"), keep, &mut files);
+    let texts: Vec<String> = files
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .collect();
+    assert!(!texts.is_empty(), "no seed file under tests/cases");
+    texts
 }
 
 /// The valid testdata sources and the ui cases, in a stable order.
@@ -262,15 +289,20 @@ fn quiet_panics_on_this_thread() {
     QUIET.set(true);
 }
 
-/// Runs `f` on each input on a worker thread; returns the inputs that panicked, and stops at the
-/// first one that takes longer than [`PER_INPUT`].
-fn failures(inputs: Vec<String>, f: fn(&str)) -> Vec<Failure> {
+/// Runs `f` on each input on a worker thread, starting none after [`PER_TARGET`]; returns the
+/// inputs that panicked and how many ran, and stops at the first one that takes longer than
+/// [`PER_INPUT`].
+fn failures(inputs: Vec<String>, f: fn(&str)) -> (Vec<Failure>, usize) {
     let (tx, rx) = mpsc::channel::<Option<String>>();
     let shared = std::sync::Arc::new(inputs);
     let worker_inputs = std::sync::Arc::clone(&shared);
+    let started = Instant::now();
     std::thread::spawn(move || {
         quiet_panics_on_this_thread();
         for input in worker_inputs.iter() {
+            if started.elapsed() > PER_TARGET {
+                return;
+            }
             let outcome = catch_unwind(AssertUnwindSafe(|| f(input))).err().map(|p| {
                 p.downcast_ref::<String>()
                     .cloned()
@@ -283,10 +315,17 @@ fn failures(inputs: Vec<String>, f: fn(&str)) -> Vec<Failure> {
         }
     });
     let mut found = Vec::new();
+    let mut ran = 0;
     for input in shared.iter() {
         let started = Instant::now();
-        match rx.recv_timeout(PER_INPUT) {
+        let outcome = rx.recv_timeout(PER_INPUT);
+        if outcome.is_ok() {
+            ran += 1;
+        }
+        match outcome {
             Ok(None) => {}
+            // the worker started no more: the time box is spent
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Ok(Some(message)) => found.push(Failure {
                 input: input.clone(),
                 problem: format!("panic `{message}`"),
@@ -300,7 +339,7 @@ fn failures(inputs: Vec<String>, f: fn(&str)) -> Vec<Failure> {
             }
         }
     }
-    found
+    (found, ran)
 }
 
 fn report(found: &[Failure]) -> String {
@@ -314,6 +353,38 @@ fn report(found: &[Failure]) -> String {
         .collect()
 }
 
+/// Runs `target`'s entry `f` over `inputs` within the time box: no input may panic or hang;
+/// prints how many ran.
+fn check(target: &str, inputs: Vec<String>, f: fn(&str)) {
+    let n = inputs.len();
+    let (found, ran) = failures(inputs, f);
+    assert!(
+        found.is_empty(),
+        "{target}: {} of {ran} inputs fail:\n{}",
+        found.len(),
+        report(&found)
+    );
+    println!(
+        "{target}: {ran} of {n} inputs ran within {PER_TARGET:?}, no panic, each under {PER_INPUT:?}"
+    );
+}
+
+/// The corpus of `target`, then `seeds`, then `rounds` mutations of seeds picked by `rng`.
+fn corpus_seeds_mutations(
+    target: &str,
+    seeds: &[String],
+    rounds: usize,
+    rng: &mut Rng,
+) -> Vec<String> {
+    let mut inputs = corpus(target);
+    inputs.extend(seeds.iter().cloned());
+    for _ in 0..rounds {
+        let seed = rng.pick(seeds).clone();
+        inputs.push(mutate(rng, &seed));
+    }
+    inputs
+}
+
 #[test]
 fn marker_parser_does_not_panic() {
     let sources = seed_sources();
@@ -325,15 +396,7 @@ fn marker_parser_does_not_panic() {
         let m = rng.pick(&markers).clone();
         inputs.push(mutate(&mut rng, &m));
     }
-    let n = inputs.len();
-    let found = failures(inputs, fuzz::marker_line);
-    assert!(
-        found.is_empty(),
-        "{} of {n} marker lines fail:\n{}",
-        found.len(),
-        report(&found)
-    );
-    println!("marker_line: {n} inputs, no panic, each under {PER_INPUT:?}");
+    check("marker_line", inputs, fuzz::marker_line);
 }
 
 #[test]
@@ -360,13 +423,65 @@ fn scan_and_emitters_do_not_panic() {
         };
         inputs.push(mutated);
     }
-    let n = inputs.len();
-    let found = failures(inputs, fuzz::scan_source);
-    assert!(
-        found.is_empty(),
-        "{} of {n} sources fail:\n{}",
-        found.len(),
-        report(&found)
-    );
-    println!("scan_source: {n} inputs, no panic, each under {PER_INPUT:?}");
+    check("scan_source", inputs, fuzz::scan_source);
+}
+
+#[test]
+fn scaffold_edits_do_not_panic() {
+    let seeds = case_files(is_rust);
+    let mut rng = Rng(seed() ^ 0x5CAF);
+    let inputs = corpus_seeds_mutations("scaffold_edit", &seeds, rounds(), &mut rng);
+    check("scaffold_edit", inputs, fuzz::scaffold_edit);
+}
+
+#[test]
+fn storage_marker_reader_does_not_panic() {
+    // else the entry functions' line checks would be skipped, as under cargo-fuzz
+    assert!(fuzz::spans_have_lines(), "parsed Rust carries line numbers");
+    let seeds = case_files(|p| is_rust(p) && p.components().any(|c| c.as_os_str() == "api"));
+    let mut rng = Rng(seed() ^ 0x5707);
+    let inputs = corpus_seeds_mutations("storage_marker", &seeds, rounds(), &mut rng);
+    check("storage_marker", inputs, fuzz::storage_marker);
+}
+
+#[test]
+fn project_parsing_does_not_panic() {
+    let seeds = case_files(|p| p.file_name().is_some_and(|n| n == "PROJECT"));
+    let mut rng = Rng(seed() ^ 0x960C);
+    let inputs = corpus_seeds_mutations("project_file", &seeds, rounds(), &mut rng);
+    check("project_file", inputs, fuzz::project_file);
+}
+
+/// Review bodies past the nesting serde_json accepts, or large: each must get a review back.
+fn hostile_reviews(seeds: &[String]) -> Vec<String> {
+    let mut out = vec![
+        format!("{}{}", "[".repeat(10_000), "]".repeat(10_000)),
+        format!(
+            "{{\"request\":{}1{}}}",
+            "{\"a\":".repeat(5_000),
+            "}".repeat(5_000)
+        ),
+        format!("[{}]", vec!["{}"; 200_000].join(",")),
+        format!("\"{}\"", "x".repeat(4 << 20)),
+    ];
+    for seed in seeds {
+        let depth = 200;
+        out.push(seed.replacen(
+            "\"object\": {",
+            &format!("\"object\": {}{{", "[".repeat(depth)),
+            1,
+        ));
+    }
+    out
+}
+
+#[test]
+fn webhook_handlers_answer_every_body_with_a_review() {
+    let seeds = corpus("webhook_review");
+    let mut rng = Rng(seed() ^ 0x4EB0);
+    let mut inputs = corpus_seeds_mutations("webhook_review", &seeds, rounds(), &mut rng);
+    inputs.extend(hostile_reviews(&seeds));
+    check("webhook_review", inputs, |body| {
+        fuzz::webhook_review(body.as_bytes())
+    });
 }

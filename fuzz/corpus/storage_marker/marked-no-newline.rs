@@ -1,0 +1,3 @@
+/// +kubebuilder:storageversion
+#[derive(CustomResource)]
+pub struct CaptainSpec {}
