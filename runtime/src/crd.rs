@@ -104,12 +104,6 @@ pub fn crd_for_versions_with(
     }
 }
 
-/// The CRD of one version; the derive's `try_crd()`.
-#[doc(hidden)]
-pub fn crd_of(spec: Definition, status: Option<Definition>) -> Result<Crd, CrdError> {
-    crd_for_versions(vec![CrdVersion { spec, status }])
-}
-
 /// Whether `on_disk`, a CRD file `operator-gen manifests` wrote, holds `version` as the derive
 /// builds it. For a kind of one version the whole text must be equal, byte for byte. For a kind
 /// of several the file's fields other than the versions must be equal, and so must its entry of

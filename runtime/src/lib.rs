@@ -49,5 +49,5 @@ pub mod prelude {
 
 pub use crd::{
     CrdError, CrdErrorKind, CrdVersion, Settings, check_crd_file, crd_for_versions,
-    crd_for_versions_with, crd_of, crd_yaml,
+    crd_for_versions_with, crd_yaml,
 };

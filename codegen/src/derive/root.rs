@@ -153,7 +153,7 @@ pub(super) fn emit(input: &syn::DeriveInput, def: &TypeDef, errors: &mut Errors)
 
             /// The CustomResourceDefinition, or why it cannot be built.
             pub fn try_crd() -> ::std::result::Result<#rt::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition, #rt::CrdError> {
-                #rt::crd_of(<#spec as #rt::Schema>::definition(), #status_scope)
+                #rt::crd_for_versions(::std::vec![Self::crd_version()])
             }
 
             /// This version of the kind, for a CRD of several versions: pass the `crd_version()` of
