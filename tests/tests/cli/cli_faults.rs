@@ -52,6 +52,7 @@ const COMMANDS: &[(&str, &str)] = &[
     ),
     ("edit --multigroup", "edit --multigroup"),
     ("edit --plugins helm", "edit --plugins helm"),
+    ("alpha generate", "alpha generate"),
 ];
 
 /// A project of [`SETUP`] in `dir`.
@@ -64,6 +65,13 @@ fn base_project(dir: &Path) {
     let install = dir.join("dist/install.yaml");
     std::fs::create_dir_all(install.parent().expect("parent")).expect("mkdir");
     std::fs::write(install, cli::MINIMAL_INSTALL).expect("write");
+}
+
+/// `parent/<name>/demo`, with nothing in `parent/<name>` (`alpha generate` in place leaves its
+/// backup beside the project).
+fn fresh(parent: &Path, name: &str) -> PathBuf {
+    let _ = std::fs::remove_dir_all(parent.join(name));
+    parent.join(name).join("demo")
 }
 
 fn command(dir: &Path, args: &str) -> Command {
@@ -113,8 +121,7 @@ fn every_pair_of_commands_started_together_ends_as_one_serial_order() {
             // the two serial orders
             let mut orders = Vec::new();
             for (k, (first, second)) in [(a, b), (b, a)].into_iter().enumerate() {
-                let dir = tmp.path().join("serial/demo");
-                let _ = std::fs::remove_dir_all(&dir);
+                let dir = fresh(tmp.path(), "serial");
                 cli::copy_dir(&base, &dir);
                 let one = finish(command(&dir, first).spawn().expect("spawn")).0;
                 let two = finish(command(&dir, second).spawn().expect("spawn")).0;
@@ -124,8 +131,7 @@ fn every_pair_of_commands_started_together_ends_as_one_serial_order() {
             }
             let mut landed = [0usize; 2];
             for trial in 0..2 {
-                let dir = tmp.path().join("race/demo");
-                let _ = std::fs::remove_dir_all(&dir);
+                let dir = fresh(tmp.path(), "race");
                 cli::copy_dir(&base, &dir);
                 // each of the two spawned first once
                 let (x, y) = if trial == 0 {
@@ -198,6 +204,8 @@ fn done_again(args: &str) -> Option<&'static str> {
         ["create", "webhook"] => Some("defaulting webhook already exists"),
         ["delete", "api"] => Some("is not in PROJECT"),
         ["edit", "--multigroup"] => Some("the project is already multigroup"),
+        // in place it leaves the old tree in `<dir>-backup`, which a second run will not replace
+        ["alpha", "generate"] => Some("exists from an earlier alpha generate"),
         _ => None,
     }
 }
@@ -213,8 +221,7 @@ fn a_command_killed_at_random_times_leaves_the_old_or_the_new_tree() {
     let mut seed = Seeded(0x005e_ed0f_fa17);
     let mut report = Vec::new();
     for (name, args) in COMMANDS {
-        let done = tmp.path().join("done/demo");
-        let _ = std::fs::remove_dir_all(&done);
+        let done = fresh(tmp.path(), "done");
         cli::copy_dir(&base, &done);
         let start = Instant::now();
         let (code, err) = finish(command(&done, args).spawn().expect("spawn"));
@@ -223,8 +230,7 @@ fn a_command_killed_at_random_times_leaves_the_old_or_the_new_tree() {
         let after = tree(&done);
         let (mut old, mut new) = (0, 0);
         for trial in 0..TRIALS {
-            let dir = tmp.path().join("kill/demo");
-            let _ = std::fs::remove_dir_all(&dir);
+            let dir = fresh(tmp.path(), "kill");
             cli::copy_dir(&base, &dir);
             // anywhere from the start to a little past the uninterrupted run's length
             let at = took.mul_f64(seed.next() * 1.2);
@@ -347,20 +353,18 @@ fn on_a_full_or_read_only_disk_each_command_completes_or_says_why_and_changes_no
         return;
     };
     let before = tree(&base);
-    let dir = fs.0.join("demo");
     let filler = fs.0.join("filler");
     let mut report = Vec::new();
     for (name, args) in COMMANDS {
-        let roomy = tmp.path().join("roomy/demo");
-        let _ = std::fs::remove_dir_all(&roomy);
+        let roomy = fresh(tmp.path(), "roomy");
         cli::copy_dir(&base, &roomy);
         let out = cli::run(&roomy, &cli::split_args(args));
         assert_eq!(out.code, 0, "`{args}`: {}", out.stderr);
         let after = tree(&roomy);
         let (mut full, mut fit) = (0, 0);
-        for left in [0u64, 2 << 10, 8 << 10, 32 << 10, 128 << 10] {
+        for left in [0u64, 2 << 10, 8 << 10, 32 << 10, 128 << 10, 2 << 20] {
             let _ = std::fs::remove_file(&filler);
-            let _ = std::fs::remove_dir_all(&dir);
+            let dir = fresh(&fs.0, "project");
             cli::copy_dir(&base, &dir);
             fill(&fs, &filler, left);
             let what = format!("`{args}` with {left} bytes left");
@@ -398,12 +402,12 @@ fn on_a_full_or_read_only_disk_each_command_completes_or_says_why_and_changes_no
             "`{args}`: never ran out of room with 0 bytes left"
         );
         report.push(format!(
-            "{name}: 5 fill levels, {full} refused as a full disk with the tree unchanged, {fit} completed"
+            "{name}: 6 fill levels, {full} refused as a full disk with the tree unchanged, {fit} completed"
         ));
     }
 
     let _ = std::fs::remove_file(&filler);
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh(&fs.0, "project");
     cli::copy_dir(&base, &dir);
     fs.remount("ro");
     for (name, args) in COMMANDS {
