@@ -28,3 +28,4 @@ mod scan_files;
 mod scan_resolution;
 mod ui;
 mod workspace_crates;
+mod yaml_readback;
