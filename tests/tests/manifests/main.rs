@@ -16,6 +16,7 @@ mod conformance;
 mod conformance_webhook;
 mod derive;
 mod differential_controller_gen;
+mod differential_docs;
 mod differential_twins;
 mod k8s_types;
 mod kube_rs;
