@@ -153,9 +153,9 @@ fn sources(docs: &[Vec<&str>]) -> (String, String) {
          pub struct DocsTwinSpec {\n",
     );
     for (i, doc) in docs.iter().enumerate() {
-        let _ = write!(
+        let _ = writeln!(
             go,
-            "{}\tD{i} *string `json:\"d{i},omitempty\"`\n",
+            "{}\tD{i} *string `json:\"d{i},omitempty\"`",
             go_comment(doc)
         );
         let _ = write!(
