@@ -153,6 +153,7 @@ fn emit_item(out: &mut String, value: &Value, indent: usize) {
 /// a control, U+FEFF, U+FFFE, U+FFFF), a space ends a line or the string; then it is quoted.
 fn block_allowed(s: &str) -> bool {
     !s.ends_with(' ')
+        && !s.contains(LINE_SEPARATORS)
         && !s.contains(" \n")
         && s.chars().all(|c| {
             c == '\n'
@@ -163,7 +164,13 @@ fn block_allowed(s: &str) -> bool {
 
 fn literal(out: &mut String, s: &str, indent: usize) {
     let chomp = if s.ends_with('\n') {
-        if s.ends_with("\n\n") { "+" } else { "" }
+        // keep: more than one break ends it, or nothing but breaks is in it (clipping would
+        // leave an empty string)
+        if s.ends_with("\n\n") || s.trim_end_matches('\n').is_empty() {
+            "+"
+        } else {
+            ""
+        }
     } else {
         "-"
     };
@@ -211,7 +218,7 @@ fn scalar_string(s: &str, _indent: usize, _fold: bool) -> String {
     if s.is_empty() {
         return "\"\"".into();
     }
-    if looks_like_other_type(s) {
+    if looks_like_other_type(s) || s.contains(LINE_SEPARATORS) {
         return double_quoted(s);
     }
     if plain_allowed(s) {
@@ -251,6 +258,10 @@ fn fold_or_quote(s: &str, indent: usize, column: usize) -> String {
     out
 }
 
+/// U+2028 and U+2029, which YAML readers take for line breaks anywhere but in an escape: a
+/// string holding one is double-quoted with it escaped (`\L`, `\P`).
+const LINE_SEPARATORS: [char; 2] = ['\u{2028}', '\u{2029}'];
+
 fn double_quoted(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
@@ -259,6 +270,8 @@ fn double_quoted(s: &str) -> String {
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
+            '\u{2028}' => out.push_str("\\L"),
+            '\u{2029}' => out.push_str("\\P"),
             c if c.is_control() => {
                 let _ = write!(out, "\\u{:04X}", c as u32);
             }

@@ -66,3 +66,46 @@ pub fn go_tool(name: &str) -> Option<PathBuf> {
     );
     None
 }
+
+/// What a YAML 1.1 reader (PyYAML) and a YAML 1.2 reader (ruamel.yaml) make of the YAML
+/// documents in `files`, through `hack/yaml-judges/readback.py`: `(1.1's documents, 1.2's)`,
+/// a value neither a string, number, boolean, null, list nor mapping written as `{"$type",
+/// "$repr"}`. `None` outside CI when Python or the readers are missing, after reporting the
+/// skip; in CI that panics with the command that installs them.
+#[track_caller]
+pub fn yaml_readers(
+    files: &[&std::path::Path],
+) -> Option<(Vec<serde_json::Value>, Vec<serde_json::Value>)> {
+    let judges = crate::cli::workspace_root().join("hack/yaml-judges");
+    let install = "python3 -m pip install --target ~/.cache/operator-gen/tools/python -r hack/yaml-judges/requirements.txt";
+    let out = Command::new("python3")
+        .arg(judges.join("readback.py"))
+        .args(files)
+        .env("PYTHONPATH", cache_root().join("tools/python"))
+        .output();
+    let out = match out {
+        Ok(out) if out.status.success() => out,
+        Ok(out) if String::from_utf8_lossy(&out.stderr).contains("ModuleNotFoundError") => {
+            skip_or_fail(
+                "the YAML readers (PyYAML, ruamel.yaml) are not in the tools cache",
+                install,
+            );
+            return None;
+        }
+        Ok(out) => panic!(
+            "readback.py failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(_) => {
+            skip_or_fail("python3 not found on PATH", install);
+            return None;
+        }
+    };
+    let mut read: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("readback.py prints JSON");
+    let mut take = |version: &str| match read[version].take() {
+        serde_json::Value::Array(docs) => docs,
+        other => panic!("readback.py: no documents for YAML {version}: {other}"),
+    };
+    Some((take("1.1"), take("1.2")))
+}

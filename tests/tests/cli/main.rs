@@ -17,6 +17,7 @@ mod cli_cases;
 mod cli_commands;
 mod cli_delete;
 mod cli_errors;
+mod cli_faults;
 mod cli_hostile;
 mod cli_idempotent;
 mod cli_interrupt;
