@@ -1,0 +1,355 @@
+//! The autoupdate and grafana plugins beyond their goldens (`edit-autoupdate`, `edit-grafana`):
+//! `hack/auto-update.sh`, as the workflow runs it, in a project of the older operator-gen
+//! ([`older`]) with a local bare repository as its remote and `gh` replaced by a stub that
+//! records its arguments: a real `alpha update` to this operator-gen, its branch pushed, and a
+//! pull request for a clean merge or an issue listing the conflicted files; nothing done when the
+//! remote has the branch already or the project is on this operator-gen's scaffold. And both
+//! plugins replayed by `alpha generate`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use operator_gen_tests::{cli, older};
+
+const OLDER: &str = older::VERSION;
+const CURRENT: &str = env!("CARGO_PKG_VERSION");
+const TODO: &str = "    // TODO(user): make the cluster match `obj.spec` here.\n";
+const USER_CODE: &str = "    let _ships = 3; // the crew's own reconcile\n";
+const OLD_IMG: &str = "IMG ?= controller:0.0.1";
+const USER_IMG: &str = "IMG ?= registry.example.com/crew/captain:1.0";
+
+/// `gh` as the tests see it: every call's arguments, NUL-separated, each call ended by `\x1e`,
+/// appended to `$GH_LOG`.
+const GH_STUB: &str = "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\" >> \"$GH_LOG\"; done\nprintf '\\036' >> \"$GH_LOG\"\n";
+
+fn run_with(bin: &Path, dir: &Path, args: &str) -> cli::Output {
+    let out = Command::new(bin)
+        .args(cli::split_args(args))
+        .current_dir(dir)
+        .env("OPERATOR_GEN_YEAR", cli::YEAR)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run operator-gen");
+    cli::Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run git");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn replace(dir: &Path, rel: &str, from: &str, to: &str) {
+    let text = std::fs::read_to_string(dir.join(rel)).expect("read");
+    assert!(text.contains(from), "{rel} lacks {from:?}");
+    std::fs::write(dir.join(rel), text.replacen(from, to, 1)).expect("write");
+}
+
+/// A project with the autoupdate plugin, pushed to a bare remote, and the stubs' directory.
+struct Remote {
+    _tmp: tempfile::TempDir,
+    project: PathBuf,
+    remote: PathBuf,
+    bin: PathBuf,
+    log: PathBuf,
+}
+
+/// `init`, Captain and `edit --plugins autoupdate` by `scaffolder`, committed on `main` with
+/// `edits` committed after, and pushed to a bare repository, the project's `origin`.
+fn remote(scaffolder: &Path, edits: &[(&str, &str, &str)]) -> Remote {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let project = tmp.path().join("demo");
+    std::fs::create_dir_all(&project).expect("mkdir");
+    for args in [
+        "init --domain example.com --project-name demo",
+        "create api --group crew --version v1 --kind Captain",
+        "edit --plugins autoupdate",
+    ] {
+        let out = run_with(scaffolder, &project, args);
+        assert_eq!(out.code, 0, "`{args}` failed: {}", out.stderr);
+    }
+    git(&project, &["init", "--quiet", "--initial-branch", "main"]);
+    git(&project, &["config", "user.name", "Crew"]);
+    git(&project, &["config", "user.email", "crew@example.com"]);
+    git(&project, &["config", "commit.gpgsign", "false"]);
+    git(&project, &["add", "--all"]);
+    git(&project, &["commit", "--quiet", "-m", "scaffold"]);
+    for (rel, from, to) in edits {
+        replace(&project, rel, from, to);
+    }
+    if !edits.is_empty() {
+        git(
+            &project,
+            &["commit", "--quiet", "--all", "-m", "the crew's changes"],
+        );
+    }
+    let remote = tmp.path().join("remote.git");
+    git(tmp.path(), &["init", "--quiet", "--bare", "remote.git"]);
+    git(
+        &project,
+        &["remote", "add", "origin", &remote.display().to_string()],
+    );
+    git(&project, &["push", "--quiet", "origin", "main"]);
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir bin");
+    std::fs::write(bin.join("gh"), GH_STUB).expect("write the gh stub");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(bin.join("gh"), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod the gh stub");
+        std::os::unix::fs::symlink(cli::operator_gen_bin(), bin.join("operator-gen"))
+            .expect("link operator-gen");
+    }
+    let log = tmp.path().join("gh.log");
+    Remote {
+        _tmp: tmp,
+        project,
+        remote,
+        bin,
+        log,
+    }
+}
+
+/// `bash hack/auto-update.sh args...` with the stubs first on PATH.
+fn auto_update(r: &Remote, args: &[&str]) -> cli::Output {
+    let path = std::env::var("PATH").unwrap_or_default();
+    let out = Command::new("bash")
+        .arg("hack/auto-update.sh")
+        .args(args)
+        .current_dir(&r.project)
+        .env("PATH", format!("{}:{path}", r.bin.display()))
+        .env("GH_LOG", &r.log)
+        .env("OPERATOR_GEN_YEAR", cli::YEAR)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run bash");
+    cli::Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The calls the gh stub recorded, each as its arguments.
+fn gh_calls(r: &Remote) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(&r.log).unwrap_or_default();
+    text.split('\x1e')
+        .filter(|call| !call.is_empty())
+        .map(|call| {
+            call.trim_end_matches('\0')
+                .split('\0')
+                .map(str::to_owned)
+                .collect()
+        })
+        .collect()
+}
+
+/// The branches of the remote.
+fn remote_branches(r: &Remote) -> Vec<String> {
+    git(&r.remote, &["branch", "--format=%(refname:short)"])
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn merge_branch() -> String {
+    format!("operator-gen-update-from-{OLDER}-to-{CURRENT}")
+}
+
+fn title() -> String {
+    format!("Update the scaffold from operator-gen {OLDER} to {CURRENT}")
+}
+
+#[test]
+fn auto_update_opens_a_pull_request_for_a_clean_merge() {
+    let Some(older) = older::operator_gen() else {
+        return;
+    };
+    let r = remote(older, &[("src/controller/captain.rs", TODO, USER_CODE)]);
+    let older_arg = older.display().to_string();
+    let out = auto_update(&r, &["--from-binary", &older_arg]);
+    assert_eq!(
+        out.code, 0,
+        "auto-update failed:\n{}\n{}",
+        out.stdout, out.stderr
+    );
+    let branch = merge_branch();
+    assert_eq!(remote_branches(&r), ["main".to_owned(), branch.clone()]);
+    let calls = gh_calls(&r);
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(
+        calls[0][..8],
+        [
+            "pr",
+            "create",
+            "--base",
+            "main",
+            "--head",
+            &branch,
+            "--title",
+            &title()
+        ],
+        "{calls:?}"
+    );
+    assert_eq!(calls[0][8], "--body");
+    assert!(calls[0][9].contains("without conflicts"), "{calls:?}");
+    // the pushed branch: the user's code, the new scaffold, the plugin replayed
+    let show = |rel: &str| git(&r.remote, &["show", &format!("{branch}:{rel}")]);
+    assert!(show("src/controller/captain.rs").contains(USER_CODE));
+    let project = show("PROJECT");
+    assert!(
+        project.contains(&format!("cliVersion: {CURRENT}")),
+        "{project}"
+    );
+    assert!(
+        project.contains("autoupdate.operator-gen.io/v1-alpha: {}"),
+        "{project}"
+    );
+    assert!(show(".github/workflows/auto_update.yml").contains("bash hack/auto-update.sh"));
+    assert!(!show("Makefile").contains("<<<<<<<"));
+
+    // a second run finds the branch on the remote and proposes nothing again
+    git(&r.project, &["checkout", "--quiet", "main"]);
+    let again = auto_update(&r, &["--from-binary", &older_arg]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(
+        again
+            .stdout
+            .contains(&format!("origin has {branch} from an earlier run")),
+        "{}",
+        again.stdout
+    );
+    assert_eq!(gh_calls(&r).len(), 1);
+}
+
+#[test]
+fn auto_update_opens_an_issue_listing_the_conflicts() {
+    let Some(older) = older::operator_gen() else {
+        return;
+    };
+    let r = remote(
+        older,
+        &[
+            ("src/controller/captain.rs", TODO, USER_CODE),
+            ("Makefile", OLD_IMG, USER_IMG),
+        ],
+    );
+    let out = auto_update(&r, &["--from-binary", &older.display().to_string()]);
+    assert_eq!(
+        out.code, 0,
+        "auto-update failed:\n{}\n{}",
+        out.stdout, out.stderr
+    );
+    let branch = merge_branch();
+    assert_eq!(remote_branches(&r), ["main".to_owned(), branch.clone()]);
+    let calls = gh_calls(&r);
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    let call = &calls[0];
+    assert_eq!(
+        call[..4],
+        [
+            "issue",
+            "create",
+            "--title",
+            &format!("{}: conflicts to resolve", title())
+        ],
+        "{calls:?}"
+    );
+    assert_eq!(call[4], "--body");
+    let listed: Vec<&str> = call[5].lines().filter(|l| l.starts_with("- ")).collect();
+    assert_eq!(listed, ["- `Makefile`"], "{}", call[5]);
+    assert!(
+        call[5].contains(&format!("on branch `{branch}`")),
+        "{}",
+        call[5]
+    );
+    let makefile = git(&r.remote, &["show", &format!("{branch}:Makefile")]);
+    assert!(
+        makefile.contains("<<<<<<<") && makefile.contains(USER_IMG),
+        "{makefile}"
+    );
+}
+
+#[test]
+fn auto_update_does_nothing_on_the_current_scaffold() {
+    if !cli::require_tool("git", &["--version"], "apt-get install git") {
+        return;
+    }
+    let r = remote(cli::operator_gen_bin(), &[]);
+    let out = auto_update(&r, &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains(&format!("on operator-gen {CURRENT}'s scaffold already")),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(gh_calls(&r), Vec::<Vec<String>>::new());
+    assert_eq!(remote_branches(&r), ["main"]);
+}
+
+/// `alpha generate` replays both plugins: the workflow, its script, the dashboards (the custom
+/// one from the project's configuration) and PROJECT are the project's.
+#[test]
+fn generate_replays_the_autoupdate_and_grafana_plugins() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let bin = cli::operator_gen_bin();
+    for args in [
+        "init --domain example.com",
+        "edit --plugins autoupdate,grafana",
+    ] {
+        let out = run_with(bin, &dir, args);
+        assert_eq!(out.code, 0, "`{args}` failed: {}", out.stderr);
+    }
+    std::fs::write(
+        dir.join("grafana/custom-metrics/config.yaml"),
+        "customMetrics:\n  - metric: crew_voyages_total\n    type: counter\n",
+    )
+    .expect("write the configuration");
+    let out = run_with(bin, &dir, "edit --plugins grafana");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = run_with(bin, &dir, "alpha generate --output-dir ../out");
+    assert_eq!(out.code, 0, "alpha generate failed: {}", out.stderr);
+    for said in [
+        "replay operator-gen edit --plugins autoupdate",
+        "replay copy grafana/custom-metrics/config.yaml",
+        "replay operator-gen edit --plugins grafana",
+    ] {
+        assert!(
+            out.stderr.contains(said),
+            "{said:?} missing:\n{}",
+            out.stderr
+        );
+    }
+    let input = cli::snapshot(&dir);
+    let output = cli::snapshot(&tmp.path().join("out"));
+    for rel in [
+        "PROJECT",
+        ".github/workflows/auto_update.yml",
+        "hack/auto-update.sh",
+        "grafana/controller-runtime-metrics.json",
+        "grafana/custom-metrics/config.yaml",
+        "grafana/custom-metrics/custom-metrics-dashboard.json",
+    ] {
+        assert!(input.contains_key(rel), "{rel} not in the project");
+        assert_eq!(output.get(rel), input.get(rel), "{rel}");
+    }
+}
