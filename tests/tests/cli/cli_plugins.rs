@@ -11,53 +11,14 @@ use std::process::{Command, Stdio};
 
 use operator_gen_tests::{cli, older};
 
+use super::cli_alpha::{OLD_IMG, TODO, USER_CODE, USER_IMG, git, merge_branch, replace, run_with};
+
 const OLDER: &str = older::VERSION;
 const CURRENT: &str = env!("CARGO_PKG_VERSION");
-const TODO: &str = "    // TODO(user): make the cluster match `obj.spec` here.\n";
-const USER_CODE: &str = "    let _ships = 3; // the crew's own reconcile\n";
-const OLD_IMG: &str = "IMG ?= controller:0.0.1";
-const USER_IMG: &str = "IMG ?= registry.example.com/crew/captain:1.0";
 
 /// `gh` as the tests see it: every call's arguments, NUL-separated, each call ended by `\x1e`,
 /// appended to `$GH_LOG`.
 const GH_STUB: &str = "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\" >> \"$GH_LOG\"; done\nprintf '\\036' >> \"$GH_LOG\"\n";
-
-fn run_with(bin: &Path, dir: &Path, args: &str) -> cli::Output {
-    let out = Command::new(bin)
-        .args(cli::split_args(args))
-        .current_dir(dir)
-        .env("OPERATOR_GEN_YEAR", cli::YEAR)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run operator-gen");
-    cli::Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn replace(dir: &Path, rel: &str, from: &str, to: &str) {
-    let text = std::fs::read_to_string(dir.join(rel)).expect("read");
-    assert!(text.contains(from), "{rel} lacks {from:?}");
-    std::fs::write(dir.join(rel), text.replacen(from, to, 1)).expect("write");
-}
 
 /// A project with the autoupdate plugin, pushed to a bare remote, and the stubs' directory.
 struct Remote {
@@ -135,14 +96,14 @@ fn auto_update(r: &Remote, args: &[&str]) -> cli::Output {
         .env("PATH", format!("{}:{path}", r.bin.display()))
         .env("GH_LOG", &r.log)
         .env("OPERATOR_GEN_YEAR", cli::YEAR)
-        .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .output()
         .expect("run bash");
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
     cli::Output {
         code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        stdout: text(&out.stdout),
+        stderr: text(&out.stderr),
     }
 }
 
@@ -166,10 +127,6 @@ fn remote_branches(r: &Remote) -> Vec<String> {
         .lines()
         .map(str::to_owned)
         .collect()
-}
-
-fn merge_branch() -> String {
-    format!("operator-gen-update-from-{OLDER}-to-{CURRENT}")
 }
 
 fn title() -> String {
