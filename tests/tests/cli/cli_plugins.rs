@@ -129,6 +129,21 @@ fn remote_branches(r: &Remote) -> Vec<String> {
         .collect()
 }
 
+/// Runs the script with `--from-binary older`, which must succeed, push the merge branch and
+/// call `gh` once; returns that call's arguments.
+fn proposed(r: &Remote, older: &Path) -> Vec<String> {
+    let out = auto_update(r, &["--from-binary", &older.display().to_string()]);
+    assert_eq!(
+        out.code, 0,
+        "auto-update failed:\n{}\n{}",
+        out.stdout, out.stderr
+    );
+    assert_eq!(remote_branches(r), ["main".to_owned(), merge_branch()]);
+    let mut calls = gh_calls(r);
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    calls.remove(0)
+}
+
 fn title() -> String {
     format!("Update the scaffold from operator-gen {OLDER} to {CURRENT}")
 }
@@ -140,18 +155,10 @@ fn auto_update_opens_a_pull_request_for_a_clean_merge() {
     };
     let r = remote(older, &[("src/controller/captain.rs", TODO, USER_CODE)]);
     let older_arg = older.display().to_string();
-    let out = auto_update(&r, &["--from-binary", &older_arg]);
-    assert_eq!(
-        out.code, 0,
-        "auto-update failed:\n{}\n{}",
-        out.stdout, out.stderr
-    );
+    let call = proposed(&r, older);
     let branch = merge_branch();
-    assert_eq!(remote_branches(&r), ["main".to_owned(), branch.clone()]);
-    let calls = gh_calls(&r);
-    assert_eq!(calls.len(), 1, "{calls:?}");
     assert_eq!(
-        calls[0][..8],
+        call[..8],
         [
             "pr",
             "create",
@@ -162,10 +169,10 @@ fn auto_update_opens_a_pull_request_for_a_clean_merge() {
             "--title",
             &title()
         ],
-        "{calls:?}"
+        "{call:?}"
     );
-    assert_eq!(calls[0][8], "--body");
-    assert!(calls[0][9].contains("without conflicts"), "{calls:?}");
+    assert_eq!(call[8], "--body");
+    assert!(call[9].contains("without conflicts"), "{call:?}");
     // the pushed branch: the user's code, the new scaffold, the plugin replayed
     let show = |rel: &str| git(&r.remote, &["show", &format!("{branch}:{rel}")]);
     assert!(show("src/controller/captain.rs").contains(USER_CODE));
@@ -207,17 +214,8 @@ fn auto_update_opens_an_issue_listing_the_conflicts() {
             ("Makefile", OLD_IMG, USER_IMG),
         ],
     );
-    let out = auto_update(&r, &["--from-binary", &older.display().to_string()]);
-    assert_eq!(
-        out.code, 0,
-        "auto-update failed:\n{}\n{}",
-        out.stdout, out.stderr
-    );
+    let call = proposed(&r, older);
     let branch = merge_branch();
-    assert_eq!(remote_branches(&r), ["main".to_owned(), branch.clone()]);
-    let calls = gh_calls(&r);
-    assert_eq!(calls.len(), 1, "{calls:?}");
-    let call = &calls[0];
     assert_eq!(
         call[..4],
         [
@@ -226,7 +224,7 @@ fn auto_update_opens_an_issue_listing_the_conflicts() {
             "--title",
             &format!("{}: conflicts to resolve", title())
         ],
-        "{calls:?}"
+        "{call:?}"
     );
     assert_eq!(call[4], "--body");
     let listed: Vec<&str> = call[5].lines().filter(|l| l.starts_with("- ")).collect();
