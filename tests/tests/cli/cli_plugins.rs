@@ -3,8 +3,8 @@
 //! ([`older`]) with a local bare repository as its remote and `gh` replaced by a stub that
 //! records its arguments: a real `alpha update` to this operator-gen, its branch pushed, and a
 //! pull request for a clean merge or an issue listing the conflicted files; nothing done when the
-//! remote has the branch already or the project is on this operator-gen's scaffold. And both
-//! plugins replayed by `alpha generate`.
+//! remote has the branch already or the project is on this operator-gen's scaffold. Both
+//! plugins replayed by `alpha generate`, and run again over the user's edits.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -307,4 +307,46 @@ fn generate_replays_the_autoupdate_and_grafana_plugins() {
         assert!(input.contains_key(rel), "{rel} not in the project");
         assert_eq!(output.get(rel), input.get(rel), "{rel}");
     }
+}
+
+/// A second `edit --plugins autoupdate,grafana` changes nothing; after the user edits the
+/// workflow and the configuration, another one writes the workflow again, keeps the
+/// configuration and adds the custom dashboard; once the configuration lists no metric, the
+/// custom dashboard is removed.
+#[test]
+fn edit_again_rewrites_the_plugins_files_and_keeps_the_configuration() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("demo");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let bin = cli::operator_gen_bin();
+    let edit = |dir: &Path| {
+        let out = run_with(bin, dir, "edit --plugins autoupdate,grafana");
+        assert_eq!(out.code, 0, "edit failed: {}", out.stderr);
+    };
+    let out = run_with(bin, &dir, "init --domain example.com");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    edit(&dir);
+    let first = cli::snapshot(&dir);
+    edit(&dir);
+    assert_eq!(cli::snapshot(&dir), first);
+
+    let workflow = ".github/workflows/auto_update.yml";
+    let config = "grafana/custom-metrics/config.yaml";
+    let custom = "grafana/custom-metrics/custom-metrics-dashboard.json";
+    std::fs::write(dir.join(workflow), "name: mine\n").expect("edit the workflow");
+    let listed = "customMetrics:\n  - metric: crew_voyages_total\n    type: counter\n";
+    std::fs::write(dir.join(config), listed).expect("edit the configuration");
+    edit(&dir);
+    let second = cli::snapshot(&dir);
+    assert_eq!(second.get(workflow), first.get(workflow));
+    assert_eq!(
+        second.get(config).map(Vec::as_slice),
+        Some(listed.as_bytes())
+    );
+    let dashboard = String::from_utf8_lossy(second.get(custom).expect("the custom dashboard"));
+    assert!(dashboard.contains("crew_voyages_total{job="), "{dashboard}");
+
+    std::fs::write(dir.join(config), "customMetrics: []\n").expect("empty the configuration");
+    edit(&dir);
+    assert!(!dir.join(custom).exists(), "{custom} stayed");
 }
