@@ -9,6 +9,7 @@ use crate::printer::Printer;
 use crate::project::boilerplate::BOILERPLATE;
 use crate::project::storage_version as storage;
 use crate::project::{Project, paths};
+use crate::scaffolding::{autoupdate, grafana};
 
 /// Runs one command line of a replay (`init`, `create`, `delete` or `edit` with its flags, no
 /// program name) in a directory, in this process: the CLI's parser and dispatcher
@@ -31,7 +32,9 @@ pub enum Step {
 /// kind, plural, namespaced or not, type or not, controller or not, `--storage` on a later
 /// version whose types file carries the storage marker); every resource's `create webhook`
 /// with all its webhook types and spokes; then, with the Helm plugin, the manifests it was derived
-/// from copied over and `edit --plugins helm`. `read` gives a file of the project being replayed
+/// from copied over and `edit --plugins helm`; with the autoupdate plugin, `edit --plugins
+/// autoupdate`; with the grafana plugin, its custom-metrics configuration copied over and `edit
+/// --plugins grafana`. `read` gives a file of the project being replayed
 /// (relative path → contents), for the license header and the storage markers.
 pub fn steps(project: &Project, read: &dyn Fn(&str) -> Option<String>) -> Vec<Step> {
     let mut out = vec![Step::Run(init_args(project, read))];
@@ -59,6 +62,13 @@ pub fn steps(project: &Project, read: &dyn Fn(&str) -> Option<String>) -> Vec<St
             "--manifests",
             &manifests,
         ])));
+    }
+    if project.plugins.contains_key(autoupdate::PLUGIN_KEY) {
+        out.push(Step::Run(words(&["edit", "--plugins", "autoupdate"])));
+    }
+    if project.plugins.contains_key(grafana::PLUGIN_KEY) {
+        out.push(Step::Copy(grafana::CONFIG.to_owned()));
+        out.push(Step::Run(words(&["edit", "--plugins", "grafana"])));
     }
     out
 }
@@ -233,6 +243,42 @@ mod tests {
                 "operator-gen create api --group crew --version v1 --kind Captain --resource=true --namespaced=true --controller=true --yes",
                 "operator-gen create api --group crew --version v2 --kind Captain --resource=true --namespaced=true --controller=false --storage --yes",
                 "operator-gen create webhook --group crew --version v2 --kind Captain --defaulting --programmatic-validation",
+            ]
+        );
+    }
+
+    #[test]
+    fn replays_the_plugins_after_the_resources() {
+        let mut plugins = std::collections::BTreeMap::new();
+        for key in [
+            grafana::PLUGIN_KEY,
+            autoupdate::PLUGIN_KEY,
+            crate::chart::PLUGIN_KEY,
+        ] {
+            plugins.insert(key.to_owned(), serde_json::json!({}));
+        }
+        let project = Project {
+            cli_version: Some("0.1.0".into()),
+            domain: "example.com".into(),
+            k8s_version: None,
+            layout: vec![LAYOUT.into()],
+            multigroup: false,
+            namespaced: false,
+            plugins,
+            project_name: "demo".into(),
+            resources: vec![resource("Captain", "v1", true)],
+            version: "3".into(),
+        };
+        let read = |_: &str| None;
+        let lines: Vec<String> = steps(&project, &read).iter().map(display).collect();
+        assert_eq!(
+            lines[3..],
+            [
+                "copy dist/install.yaml",
+                "operator-gen edit --plugins helm --manifests dist/install.yaml",
+                "operator-gen edit --plugins autoupdate",
+                "copy grafana/custom-metrics/config.yaml",
+                "operator-gen edit --plugins grafana",
             ]
         );
     }

@@ -5,7 +5,9 @@
 //! `templates/` against the command's context, and run backwards by `delete api`.
 
 pub mod api;
+pub mod autoupdate;
 pub mod delete;
+pub mod grafana;
 pub mod init;
 pub mod lists;
 pub mod multigroup;

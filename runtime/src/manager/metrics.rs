@@ -94,6 +94,7 @@ struct Inner {
     reconcile_total: Family<ControllerResultLabels, Counter>,
     reconcile_errors: Family<ControllerLabels, Counter>,
     reconcile_time: HistogramFamily<ControllerLabels>,
+    active_workers: Family<ControllerLabels, Gauge>,
     leader_status: Family<NameLabels, Gauge>,
     activity: Arc<Activity>,
 }
@@ -136,6 +137,7 @@ impl Metrics {
         let reconcile_errors = Family::<ControllerLabels, Counter>::default();
         let reconcile_time: HistogramFamily<ControllerLabels> =
             Family::new_with_constructor(reconcile_histogram as fn() -> Histogram);
+        let active_workers = Family::<ControllerLabels, Gauge>::default();
         let leader_status = Family::<NameLabels, Gauge>::default();
         registry.register(
             "controller_runtime_reconcile",
@@ -153,6 +155,11 @@ impl Metrics {
             reconcile_time.clone(),
         );
         registry.register(
+            "controller_runtime_active_workers",
+            "Number of currently used workers per controller",
+            active_workers.clone(),
+        );
+        registry.register(
             "leader_election_master_status",
             "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master",
             leader_status.clone(),
@@ -163,6 +170,7 @@ impl Metrics {
                 reconcile_total,
                 reconcile_errors,
                 reconcile_time,
+                active_workers,
                 leader_status,
                 activity: Arc::default(),
             }),
@@ -175,10 +183,12 @@ impl Metrics {
     }
 
     /// Starts timing one reconcile of `controller`; finish it with [`ReconcileTimer::finish`].
-    /// Until the timer is finished or dropped, the reconcile counts as running: the manager
-    /// returns freed memory only when none is (see [`Manager::run`](super::Manager::run)).
+    /// Until the timer is finished or dropped, the reconcile counts as running: in
+    /// `controller_runtime_active_workers{controller}`, and for the manager, which returns
+    /// freed memory only when none is (see [`Manager::run`](super::Manager::run)).
     pub fn reconcile_started(&self, controller: &str) -> ReconcileTimer {
         self.inner.activity.started();
+        self.workers(controller).inc();
         ReconcileTimer {
             metrics: self.clone(),
             controller: controller.to_owned(),
@@ -234,6 +244,16 @@ impl Metrics {
             .observe(seconds);
     }
 
+    /// `controller_runtime_active_workers{controller}`.
+    fn workers(&self, controller: &str) -> Gauge {
+        self.inner
+            .active_workers
+            .get_or_create(&ControllerLabels {
+                controller: controller.to_owned(),
+            })
+            .clone()
+    }
+
     /// Sets `leader_election_master_status{name}`.
     pub(crate) fn set_leader(&self, lease: &str, leader: bool) {
         self.inner
@@ -286,6 +306,7 @@ impl ReconcileTimer {
 
 impl Drop for ReconcileTimer {
     fn drop(&mut self) {
+        self.metrics.workers(&self.controller).dec();
         self.metrics.inner.activity.ended();
     }
 }
@@ -330,6 +351,25 @@ mod tests {
             "{text}"
         );
         assert!(text.ends_with("# EOF\n"), "{text}");
+    }
+
+    #[test]
+    fn active_workers_count_the_running_reconciles() {
+        let m = Metrics::new();
+        let first = m.reconcile_started("memcached");
+        let second = m.reconcile_started("memcached");
+        let running = m.encode().expect("encode");
+        assert!(
+            running.contains(r#"controller_runtime_active_workers{controller="memcached"} 2"#),
+            "{running}"
+        );
+        first.finish(ReconcileResult::Success);
+        drop(second);
+        let idle = m.encode().expect("encode");
+        assert!(
+            idle.contains(r#"controller_runtime_active_workers{controller="memcached"} 0"#),
+            "{idle}"
+        );
     }
 
     #[test]

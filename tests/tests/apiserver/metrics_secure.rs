@@ -4,6 +4,8 @@
 //! metrics), answers 401 without a token or with one the apiserver rejects, 403 to a valid token
 //! without `metrics-reader` (and to a reader asking for another path), and 500 when the manager
 //! itself may not review tokens; with `--metrics-secure=false` it serves plain HTTP to anyone.
+//! And the metric names the dashboards of `edit --plugins grafana` query are all served by a
+//! manager holding its Lease, with the custom metrics of the dashboards' configuration registered.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,7 +16,11 @@ use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleRef, Subje
 use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
 use operator_gen_envtest::{ControlPlane, require_assets};
+use operator_gen_runtime::manager::prometheus_client::metrics::counter::Counter;
+use operator_gen_runtime::manager::prometheus_client::metrics::gauge::Gauge;
+use operator_gen_runtime::manager::prometheus_client::metrics::histogram::Histogram;
 use operator_gen_runtime::manager::{Manager, ManagerOptions, ReconcileResult};
+use operator_gen_tests::cli;
 use operator_gen_tests::operator::free_port;
 use operator_gen_tests::tools::{Ran, record_ran};
 use operator_gen_tests::workspace;
@@ -390,4 +396,166 @@ async fn metrics_need_a_token_allowed_to_get_metrics() {
     .await;
     assert_metrics(&get_http(port, "/metrics").await);
     stop_plain.cancel();
+}
+
+/// The metrics the dashboards of `edit --plugins grafana` query, for the configuration
+/// [`GRAFANA_CONFIG`]: by the runtime (its reconcile metrics, workers in use and leader
+/// election) and by the user (one of each type).
+const DASHBOARD_METRICS: &[&str] = &[
+    "controller_runtime_active_workers",
+    "controller_runtime_reconcile_errors_total",
+    "controller_runtime_reconcile_time_seconds_bucket",
+    "controller_runtime_reconcile_total",
+    "crew_ships_sailing",
+    "crew_voyage_duration_seconds_bucket",
+    "crew_voyages_total",
+    "leader_election_master_status",
+];
+
+const GRAFANA_CONFIG: &str = "customMetrics:\n  - metric: crew_voyages_total\n    type: counter\n  - metric: crew_voyage_duration_seconds\n    type: histogram\n  - metric: crew_ships_sailing\n    type: gauge\n";
+
+/// The metric names a PromQL expression selects: each name directly followed by `{`.
+fn selected_metrics(expr: &str, out: &mut std::collections::BTreeSet<String>) {
+    let chars: Vec<char> = expr.chars().collect();
+    let mut start = None;
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == ':' {
+            start.get_or_insert(i);
+            continue;
+        }
+        if let Some(s) = start.take()
+            && c == '{'
+            && !chars[s].is_ascii_digit()
+        {
+            out.insert(chars[s..i].iter().collect());
+        }
+    }
+}
+
+/// Every metric the dashboards under `dir/grafana` select, in their panels' targets and their
+/// variables' queries.
+fn dashboard_metrics(dir: &std::path::Path) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for rel in [
+        "grafana/controller-runtime-metrics.json",
+        "grafana/custom-metrics/custom-metrics-dashboard.json",
+    ] {
+        let text = std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let dashboard: serde_json::Value = serde_json::from_str(&text).expect("dashboard JSON");
+        for panel in dashboard["panels"].as_array().expect("panels") {
+            for target in panel["targets"].as_array().expect("targets") {
+                selected_metrics(target["expr"].as_str().expect("expr"), &mut out);
+            }
+        }
+        for variable in dashboard["templating"]["list"]
+            .as_array()
+            .expect("variables")
+        {
+            if variable["type"] == "query" {
+                selected_metrics(variable["query"].as_str().expect("query"), &mut out);
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn grafana_dashboards_query_metrics_the_manager_serves() {
+    require_assets!();
+    // the dashboards as `edit --plugins grafana` writes them for a project with custom metrics
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("crew");
+    std::fs::create_dir_all(dir.join("grafana/custom-metrics")).expect("mkdir");
+    for args in ["init --domain example.com", "edit --plugins grafana"] {
+        if args.starts_with("edit") {
+            std::fs::write(
+                dir.join("grafana/custom-metrics/config.yaml"),
+                GRAFANA_CONFIG,
+            )
+            .expect("write the configuration");
+        }
+        let out = cli::run(&dir, &cli::split_args(args));
+        assert_eq!(out.code, 0, "`{args}` failed: {}", out.stderr);
+    }
+    let queried = dashboard_metrics(&dir);
+    assert_eq!(
+        queried.iter().map(String::as_str).collect::<Vec<_>>(),
+        DASHBOARD_METRICS
+    );
+
+    // a manager holding its Lease on the real apiserver, the custom metrics registered and one
+    // successful and one failed reconcile recorded
+    let plane = ControlPlane::start().await.expect("control plane starts");
+    record_ran(Ran::Apiserver);
+    let port = free_port();
+    let options = ManagerOptions::default()
+        .metrics_secure(false)
+        .metrics_bind_address(format!("127.0.0.1:{port}"))
+        .health_probe_bind_address("0")
+        .leader_elect(true)
+        .leader_election_namespace("default");
+    let manager = Manager::with_client(options, "crew", plane.client()).expect("manager");
+    let voyages = Counter::<u64>::default();
+    let sailing = Gauge::<i64>::default();
+    let duration = Histogram::new([0.5, 1.0, 5.0]);
+    {
+        let metrics = manager.metrics();
+        let mut registry = metrics.registry();
+        registry.register("crew_voyages", "Voyages begun", voyages.clone());
+        registry.register("crew_ships_sailing", "Ships at sea", sailing.clone());
+        registry.register(
+            "crew_voyage_duration_seconds",
+            "Length of a voyage",
+            duration.clone(),
+        );
+    }
+    voyages.inc();
+    sailing.set(3);
+    duration.observe(0.7);
+    for result in [ReconcileResult::Success, ReconcileResult::Error] {
+        manager
+            .metrics()
+            .reconcile_started("captain")
+            .finish(result);
+    }
+    let stop = manager.shutdown_token();
+    tokio::spawn(async move {
+        if let Err(e) = manager.run().await {
+            panic!("the manager failed: {e}");
+        }
+    });
+    // served: a sample line of the name, once the manager leads
+    let serves = |body: &str, name: &str| {
+        body.lines()
+            .any(|l| l.starts_with(&format!("{name}{{")) || l.starts_with(&format!("{name} ")))
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let body = loop {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            let answer = get_http(port, "/metrics").await;
+            assert_eq!(answer.status, 200, "{answer:?}");
+            if answer
+                .body
+                .lines()
+                .any(|l| l.starts_with("leader_election_master_status{") && l.ends_with(" 1"))
+            {
+                break answer.body;
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the manager never led, or never served /metrics"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    stop.cancel();
+    let missing: Vec<&String> = queried.iter().filter(|m| !serves(&body, m)).collect();
+    println!(
+        "compared {} metric names the dashboards query with the manager's /metrics",
+        queried.len()
+    );
+    assert!(missing.is_empty(), "not served: {missing:?}\n{body}");
 }

@@ -17,7 +17,7 @@ fn older_binary() -> Option<&'static Path> {
     older::operator_gen()
 }
 
-fn run_with(bin: &Path, dir: &Path, args: &str) -> cli::Output {
+pub(crate) fn run_with(bin: &Path, dir: &Path, args: &str) -> cli::Output {
     let out = Command::new(bin)
         .args(cli::split_args(args))
         .current_dir(dir)
@@ -32,7 +32,7 @@ fn run_with(bin: &Path, dir: &Path, args: &str) -> cli::Output {
     }
 }
 
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(args)
         .current_dir(dir)
@@ -51,19 +51,19 @@ fn read(dir: &Path, rel: &str) -> String {
     std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
 }
 
-fn replace(dir: &Path, rel: &str, from: &str, to: &str) {
+pub(crate) fn replace(dir: &Path, rel: &str, from: &str, to: &str) {
     let text = read(dir, rel);
     assert!(text.contains(from), "{rel} lacks {from:?}");
     std::fs::write(dir.join(rel), text.replacen(from, to, 1)).expect("write");
 }
 
-const OLD_IMG: &str = "IMG ?= controller:0.0.1";
+pub(crate) const OLD_IMG: &str = "IMG ?= controller:0.0.1";
 const NEW_IMG: &str = "IMG ?= controller:latest";
-const USER_IMG: &str = "IMG ?= registry.example.com/crew/captain:1.0";
+pub(crate) const USER_IMG: &str = "IMG ?= registry.example.com/crew/captain:1.0";
 const OLD_DOCKERFILE: &str = "# Build the manager binary, statically linked with musl.\n";
 const NEW_DOCKERFILE: &str = "# Build the manager binary as a static musl executable.";
-const USER_CODE: &str = "    let _ships = 3; // the crew's own reconcile\n";
-const TODO: &str = "    // TODO(user): make the cluster match `obj.spec` here.\n";
+pub(crate) const USER_CODE: &str = "    let _ships = 3; // the crew's own reconcile\n";
+pub(crate) const TODO: &str = "    // TODO(user): make the cluster match `obj.spec` here.\n";
 
 /// A project scaffolded by the older operator-gen (init, Captain), committed on `main` of a
 /// fresh repository, then the user's edits committed; returns the user's commit.
@@ -103,7 +103,7 @@ fn branches(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-fn merge_branch() -> String {
+pub(crate) fn merge_branch() -> String {
     format!("operator-gen-update-from-{OLDER}-to-{CURRENT}")
 }
 

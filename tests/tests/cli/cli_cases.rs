@@ -184,6 +184,8 @@ fn cli_cases_match_goldens() {
             "create-webhook-paths",
             "delete-api",
             "delete-api-multigroup",
+            "edit-autoupdate",
+            "edit-grafana",
             "edit-helm",
             "edit-multigroup",
             "init",

@@ -708,7 +708,7 @@ fn rows() -> Vec<Row> {
         row(
             Init,
             "edit --plugins kustomize",
-            "unknown plugin \"kustomize\"; the plugins `edit --plugins` knows are: helm",
+            "unknown plugin \"kustomize\"; the plugins `edit --plugins` knows are: helm, autoupdate, grafana",
             1,
         ),
         row(
@@ -748,6 +748,37 @@ fn rows() -> Vec<Row> {
             ]),
             "edit --plugins helm",
             "dist/chart/.operator-gen.json is not operator-gen's record",
+            1,
+        ),
+        // edit --plugins autoupdate, grafana: nothing written, the other plugins' files neither
+        row(
+            InitThen(&[Edit::Replace("PROJECT", "cliVersion: 0.1.0\n", "")]),
+            "edit --plugins grafana,autoupdate",
+            "PROJECT records no cliVersion, which alpha update (and so the autoupdate workflow) starts from; add `cliVersion: <the operator-gen version that scaffolded the project>` to PROJECT",
+            1,
+        ),
+        row(
+            InitThen(&[Edit::Write(
+                "grafana/custom-metrics/config.yaml",
+                b"customMetrics:\n  - metric: crew_voyages_total\n",
+            )]),
+            "edit --plugins autoupdate,grafana",
+            "grafana/custom-metrics/config.yaml: customMetrics[0] (crew_voyages_total) has type \"\"; set `type:` to counter, gauge or histogram",
+            1,
+        ),
+        row(
+            InitThen(&[Edit::Write(
+                "grafana/custom-metrics/config.yaml",
+                b"customMetrics: [\n",
+            )]),
+            "edit --plugins grafana",
+            "grafana/custom-metrics/config.yaml is not a custom-metrics configuration",
+            1,
+        ),
+        row(
+            Init,
+            "edit --plugins grafana,helm",
+            "dist/install.yaml does not exist; run `make build-installer` first",
             1,
         ),
         // delete api
@@ -916,7 +947,7 @@ fn rows() -> Vec<Row> {
         row(
             Init,
             "edit",
-            "edit needs something to change; pass --plugins helm or --multigroup",
+            "edit needs something to change; pass --plugins helm, autoupdate or grafana, or --multigroup",
             1,
         ),
         row(

@@ -21,5 +21,6 @@ mod cli_faults;
 mod cli_hostile;
 mod cli_idempotent;
 mod cli_interrupt;
+mod cli_plugins;
 mod init_existing;
 mod webhook_kubebuilder;

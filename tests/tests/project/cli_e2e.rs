@@ -1,7 +1,7 @@
-//! End to end: `init`, `create api` for two kinds of one group (one cluster-scoped),
-//! `make manifests` with this checkout's `operator-gen`, `cargo build` and `cargo test` of the
-//! generated project, then `kubectl kustomize config/default`, checking kinds, names and the
-//! restricted security settings it yields.
+//! End to end: `init`, `create api` for two kinds of one group (one cluster-scoped), `edit
+//! --plugins autoupdate,grafana`, `make manifests` with this checkout's `operator-gen`, `cargo
+//! build` and `cargo test` of the generated project, then `kubectl kustomize config/default`,
+//! checking kinds, names and the restricted security settings it yields.
 //!
 //! Generated projects share `target/generated-projects` so kube is compiled once. Without
 //! `make` or `kubectl` the test reports the skip of those steps (see `tools::skip_or_fail`); in CI it fails instead.
@@ -53,6 +53,16 @@ fn init_create_manifests_build_test_kustomize() {
         &dir,
         "create api --group crew --version v1 --kind FirstMate --namespaced=false",
     );
+    ok(&dir, "edit --plugins autoupdate,grafana");
+    for rel in [
+        ".github/workflows/auto_update.yml",
+        "grafana/controller-runtime-metrics.json",
+        "grafana/custom-metrics/config.yaml",
+    ] {
+        assert!(dir.join(rel).is_file(), "edit --plugins wrote no {rel}");
+    }
+    // the workflow's script is bash that parses
+    shell(&dir, "bash", &["-n", "hack/auto-update.sh"]);
 
     if !cli::require_tool("make", &["--version"], cli::INSTALL_MAKE) {
         return;
