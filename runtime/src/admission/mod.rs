@@ -68,13 +68,20 @@
 
 mod embedded;
 mod errors;
+mod format;
 mod formats;
 mod library;
 mod lists;
+mod net;
 mod path;
 mod prune;
+mod quantity;
 mod rules;
+mod semver;
+mod strings;
 mod structural;
+mod url;
+mod values;
 mod walk;
 
 use std::sync::Arc;
