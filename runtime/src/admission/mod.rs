@@ -216,4 +216,6 @@ impl Validator {
 }
 
 #[cfg(test)]
+mod library_tests;
+#[cfg(test)]
 mod tests;
