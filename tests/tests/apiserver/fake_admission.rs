@@ -602,6 +602,20 @@ fn cel_library_cases() -> Vec<(&'static str, Value, Vec<Value>)> {
             ],
         ),
         (
+            "formatspecial",
+            shown(
+                text(24),
+                "self.format([double('NaN'), double('Infinity'), double('-Infinity'), 'NaN', -0.0]) == 'ok'",
+                "self.format([double('NaN'), double('Infinity'), double('-Infinity'), 'NaN', -0.0])",
+            ),
+            vec![
+                json!("%f|%f|%f|%f|%f"),
+                json!("%e|%e|%e|%e|%e"),
+                json!("%s|%s|%s|%s|%s"),
+                json!("%.2f|%.1e"),
+            ],
+        ),
+        (
             "findre",
             shown(
                 text(12),
