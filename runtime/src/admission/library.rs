@@ -11,19 +11,22 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use cel::common::types::{CelInt, CelList, CelString, DYN_TYPE, INT_TYPE, LIST_TYPE};
+use cel::common::types::{CelInt, CelList, CelString, DYN_TYPE, LIST_TYPE};
 use cel::common::value::{CowVal, Val};
 use cel::{Context, DeclarationError, Env, ExecutionError, Program};
 
 use super::values::error;
 use super::{net, quantity, semver, strings, url};
 
+/// A library: it registers its functions and types on an environment.
+type Library = fn(&mut Env) -> Result<(), DeclarationError>;
+
 /// The environment every rule compiles and runs in.
 pub(crate) fn env() -> Arc<Env> {
     static ENV: OnceLock<Arc<Env>> = OnceLock::new();
     ENV.get_or_init(|| {
         let mut env = Env::stdlib();
-        let libraries: [fn(&mut Env) -> Result<(), DeclarationError>; 7] = [
+        let libraries: [Library; 7] = [
             strings::extension,
             lists,
             regex,
@@ -286,7 +289,6 @@ fn find_all(this: &CelString<'_>, re: &CelString<'_>) -> Result<CelList<'static>
 
 /// Kubernetes' regex library, on `env`.
 fn regex(env: &mut Env) -> Result<(), DeclarationError> {
-    let _ = INT_TYPE;
     cel::add_member_overload!(env, fn find: (CelString, CelString) -> Result<CelString>)?;
     cel::add_member_overload!(env, fn find_all: (CelString, CelString) -> Result<CelList>)?;
     cel::add_member_overload!(env, fn find_all_n: (CelString, CelString, CelInt) -> Result<CelList>, name = "findAll")?;

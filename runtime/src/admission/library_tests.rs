@@ -251,7 +251,7 @@ fn format_writes_as_the_apiserver_writes() {
         "[1.500000, \"x\", b\"y\", null, [true]]|{\"a\":\"x\", \"b\":1}"
     );
     assert_eq!(f("100%% %s", "'x'"), "100% x");
-    let err = |spec: &str| eval(&format!("'{spec}'.format([1])")).unwrap_err();
+    let err = |spec: &str| eval(&format!("'{spec}'.format([1])")).expect_err(spec);
     assert_eq!(
         err("%f"),
         "error during formatting: fixed-point clause can only be used on doubles, was given int"

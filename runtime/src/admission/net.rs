@@ -35,7 +35,7 @@ fn go_parse_addr(s: &str) -> Result<(IpAddr, bool), String> {
             .or_else(|(m, at)| fail(m, at)),
         Some(b':') => {
             let (addr, zone) = match s.split_once('%') {
-                Some((_, z)) if z.is_empty() => {
+                Some((_, "")) => {
                     return fail("zone must be a non-empty string", None);
                 }
                 Some((a, _)) => (a, true),

@@ -140,16 +140,16 @@ fn split_n(this: &CelString<'_>, sep: &CelString<'_>, n: &CelInt) -> CelList<'st
     } else {
         this.split(sep.inner()).map(str::to_owned).collect()
     };
-    if let Ok(n) = usize::try_from(n) {
-        if parts.len() > n {
-            let tail = if sep.is_empty() {
-                parts[n - 1..].concat()
-            } else {
-                parts[n - 1..].join(sep.inner())
-            };
-            parts.truncate(n - 1);
-            parts.push(tail);
-        }
+    if let Ok(n) = usize::try_from(n)
+        && parts.len() > n
+    {
+        let tail = if sep.is_empty() {
+            parts[n - 1..].concat()
+        } else {
+            parts[n - 1..].join(sep.inner())
+        };
+        parts.truncate(n - 1);
+        parts.push(tail);
     }
     strings_list(parts)
 }
@@ -211,7 +211,7 @@ fn quote(this: &CelString<'_>) -> CelString<'static> {
 }
 
 /// The strings of a list, for `join`.
-fn texts<'b>(list: &'b dyn Val) -> Result<Vec<&'b str>, ExecutionError> {
+fn texts(list: &dyn Val) -> Result<Vec<&str>, ExecutionError> {
     let iterable = list
         .as_iterable()
         .ok_or_else(|| error("join", "not a list"))?;
