@@ -33,39 +33,18 @@ fn char_at(this: &CelString<'_>, i: &CelInt) -> Result<CelString<'static>, Execu
         .into())
 }
 
-fn index_of_offset(
-    this: &CelString<'_>,
-    needle: &CelString<'_>,
-    off: &CelInt,
+/// Where `needle` is in `this` from code point `off`: forward (`indexOf`) or, `back`, the
+/// last place starting at or before `off` (`lastIndexOf`); -1 when nowhere or `off` is past
+/// the end, an error when `off` is negative, as cel-go answers.
+fn search(
+    function: &str,
+    this: &str,
+    needle: &str,
+    off: i64,
+    back: bool,
 ) -> Result<CelInt, ExecutionError> {
-    let off = *off.inner();
     if off < 0 {
-        return Err(out_of_range("indexOf", off));
-    }
-    let (hay, needle) = (runes(this), runes(needle));
-    if needle.is_empty() {
-        return Ok(CelInt::from(off.min(hay.len() as i64)));
-    }
-    if off as usize >= hay.len() {
-        return Ok(CelInt::from(-1));
-    }
-    Ok(CelInt::from(
-        find(&hay, &needle, off as usize).map_or(-1, |i| i as i64),
-    ))
-}
-
-fn index_of(this: &CelString<'_>, needle: &CelString<'_>) -> Result<CelInt, ExecutionError> {
-    index_of_offset(this, needle, &CelInt::from(0))
-}
-
-fn last_index_of_offset(
-    this: &CelString<'_>,
-    needle: &CelString<'_>,
-    off: &CelInt,
-) -> Result<CelInt, ExecutionError> {
-    let off = *off.inner();
-    if off < 0 {
-        return Err(out_of_range("lastIndexOf", off));
+        return Err(out_of_range(function, off));
     }
     let (hay, needle) = (runes(this), runes(needle));
     if needle.is_empty() {
@@ -74,11 +53,35 @@ fn last_index_of_offset(
     if off as usize >= hay.len() || needle.len() > hay.len() {
         return Ok(CelInt::from(-1));
     }
-    let last = (off as usize).min(hay.len() - needle.len());
-    let found = (0..=last)
-        .rev()
-        .find(|i| hay[*i..*i + needle.len()] == *needle);
+    let found = if back {
+        let last = (off as usize).min(hay.len() - needle.len());
+        (0..=last)
+            .rev()
+            .find(|i| hay[*i..*i + needle.len()] == *needle)
+    } else {
+        find(&hay, &needle, off as usize)
+    };
     Ok(CelInt::from(found.map_or(-1, |i| i as i64)))
+}
+
+fn index_of_offset(
+    this: &CelString<'_>,
+    needle: &CelString<'_>,
+    off: &CelInt,
+) -> Result<CelInt, ExecutionError> {
+    search("indexOf", this, needle, *off.inner(), false)
+}
+
+fn index_of(this: &CelString<'_>, needle: &CelString<'_>) -> Result<CelInt, ExecutionError> {
+    search("indexOf", this, needle, 0, false)
+}
+
+fn last_index_of_offset(
+    this: &CelString<'_>,
+    needle: &CelString<'_>,
+    off: &CelInt,
+) -> Result<CelInt, ExecutionError> {
+    search("lastIndexOf", this, needle, *off.inner(), true)
 }
 
 fn last_index_of(this: &CelString<'_>, needle: &CelString<'_>) -> Result<CelInt, ExecutionError> {
@@ -89,7 +92,7 @@ fn last_index_of(this: &CelString<'_>, needle: &CelString<'_>) -> Result<CelInt,
     if this.len() < needle.len() {
         return Ok(CelInt::from(-1));
     }
-    last_index_of_offset(this, needle, &CelInt::from(n - 1))
+    search("lastIndexOf", this, needle, n - 1, true)
 }
 
 fn lower_ascii(this: &CelString<'_>) -> CelString<'static> {
