@@ -51,6 +51,15 @@ fn ip_values_and_their_members() {
         "IP Address \"10..0.1\" parse error during conversion from string: ParseAddr(\"10..0.1\"): IPv4 field must have at least one digit (at \".0.1\")",
     );
     fails(
+        "ip('1::2::3')",
+        "IP Address \"1::2::3\" parse error during conversion from string: ParseAddr(\"1::2::3\"): multiple :: in address (at \":3\")",
+    );
+    fails(
+        "ip('12345::1')",
+        "IP Address \"12345::1\" parse error during conversion from string: ParseAddr(\"12345::1\"): each group must have 4 or less digits (at \"12345::1\")",
+    );
+    holds("ip('1:2:3:4:5:6:1.2.3.4').family() == 6 && string(ip('::1.2.3.4')) == '::102:304'");
+    fails(
         "ip('fe80::1%eth0')",
         "IP address \"fe80::1%eth0\" with zone value is not allowed",
     );

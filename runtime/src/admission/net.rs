@@ -35,15 +35,13 @@ fn go_parse_addr(s: &str) -> Result<(IpAddr, bool), String> {
             .or_else(|(m, at)| fail(m, at)),
         Some(b':') => {
             let (addr, zone) = match s.split_once('%') {
-                Some((_, "")) => {
-                    return fail("zone must be a non-empty string", None);
-                }
+                Some((_, "")) => return fail("zone must be a non-empty string", None),
                 Some((a, _)) => (a, true),
                 None => (s, false),
             };
-            match addr.parse::<Ipv6Addr>() {
+            match parse_v6(addr) {
                 Ok(a) => Ok((IpAddr::V6(a), zone)),
-                Err(_) => fail("unable to parse IPv6 address", None),
+                Err((m, at)) => fail(m, at),
             }
         }
         Some(_) => fail("missing IPv6 address", None),
@@ -84,6 +82,98 @@ fn parse_v4(s: &str) -> Result<Ipv4Addr, (&'static str, Option<&str>)> {
         return Err(("IPv4 address too short", None));
     }
     Ok(Ipv4Addr::new(fields[0], fields[1], fields[2], val as u8))
+}
+
+type Refusal<'a> = (&'static str, Option<&'a str>);
+
+/// One hex field at the start of `s`: its value and how many digits it has.
+fn hex_field(s: &str) -> Result<(u16, usize), Refusal<'_>> {
+    let digits = s.bytes().take_while(u8::is_ascii_hexdigit).count();
+    if digits > 4 {
+        return Err(("each group must have 4 or less digits", Some(s)));
+    }
+    if digits == 0 {
+        return Err((
+            "each colon-separated field must have at least one digit",
+            Some(s),
+        ));
+    }
+    Ok((
+        u16::from_str_radix(&s[..digits], 16).unwrap_or_default(),
+        digits,
+    ))
+}
+
+/// IPv6 as `netip` reads it, fields of one to four hex digits, one `::`, an IPv4 address in
+/// the last two fields, with its error and the text left where it stopped.
+fn parse_v6(s: &str) -> Result<Ipv6Addr, Refusal<'_>> {
+    let mut bytes = [0u8; 16];
+    let mut ellipsis: Option<usize> = None;
+    let mut rest = s;
+    if let Some(after) = rest.strip_prefix("::") {
+        ellipsis = Some(0);
+        rest = after;
+        if rest.is_empty() {
+            return Ok(Ipv6Addr::UNSPECIFIED);
+        }
+    }
+    let mut i = 0;
+    while i < 16 {
+        let (value, n) = hex_field(rest)?;
+        if rest[n..].starts_with('.') {
+            if ellipsis.is_none() && i != 12 {
+                let why = "embedded IPv4 address must replace the final 2 fields of the address";
+                return Err((why, Some(rest)));
+            }
+            if i + 4 > 16 {
+                let why = "too many hex fields to fit an embedded IPv4 at the end of the address";
+                return Err((why, Some(rest)));
+            }
+            bytes[i..i + 4].copy_from_slice(&parse_v4(rest)?.octets());
+            rest = "";
+            i += 4;
+            break;
+        }
+        bytes[i..i + 2].copy_from_slice(&value.to_be_bytes());
+        i += 2;
+        rest = &rest[n..];
+        if rest.is_empty() {
+            break;
+        }
+        let Some(after) = rest.strip_prefix(':') else {
+            return Err(("unexpected character, want colon", Some(rest)));
+        };
+        if after.is_empty() {
+            return Err(("colon must be followed by more characters", Some(rest)));
+        }
+        rest = after;
+        if let Some(after) = rest.strip_prefix(':') {
+            if ellipsis.is_some() {
+                return Err(("multiple :: in address", Some(rest)));
+            }
+            ellipsis = Some(i);
+            rest = after;
+            if rest.is_empty() {
+                break;
+            }
+        }
+    }
+    if !rest.is_empty() {
+        return Err(("trailing garbage after address", Some(rest)));
+    }
+    match ellipsis {
+        None if i < 16 => return Err(("address string too short", None)),
+        Some(_) if i == 16 => {
+            return Err(("the :: must expand to at least one field of zeros", None));
+        }
+        Some(at) => {
+            let n = 16 - i;
+            bytes.copy_within(at..i, at + n);
+            bytes[at..at + n].fill(0);
+        }
+        None => {}
+    }
+    Ok(Ipv6Addr::from(bytes))
 }
 
 /// Whether `a` is an IPv4-mapped IPv6 address, which Kubernetes refuses.

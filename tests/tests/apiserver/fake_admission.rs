@@ -44,7 +44,7 @@ const NOT_COMPARED: &[(&str, &str)] = &[
     ),
     (
         "CEL error wording beyond the compared values",
-        "the fake words IPv4, CIDR, URL, quantity and semver errors as the apiserver does for the values compared here; an IPv6 address that does not parse, a regex error other than an unclosed `[` or `(` or an unopened `)`, a quantity beyond 10^29 (which the fake refuses), and `%f` of a huge double (1e100, which the apiserver writes with all the digits of its binary value) are worded otherwise",
+        "the fake words IP, CIDR, URL, quantity and semver errors as the apiserver does for the values compared here; a regex error other than an unclosed `[` or `(` or an unopened `)`, a quantity beyond 10^29 (which the fake refuses), and `%f` of a huge double (1e100, which the apiserver writes with all the digits of its binary value) are worded otherwise",
     ),
     (
         "Merges",
@@ -686,6 +686,19 @@ fn cel_library_cases() -> Vec<(&'static str, Value, Vec<Value>)> {
                 json!("fe80::1%eth0"),
                 json!("::ffff:10.0.0.1"),
                 json!("abc"),
+                json!("2001:db8::g"),
+                json!("1:2:3:4:5:6:7"),
+                json!("1::2::3"),
+                json!("12345::1"),
+                json!("1:2:3:4:5:6:7::8"),
+                json!("1:2:3:4:5:6:7:8:9"),
+                json!("1:2:3:4:5:6:1.2.3.4"),
+                json!("1:2:3:4:5:1.2.3.4"),
+                json!("::1.2.3"),
+                json!("::1.2.3.04"),
+                json!("fe80::1%"),
+                json!("1:"),
+                json!(":1"),
             ],
         ),
         (
