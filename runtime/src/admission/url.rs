@@ -23,23 +23,7 @@ pub(crate) struct Url {
 
 cel_value!(Url, URL_TYPE, "kubernetes.URL");
 
-/// Why Go's `url.ParseRequestURI` refuses `s`, worded as Go words it.
-fn refusal(s: &str) -> String {
-    let why = if s.bytes().any(|b| b < 0x20 || b == 0x7f) {
-        "net/url: invalid control character in URL".to_owned()
-    } else if s.starts_with(':') {
-        "missing protocol scheme".to_owned()
-    } else if let Some(c) = host_of(s).and_then(|h| h.chars().find(|c| !host_char(*c))) {
-        format!("invalid character {:?} in host name", c.to_string())
-    } else if let Some(at) = s.find('%').filter(|_| !escapes_valid(s)) {
-        let bad: String = s[at..].chars().take(3).collect();
-        format!("invalid URL escape {bad:?}")
-    } else {
-        "invalid URI for request".to_owned()
-    };
-    format!("parse {s:?}: {why}")
-}
-
+/// Whether `%` in `s` starts escapes of two hex digits only.
 fn escapes_valid(s: &str) -> bool {
     let b = s.as_bytes();
     (0..b.len()).all(|i| {
@@ -48,21 +32,10 @@ fn escapes_valid(s: &str) -> bool {
     })
 }
 
-fn host_char(c: char) -> bool {
-    !c.is_ascii() || c.is_ascii_alphanumeric() || "-_.~!$&'()*+,;=:[]<>\"%".contains(c)
-}
-
-/// The authority of `s` after `scheme://`, when it has one.
-fn host_of(s: &str) -> Option<&str> {
-    let (_, rest) = s.split_once("://")?;
-    let authority = rest.split(['/', '?']).next().unwrap_or_default();
-    Some(authority.rsplit('@').next().unwrap_or_default())
-}
-
 /// `s` split into its parts, as Go's `url.Parse` splits a URL `url.ParseRequestURI` accepts.
 fn parse(s: &str) -> Result<Url, String> {
-    if !formats::valid("uri", s) {
-        return Err(refusal(s));
+    if let Some(why) = formats::uri_error(s) {
+        return Err(format!("parse {s:?}: {why}"));
     }
     let (rest, fragment) = s.split_once('#').unwrap_or((s, ""));
     let scheme_re = formats::regex("^([a-zA-Z][a-zA-Z0-9+.-]*):(.*)$");
@@ -84,7 +57,9 @@ fn parse(s: &str) -> Result<Url, String> {
     if !url.scheme.is_empty() && !rest.starts_with('/') {
         return Ok(url);
     }
-    let path = match rest.strip_prefix("//").filter(|_| !url.scheme.is_empty()) {
+    // `url.Parse` reads an authority after `//` without a scheme too, but not after `///`
+    let authority = !url.scheme.is_empty() || !rest.starts_with("///");
+    let path = match rest.strip_prefix("//").filter(|_| authority) {
         Some(after) => {
             let (authority, path) = after.split_at(after.find('/').unwrap_or(after.len()));
             url.host = authority.rsplit('@').next().unwrap_or_default().to_owned();
