@@ -13,6 +13,10 @@ use cel::common::value::Val;
 /// The precision of `%f` and `%e` when the clause has none.
 const PRECISION: usize = 6;
 
+/// The largest precision (or `%e` width) the fake writes out. The apiserver has no such limit
+/// but its CEL cost budget; past it, the fake fails as a rule over budget fails.
+const MAX_PRECISION: usize = 10_000;
+
 /// `format` with each clause replaced by the next argument.
 pub(crate) fn format(format: &str, args: &[&dyn Val]) -> Result<String, String> {
     let mut out = String::new();
@@ -94,6 +98,9 @@ fn apply(clause: char, precision: Option<usize>, v: &dyn Val) -> Result<String, 
                 };
             };
             let precision = precision.unwrap_or(PRECISION);
+            if precision > MAX_PRECISION {
+                return Err("operation cancelled: actual cost limit exceeded".into());
+            }
             Ok(if clause == 'f' {
                 fixed(f, precision)
             } else {

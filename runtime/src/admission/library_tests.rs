@@ -271,4 +271,10 @@ fn format_writes_as_the_apiserver_writes() {
     );
     assert_eq!(err("%d%d"), "index 1 out of range");
     assert_eq!(err("%"), "unexpected end of string");
+    let long = eval("'%.10001f'.format([1.5])").expect_err("over budget");
+    assert_eq!(
+        long,
+        "error during formatting: operation cancelled: actual cost limit exceeded"
+    );
+    assert_eq!(f("%.12f", "1.5"), "1.500000000000");
 }
