@@ -238,20 +238,61 @@ fn lists(env: &mut Env) -> Result<(), DeclarationError> {
     Ok(())
 }
 
+/// Where Go's parser sees the class `[` that `pattern` leaves open: a `[` outside a class
+/// opens one, a `]` (but first in it) closes it, escapes are skipped.
+fn open_class(pattern: &str) -> usize {
+    let (mut open, mut at, mut escaped) = (None, 0, false);
+    for (i, c) in pattern.char_indices() {
+        match (escaped, c, open) {
+            (true, ..) => escaped = false,
+            (false, '\\', _) => escaped = true,
+            (false, '[', None) => (open, at) = (Some(i), i),
+            (false, ']', Some(start)) if i > start + 1 && !pattern[start..i].ends_with("[^") => {
+                open = None
+            }
+            _ => {}
+        }
+    }
+    at
+}
+
+/// Rust's regex error `text` for `pattern` worded as Go's `regexp` words it, when it maps to
+/// one of Go's: the kind, and the part of the pattern Go quotes.
+fn go_regex_error(pattern: &str, text: &str) -> Option<String> {
+    // the Display of a parse error: the pattern, a line of `^` under the span, the kind
+    let lines: Vec<&str> = text.lines().collect();
+    let carets = lines.iter().find(|l| l.trim_start().starts_with('^'))?;
+    let start = carets.len() - carets.trim_start().len() - 4;
+    let len = carets.trim().len();
+    let span: String = pattern.chars().skip(start).take(len).collect();
+    let kind = lines.last()?.strip_prefix("error: ")?;
+    let (why, quoted) = match kind {
+        "unclosed character class" => ("missing closing ]", &pattern[open_class(pattern)..]),
+        "unclosed group" => ("missing closing )", pattern),
+        "unopened group" => ("unexpected )", pattern),
+        "repetition operator missing expression" => {
+            ("missing argument to repetition operator", span.as_str())
+        }
+        "unrecognized escape sequence" => ("invalid escape sequence", span.as_str()),
+        k if k.starts_with("invalid character class range") => {
+            ("invalid character class range", span.as_str())
+        }
+        k if k.starts_with("incomplete escape sequence") => {
+            ("trailing backslash at end of expression", "")
+        }
+        k if k.starts_with("invalid repetition count range") => {
+            ("invalid repeat count", span.as_str())
+        }
+        _ => return None,
+    };
+    Some(format!("{why}: `{quoted}`"))
+}
+
 /// `pattern` compiled, or the apiserver's error: `Illegal regex: error parsing regexp: ...`.
 fn pattern(function: &str, pattern: &str) -> Result<::regex::Regex, ExecutionError> {
     ::regex::Regex::new(pattern).map_err(|e| {
-        let text = e.to_string();
-        let why = if text.contains("unclosed character class") {
-            let from = pattern.rfind('[').unwrap_or(0);
-            format!("missing closing ]: `{}`", &pattern[from..])
-        } else if text.contains("unclosed group") {
-            format!("missing closing ): `{pattern}`")
-        } else if text.contains("unopened group") {
-            format!("unexpected ): `{pattern}`")
-        } else {
-            format!("invalid pattern `{pattern}`")
-        };
+        let why = go_regex_error(pattern, &e.to_string())
+            .unwrap_or_else(|| format!("invalid pattern `{pattern}`"));
         error(
             function,
             format!("Illegal regex: error parsing regexp: {why}"),

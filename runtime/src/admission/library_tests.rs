@@ -203,6 +203,24 @@ fn lists_regex_and_sets() {
         "'x'.find('[')",
         "Illegal regex: error parsing regexp: missing closing ]: `[`",
     );
+    let go = [
+        ("[a[b", "missing closing ]: `[a[b`"),
+        ("a[]b", "missing closing ]: `[]b`"),
+        ("x(a", "missing closing ): `x(a`"),
+        ("a)", "unexpected ): `a)`"),
+        ("a|*", "missing argument to repetition operator: `*`"),
+        ("\\\\q", "invalid escape sequence: `\\q`"),
+        ("[z-a]", "invalid character class range: `z-a`"),
+        ("a{2,1}", "invalid repeat count: `{2,1}`"),
+        ("x\\\\", "trailing backslash at end of expression: ``"),
+    ];
+    for (pattern, why) in go {
+        let expr = format!("'x'.find('{pattern}')");
+        fails(
+            &expr,
+            &format!("Illegal regex: error parsing regexp: {why}"),
+        );
+    }
     holds("sets.contains([1, 2, 3], [2, 1]) && !sets.contains([1], [1, 2])");
     holds("sets.equivalent([1, 2], [2, 1, 1]) && !sets.equivalent([1], [1, 2])");
     holds("sets.intersects([1, 2], [2, 3]) && !sets.intersects([1], [2])");

@@ -48,7 +48,7 @@ const NOT_COMPARED: &[(&str, &str)] = &[
     ),
     (
         "CEL error wording beyond the compared values",
-        "the fake words IP, CIDR, URL, quantity and semver errors as the apiserver does for the values compared here; a regex error other than an unclosed `[` or `(` or an unopened `)`, a quantity beyond 10^29 (which the fake refuses), a `%f` or `%e` precision over 10000 (which the fake refuses as over budget), and `%f` of a huge double (1e100, which the apiserver writes with all the digits of its binary value) are worded otherwise",
+        "the fake words IP, CIDR, URL, quantity and semver errors as the apiserver does for the values compared here; a regex that Rust's regex crate reads otherwise than Go (the fake accepts `a**` and `a{1001}`, and its `\\d`, `\\w`, `\\s` and `\\b` are Unicode, Go's ASCII) or refuses with another error than an unclosed class or group, an unopened group, a repetition without argument, a bad escape, class range or repeat range, or a trailing backslash, a quantity beyond 10^29 (which the fake refuses), a `%f` or `%e` precision over 10000 (which the fake refuses as over budget), and `%f` of a huge double (1e100, which the apiserver writes with all the digits of its binary value) are worded otherwise",
     ),
     (
         "Merges",
@@ -635,7 +635,18 @@ fn cel_library_cases() -> Vec<(&'static str, Value, Vec<Value>)> {
         (
             "findbad",
             shown(text(8), "'a[b'.find(self) != 'zz'", "'no'"),
-            vec![json!("b"), json!("["), json!("(a"), json!("a)")],
+            vec![
+                json!("b"),
+                json!("["),
+                json!("(a"),
+                json!("a)"),
+                json!("[a[b"),
+                json!("a|*"),
+                json!("[z-a]"),
+                json!("a{2,1}"),
+                json!("\\q"),
+                json!("x\\"),
+            ],
         ),
         (
             "sets",
