@@ -535,7 +535,7 @@ fn cel_library_cases() -> Vec<(&'static str, Value, Vec<Value>)> {
             shown(
                 json!({"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 4}}),
                 "self.isSorted()",
-                "'min %s, max %s, index %d'.format([self.min(), self.max(), self.indexOf('b')])",
+                "'min %s, max %s, index %d, joined %s %s'.format([self.min(), self.max(), self.indexOf('b'), self.join('-'), self.join()])",
             ),
             vec![json!(["a", "b"]), json!(["c", "b", "a"])],
         ),
@@ -893,6 +893,8 @@ struct Comparison {
     kind: ApiResource,
     compared: usize,
     failures: Vec<String>,
+    /// The apiserver's message of each case it refused, by case name.
+    messages: BTreeMap<String, String>,
 }
 
 impl Comparison {
@@ -906,6 +908,9 @@ impl Comparison {
                 "{}:\n  apiserver {apiserver:?}\n  fake      {ours:?}",
                 case.name
             ));
+        }
+        if let Seen::Refused { message, .. } = &apiserver {
+            self.messages.insert(case.name.clone(), message.clone());
         }
         matches!(apiserver, Seen::Refused { .. })
     }
@@ -927,6 +932,7 @@ impl Comparison {
             kind,
             compared: 0,
             failures: Vec::new(),
+            messages: BTreeMap::new(),
         }
     }
 }
@@ -1068,6 +1074,13 @@ async fn the_fake_admits_what_the_apiserver_admits() {
         assert!(
             refused_cases.contains(&refused),
             "{refused} is not refused: {refused_cases:?}"
+        );
+        // the refusal shows what the functions computed, or the error one raised: not the
+        // fallback of a messageExpression that failed on both sides
+        let message = &table.messages[&refused];
+        assert!(
+            !message.contains("failed rule:"),
+            "{refused}: the messageExpression failed: {message}"
         );
     }
 }
