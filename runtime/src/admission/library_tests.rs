@@ -116,6 +116,8 @@ fn url_values_and_their_members() {
         text("url('http://[::1]:80/a b').getEscapedPath()"),
         "/a%20b"
     );
+    assert_eq!(text("url('http://h/a(b)').getEscapedPath()"), "/a(b)");
+    assert_eq!(text("url('http://h/a b(').getEscapedPath()"), "/a%20b%28");
     holds("url('/a/path?x=1;y=2').getQuery().size() == 0 && url('mailto:a@b.c').getHost() == ''");
     holds("isURL('https://example.com') && !isURL('example.com')");
     fails(

@@ -71,21 +71,25 @@ fn parse(s: &str) -> Result<Url, String> {
     Ok(url)
 }
 
-/// Whether Go's path escaping leaves byte `c` as it is.
-fn path_safe(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || b"-_.~$&+,/:;=@!'()*%".contains(&c)
+/// Whether Go's path escaping (`escape` with `encodePath`) leaves byte `c` as it is.
+fn path_kept(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || b"-_.~$&+,/:;=@".contains(&c)
 }
 
-/// The path as Go's `EscapedPath` gives it: as written when that is a valid escaping, else
-/// with each byte that needs it escaped.
+/// Whether Go takes byte `c` of a path as written to be validly encoded (`validEncoded`).
+fn path_valid(c: u8) -> bool {
+    path_kept(c) || b"!'()*[]%".contains(&c)
+}
+
+/// The path as Go's `EscapedPath` gives it: as written when that is a valid encoding, else
+/// the decoded path with each byte Go escapes escaped.
 fn escaped_path(path: &str) -> String {
-    if escapes_valid(path) && path.bytes().all(path_safe) {
+    if escapes_valid(path) && path.bytes().all(path_valid) {
         return path.to_owned();
     }
-    let decoded = unescape(path, false);
     let mut out = String::new();
-    for b in decoded.bytes() {
-        if path_safe(b) && b != b'%' {
+    for b in unescape(path, false).bytes() {
+        if path_kept(b) {
             out.push(b as char);
         } else {
             out.push_str(&format!("%{b:02X}"));

@@ -683,6 +683,8 @@ fn cel_library_cases() -> Vec<(&'static str, Value, Vec<Value>)> {
                 json!("http://%41.com/"),
                 json!("http://a.com?a=%zz&b=1&a=3"),
                 json!("HTTPS://a.com/%7e%41"),
+                json!("http://a.com/a(b)[c]"),
+                json!("http://a.com/a b(c)"),
                 json!("http://u:p@a.com:8080"),
                 json!("*"),
             ],
