@@ -353,11 +353,35 @@ fn string(v: &dyn Val) -> Result<String, String> {
     }
 }
 
+/// `s` quoted as Go's `%q` quotes it: `\a` ... `\v`, `\\`, `\"`, other control characters
+/// as `\x..` (ASCII) or `\u....`.
+fn go_quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            c if c.is_ascii_control() => out.push_str(&format!("\\x{:02x}", u32::from(c))),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// An item of a list or map: strings quoted, bytes `b"..."`, doubles `%.6f`.
 fn item(v: &dyn Val) -> Result<String, String> {
     match v.get_type().kind() {
-        Kind::String => Ok(format!("{:?}", string(v)?)),
-        Kind::Bytes => Ok(format!("b{:?}", string(v)?)),
+        Kind::String => Ok(go_quote(&string(v)?)),
+        Kind::Bytes => Ok(format!("b{}", go_quote(&string(v)?))),
         Kind::Double => {
             let f = v.downcast_ref::<CelDouble>().map_or(0.0, |d| *d.inner());
             Ok(if f.is_finite() {

@@ -624,6 +624,15 @@ fn cel_library_cases() -> Vec<(&'static str, Value, Vec<Value>)> {
             ],
         ),
         (
+            "formatquote",
+            shown(
+                text(8),
+                r#"self.format([['q\"', 't\t', 'b\x07', 'n\x01', 'é\\'], b'\x01']) == 'ok'"#,
+                r#"self.format([['q\"', 't\t', 'b\x07', 'n\x01', 'é\\'], b'\x01'])"#,
+            ),
+            vec![json!("%s %s")],
+        ),
+        (
             "findre",
             shown(
                 text(12),
