@@ -353,9 +353,10 @@ fn string(v: &dyn Val) -> Result<String, String> {
     }
 }
 
-/// `s` quoted as Go's `%q` quotes it: `\a` ... `\v`, `\\`, `\"`, other control characters
-/// as `\x..` (ASCII) or `\u....`.
-fn go_quote(s: &str) -> String {
+/// `s` in double quotes with `\a` ... `\v`, `\\` and `\"` escaped; other control characters
+/// too (`\x..` in ASCII, else `\u....`) when `controls`, as Go's `%q` does, or as they are,
+/// as `strings.quote` does.
+pub(crate) fn quoted(s: &str, controls: bool) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {
@@ -368,13 +369,19 @@ fn go_quote(s: &str) -> String {
             '\u{b}' => out.push_str("\\v"),
             '\\' => out.push_str("\\\\"),
             '"' => out.push_str("\\\""),
-            c if c.is_ascii_control() => out.push_str(&format!("\\x{:02x}", u32::from(c))),
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c if controls && c.is_ascii_control() => {
+                out.push_str(&format!("\\x{:02x}", u32::from(c)))
+            }
+            c if controls && c.is_control() => out.push_str(&format!("\\u{:04x}", u32::from(c))),
             c => out.push(c),
         }
     }
     out.push('"');
     out
+}
+
+fn go_quote(s: &str) -> String {
+    quoted(s, true)
 }
 
 /// An item of a list or map: strings quoted, bytes `b"..."`, doubles `%.6f`.

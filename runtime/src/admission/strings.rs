@@ -194,23 +194,7 @@ fn substring(this: &CelString<'_>, start: &CelInt) -> Result<CelString<'static>,
 }
 
 fn quote(this: &CelString<'_>) -> CelString<'static> {
-    let mut out = String::from("\"");
-    for c in this.chars() {
-        match c {
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out.into()
+    format::quoted(this, false).into()
 }
 
 /// The strings of a list, for `join`.
