@@ -171,49 +171,88 @@ fn mac(s: &str) -> bool {
     })
 }
 
-/// Whether `%` in `s` starts escapes of two hex digits only.
-fn escapes_valid(s: &str) -> bool {
+/// The first bad `%` escape of `s`, as Go quotes it (`%` and up to two more bytes); in a host
+/// (`host`), an escape of an ASCII byte but `%25` is bad too.
+fn bad_escape(s: &str, host: bool) -> Option<String> {
     let b = s.as_bytes();
-    b.iter().enumerate().all(|(i, c)| {
-        *c != b'%'
-            || (i + 2 < b.len() && b[i + 1].is_ascii_hexdigit() && b[i + 2].is_ascii_hexdigit())
-    })
+    let at = (0..b.len()).find(|&i| {
+        b[i] == b'%'
+            && !(i + 2 < b.len()
+                && b[i + 1].is_ascii_hexdigit()
+                && b[i + 2].is_ascii_hexdigit()
+                && (!host || b[i + 1] >= b'8' || &b[i..i + 3] == b"%25"))
+    })?;
+    Some(String::from_utf8_lossy(&b[at..(at + 3).min(b.len())]).into_owned())
 }
 
-/// A URI as Go's `url.ParseRequestURI` reads it: an absolute path, or a scheme followed by an
-/// opaque part or an authority whose host has no character a host may not have.
-fn uri(s: &str) -> bool {
-    if s.is_empty() || s.bytes().any(|b| b < 0x20 || b == 0x7f) {
-        return false;
+/// Why Go's `url.ParseRequestURI` refuses the host (with its port) of an authority, if it does.
+fn host_error(host: &str) -> Option<String> {
+    let port_ok = |p: &str| {
+        p.is_empty()
+            || p.strip_prefix(':')
+                .is_some_and(|d| d.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let colon_port = if host.starts_with('[') {
+        let Some(end) = host.rfind(']') else {
+            return Some("missing ']' in host".into());
+        };
+        &host[end + 1..]
+    } else {
+        host.rfind(':').map_or("", |i| &host[i..])
+    };
+    if !port_ok(colon_port) {
+        return Some(format!("invalid port {colon_port:?} after host"));
+    }
+    if let Some(escape) = bad_escape(host, true) {
+        return Some(format!("invalid URL escape {escape:?}"));
+    }
+    let allowed = |c: char| {
+        !c.is_ascii() || c.is_ascii_alphanumeric() || "-_.~!$&'()*+,;=:[]<>\"%".contains(c)
+    };
+    host.chars()
+        .find(|c| !allowed(*c))
+        .map(|c| format!("invalid character {:?} in host name", c.to_string()))
+}
+
+/// Why Go's `url.ParseRequestURI` refuses `s`, as Go words it after `parse "<s>": `; `None`
+/// when it accepts it: an absolute path, or a scheme followed by an opaque part or an
+/// authority whose host and port are well-formed, with valid escapes.
+pub(crate) fn uri_error(s: &str) -> Option<String> {
+    if s.bytes().any(|b| b < 0x20 || b == 0x7f) {
+        return Some("net/url: invalid control character in URL".into());
+    }
+    if s.is_empty() {
+        return Some("empty url".into());
     }
     if s == "*" {
-        return true;
+        return None;
     }
     let (scheme, rest) = match regex("^([a-zA-Z][a-zA-Z0-9+.-]*):(.*)$").and_then(|r| r.captures(s))
     {
         Some(c) => (true, c.get(2).map_or("", |m| m.as_str())),
-        None if s.starts_with(':') => return false,
+        None if s.starts_with(':') => return Some("missing protocol scheme".into()),
         None => (false, s),
     };
-    let rest = rest.split('?').next().unwrap_or_default();
+    let rest = rest.split_once('?').map_or(rest, |(r, _)| r);
     if !rest.starts_with('/') {
-        return scheme;
+        return (!scheme).then(|| "invalid URI for request".into());
     }
     let path = match rest.strip_prefix("//").filter(|_| scheme) {
         Some(after) => {
             let (authority, path) = after.split_at(after.find('/').unwrap_or(after.len()));
             let host = authority.rsplit('@').next().unwrap_or_default();
-            let allowed = |c: char| {
-                !c.is_ascii() || c.is_ascii_alphanumeric() || "-_.~!$&'()*+,;=:[]<>\"%".contains(c)
-            };
-            if !host.chars().all(allowed) || !escapes_valid(host) {
-                return false;
+            if let Some(why) = host_error(host) {
+                return Some(why);
             }
             path
         }
         None => rest,
     };
-    escapes_valid(path)
+    bad_escape(path, false).map(|e| format!("invalid URL escape {e:?}"))
+}
+
+fn uri(s: &str) -> bool {
+    uri_error(s).is_none()
 }
 
 fn email(s: &str) -> bool {

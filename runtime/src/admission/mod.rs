@@ -59,22 +59,31 @@
 //! On an update ([`Validator::admit_update`]), a value equal to the one it replaces (matched by
 //! field name, and by key in `map` lists) is not checked again, as the apiserver ratchets.
 //!
-//! The CEL environment has CEL's standard library and macros, the strings extension,
-//! Kubernetes' `isSorted`, `sum`, `min` and `max` on lists, and its `isURL`, `isIP`, `isCIDR`
-//! and `isQuantity`. Not there: Kubernetes' `indexOf` and `lastIndexOf` on lists, the `url`,
-//! `ip`, `cidr` and `quantity` values (`url(...)`, `quantity(...)` and their methods), the
-//! `format`, `sets`, `semver` and regex `find`/`findAll` libraries, and CEL cost limits. Not checked either:
+//! The CEL environment has CEL's standard library and macros and the libraries the apiserver
+//! adds, with its results and error messages: the strings extension and `format`, Kubernetes'
+//! lists (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`), `sets`, regex `find` and
+//! `findAll`, and the `url`, `ip`, `cidr`, `quantity` and `semver` values with their members
+//! (see the book's runtime reference for the list). Not there: the lists `includes` and the
+//! strings `reverse` (which the 1.37 apiserver refuses in a CRD), durations and timestamps, and
+//! CEL cost limits. Not checked either:
 //! `metadata` (name, labels), whose checks are not the schema's.
 
 mod embedded;
 mod errors;
+mod format;
 mod formats;
 mod library;
 mod lists;
+mod net;
 mod path;
 mod prune;
+mod quantity;
 mod rules;
+mod semver;
+mod strings;
 mod structural;
+mod url;
+mod values;
 mod walk;
 
 use std::sync::Arc;
@@ -208,5 +217,7 @@ impl Validator {
     }
 }
 
+#[cfg(test)]
+mod library_tests;
 #[cfg(test)]
 mod tests;

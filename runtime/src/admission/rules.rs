@@ -123,6 +123,7 @@ fn evaluation_error(e: &cel::ExecutionError, rule: &ValidationRule) -> String {
         E::RemainderByZero(_) => "modulus by zero".to_owned(),
         E::Overflow(..) => "integer overflow".to_owned(),
         E::IndexOutOfBounds(Cel::Int(i)) => format!("index out of bounds: {i}"),
+        E::FunctionError { message, .. } => message.clone(),
         E::NoSuchOverload(_) => {
             return format!(
                 "'no such overload': call arguments did not match a supported operator, function or macro signature for rule: {text}"
