@@ -19,10 +19,14 @@ use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
 use crate::shard::Shard;
+use crate::watch::Source;
 use tracing::Instrument;
 
+mod metadata;
 mod store;
 mod wakes;
+
+pub use metadata::{owns_metadata, watches_metadata};
 
 /// The predicates a watch stream can be filtered with before it wakes a controller (kube's,
 /// controller-runtime's `GenerationChangedPredicate` and its kin), for users' own controllers.
@@ -34,8 +38,10 @@ pub use kube::runtime::{Predicate, PredicateConfig, predicates};
 /// generation as it was: the controller's own status and finalizer writes, or anyone's label and
 /// annotation edits. Objects without a generation (a `ConfigMap`) wake it on every change of
 /// resource version. Deletions of objects without finalizers are not delivered; `owns` and
-/// `watches` on the returned controller add their triggers as usual. The objects it caches and
-/// hands to the reconcile carry no `managedFields`; to tell a new generation it keeps two
+/// `watches` on the returned controller add their triggers as usual ([`owns_metadata`] and
+/// [`watches_metadata`] add them with a cache of the other kind's metadata only). Its initial
+/// list is streamed where the apiserver offers it, else paged ([`Lists`](crate::watch::Lists)).
+/// The objects it caches and hands to the reconcile carry no `managedFields`; to tell a new generation it keeps two
 /// numbers per object (a digest of its namespace, name and uid, and its generation's hash), and
 /// forgets an object once the watch reports it deleted; once deletions have left fewer than a
 /// quarter of the most objects the cache held, the cache is rebuilt for what is left (kube's
@@ -63,14 +69,26 @@ where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Default + Eq + Hash + Clone + Unpin,
 {
+    generation_changed_from(Source::new(api, config).shard(shard))
+}
+
+/// [`generation_changed`] for what `source` says: its shard, how its lists are made (streamed
+/// by default, [`Lists`](crate::watch::Lists)) and the transforms its objects go through
+/// before the cache ([`Source::transform`]).
+pub fn generation_changed_from<K>(source: Source<K>) -> Controller<K>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Default + Eq + Hash + Clone + Unpin,
+{
     let (reader, writer) = reflector::store();
     let mut store = store::Compacting::new(writer);
     let mut wakes = wakes::Wakes::default();
-    let trigger = crate::shard::watcher(api, config, shard)
+    // the cache keeps objects without `managedFields`, which no reconcile reads and which are
+    // often the larger part of an object (an update sent without them keeps the stored ones),
+    // and as the source's transforms left them
+    let trigger = source
+        .events()
         .default_backoff()
-        // the cache keeps objects without `managedFields`, which no reconcile reads and which
-        // are often the larger part of an object; an update sent without them keeps the stored ones
-        .modify(|obj| obj.managed_fields_mut().clear())
         // kube's `reflect`, with the store rebuilt smaller after a mass deletion
         .inspect_ok(move |event| {
             store.apply(event);
