@@ -19,7 +19,7 @@ use futures::{Stream, StreamExt, TryStreamExt};
 use kube::api::Api;
 use kube::core::PartialObjectMeta;
 use kube::runtime::watcher::{self, Event, InitialListStrategy};
-use kube::{Resource, ResourceExt};
+use kube::Resource;
 use serde::de::DeserializeOwned;
 
 use crate::shard::Shard;
@@ -100,7 +100,7 @@ where
         let start = move |config| crate::shard::watcher(api.clone(), config, shard);
         streamed_or_paged(config, lists, start).map_ok(move |event| {
             event.modify(|obj| {
-                obj.managed_fields_mut().clear();
+                obj.meta_mut().managed_fields = None;
                 for transform in &transforms {
                     transform(obj);
                 }
@@ -123,7 +123,7 @@ where
 {
     let start = move |config| kube::runtime::watcher(api.clone(), config);
     streamed_or_paged(config, lists, start)
-        .map_ok(|event| event.modify(|obj| obj.managed_fields_mut().clear()))
+        .map_ok(|event| event.modify(|obj| obj.meta_mut().managed_fields = None))
 }
 
 /// The watch `start` makes from `config`: with [`Lists::Streamed`], first with the initial
