@@ -16,10 +16,10 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use futures::{Stream, StreamExt, TryStreamExt};
+use kube::Resource;
 use kube::api::Api;
 use kube::core::PartialObjectMeta;
 use kube::runtime::watcher::{self, Event, InitialListStrategy};
-use kube::Resource;
 use serde::de::DeserializeOwned;
 
 use crate::shard::Shard;

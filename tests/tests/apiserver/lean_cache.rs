@@ -141,7 +141,11 @@ impl Running {
     }
 
     fn cached_owners(&self) -> BTreeSet<String> {
-        self.configmaps.state().iter().map(|o| o.name_any()).collect()
+        self.configmaps
+            .state()
+            .iter()
+            .map(|o| o.name_any())
+            .collect()
     }
 
     fn cached_owned(&self) -> BTreeSet<String> {
@@ -216,7 +220,10 @@ async fn owned_kinds_cache_metadata_transforms_shape_the_cache_and_lists_are_str
 
     // the owned kind: the apiserver's metadata-only objects, no data, no managedFields
     for secret in running.secrets.state() {
-        let types = secret.types.as_ref().expect("the answer's apiVersion and kind");
+        let types = secret
+            .types
+            .as_ref()
+            .expect("the answer's apiVersion and kind");
         assert_eq!(
             (types.api_version.as_str(), types.kind.as_str()),
             ("meta.k8s.io/v1", "PartialObjectMetadata"),
@@ -240,7 +247,10 @@ async fn owned_kinds_cache_metadata_transforms_shape_the_cache_and_lists_are_str
         assert!(cm.metadata.managed_fields.is_none());
     }
     for (name, seen) in running.reconciled() {
-        assert!(seen.iter().all(|keys| keys == &["keep"]), "{name}: {seen:?}");
+        assert!(
+            seen.iter().all(|keys| keys == &["keep"]),
+            "{name}: {seen:?}"
+        );
     }
     let configmaps: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
     let stored = configmaps.get(&owner_name(2)).await.expect("get cm-02");
@@ -251,12 +261,20 @@ async fn owned_kinds_cache_metadata_transforms_shape_the_cache_and_lists_are_str
     let secrets: Api<Secret> = Api::namespaced(client.clone(), namespace);
     let label = serde_json::json!({ "metadata": { "labels": { "touched": "yes" } } });
     secrets
-        .patch(&owned_name(1), &PatchParams::default(), &Patch::Merge(&label))
+        .patch(
+            &owned_name(1),
+            &PatchParams::default(),
+            &Patch::Merge(&label),
+        )
         .await
         .expect("label a Secret");
     let edit = serde_json::json!({ "metadata": { "labels": { "touched": "yes" } }, "data": { "big": "y" } });
     configmaps
-        .patch(&owner_name(7), &PatchParams::default(), &Patch::Merge(&edit))
+        .patch(
+            &owner_name(7),
+            &PatchParams::default(),
+            &Patch::Merge(&edit),
+        )
         .await
         .expect("edit a ConfigMap");
     running
