@@ -9,7 +9,7 @@ use std::hash::Hash;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use futures::TryStreamExt;
+use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{self, Action, Controller};
@@ -23,6 +23,7 @@ use crate::watch::Source;
 use tracing::Instrument;
 
 mod metadata;
+mod standby;
 mod store;
 mod wakes;
 
@@ -75,23 +76,54 @@ where
 /// [`generation_changed`] for what `source` says: its shard, how its lists are made (streamed
 /// by default, [`Lists`](crate::watch::Lists)) and the transforms its objects go through
 /// before the cache ([`Source::transform`]).
+///
+/// Warm standby ([`Source::standby`], on by default): called inside a tokio runtime, it starts
+/// the watch that fills the cache at once, in a task of its own, so a replica that does not
+/// lead (whose manager has not started the controller) keeps its cache in sync. Once run, the
+/// controller first takes the cached objects as they are (each wakes it once), then follows
+/// the watch; the task stops when the controller is dropped. With standby off, or outside a
+/// runtime, the watch starts when the controller first runs.
 pub fn generation_changed_from<K>(source: Source<K>) -> Controller<K>
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Default + Eq + Hash + Clone + Unpin,
 {
     let (reader, writer) = reflector::store();
-    let mut store = store::Compacting::new(writer);
-    let mut wakes = wakes::Wakes::default();
+    let store = store::Compacting::new(writer);
+    let standby = source.is_standby();
     // the cache keeps objects without `managedFields`, which no reconcile reads and which are
     // often the larger part of an object (an update sent without them keeps the stored ones),
     // and as the source's transforms left them
-    let trigger = source
-        .events()
-        .default_backoff()
+    let events = source.events().default_backoff();
+    let cold = if standby {
+        match standby::follow(events, store, reader.clone()) {
+            Ok(warm) => return woken(warm.boxed(), None, reader),
+            Err(cold) => cold,
+        }
+    } else {
+        (events, store)
+    };
+    woken(cold.0.boxed(), Some(cold.1), reader)
+}
+
+/// The controller woken by `events`, applying them to `store` first when it drives the cache
+/// itself (`None`: a standby task does).
+fn woken<K>(
+    events: futures::stream::BoxStream<'static, watcher::Result<watcher::Event<K>>>,
+    mut store: Option<store::Compacting<K>>,
+    reader: reflector::Store<K>,
+) -> Controller<K>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Default + Eq + Hash + Clone + Unpin,
+{
+    let mut wakes = wakes::Wakes::default();
+    let trigger = events
         // kube's `reflect`, with the store rebuilt smaller after a mass deletion
         .inspect_ok(move |event| {
-            store.apply(event);
+            if let Some(store) = store.as_mut() {
+                store.apply(event);
+            }
         })
         // objects first seen or seen with another generation (kube's `predicate_filter` with
         // `generation.fallback(resource_version)`, forgetting deleted objects)

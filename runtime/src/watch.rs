@@ -49,6 +49,7 @@ pub struct Source<K: Resource> {
     shard: Shard,
     lists: Lists,
     transforms: Vec<Transform<K>>,
+    standby: bool,
 }
 
 impl<K> Source<K>
@@ -64,6 +65,7 @@ where
             shard: Shard::ALL,
             lists: Lists::default(),
             transforms: Vec::new(),
+            standby: true,
         }
     }
 
@@ -88,6 +90,21 @@ where
         self
     }
 
+    /// For a controller: whether its cache is filled and kept in sync from the moment the
+    /// controller is made, on every replica, leading or not (on, the default), or only once
+    /// the controller runs (off). See
+    /// [`generation_changed_from`](crate::controller::generation_changed_from); an informer
+    /// starts watching when it is started, either way.
+    pub fn standby(mut self, on: bool) -> Self {
+        self.standby = on;
+        self
+    }
+
+    /// Whether the cache is kept on standby ([`standby`](Self::standby)).
+    pub fn is_standby(&self) -> bool {
+        self.standby
+    }
+
     /// The watch events, objects without `managedFields` and transformed.
     pub fn events(self) -> impl Stream<Item = watcher::Result<Event<K>>> + Send {
         let Source {
@@ -96,6 +113,7 @@ where
             shard,
             lists,
             transforms,
+            standby: _,
         } = self;
         let start = move |config| crate::shard::watcher(api.clone(), config, shard);
         streamed_or_paged(config, lists, start).map_ok(move |event| {
@@ -195,6 +213,7 @@ mod tests {
     use super::*;
     use crate::controller::tests::config_map;
     use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::ResourceExt;
     use kube::core::Status;
     use std::sync::Mutex;
 
