@@ -30,15 +30,20 @@ pub const RETRY: Duration = Duration::from_millis(500);
 /// How long any one wait may last.
 const PATIENCE: Duration = Duration::from_secs(300);
 
-/// Creates `namespace` and `count` ConfigMaps `cm-00000` ... in it, 16 requests at a time.
-pub async fn create_objects(client: &Client, namespace: &str, count: usize) {
+/// Creates the namespace `name` on the apiserver of `client`.
+pub async fn create_namespace(client: &Client, name: &str) {
     let namespaces: Api<Namespace> = Api::all(client.clone());
     let mut ns = Namespace::default();
-    ns.metadata.name = Some(namespace.to_owned());
+    ns.metadata.name = Some(name.to_owned());
     namespaces
         .create(&PostParams::default(), &ns)
         .await
         .expect("create the namespace");
+}
+
+/// Creates `namespace` and `count` ConfigMaps `cm-00000` ... in it, 16 requests at a time.
+pub async fn create_objects(client: &Client, namespace: &str, count: usize) {
+    create_namespace(client, namespace).await;
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
     futures::stream::iter(0..count)
         .map(|i| {

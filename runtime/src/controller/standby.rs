@@ -5,7 +5,6 @@
 //! applies from then on. A replica that takes the Lease over reconciles at once, without a
 //! list of its own first.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use futures::{Stream, StreamExt};
@@ -20,6 +19,9 @@ use super::store::Compacting;
 /// How many events the controller may fall behind the watch before it starts again from the
 /// cache (as a relist, which wakes only the objects whose generation it has not seen).
 const BEHIND: usize = 1024;
+
+/// How many cached objects a relist sends before it lets the controller run.
+const RELIST_BATCH: usize = 64;
 
 /// Aborts the watch's task when the controller that follows it is dropped.
 struct AbortOnDrop(tokio::task::AbortHandle);
@@ -71,7 +73,7 @@ where
         receiver: None,
         filled,
         reader,
-        pending: VecDeque::new(),
+        relisting: None,
         _task: AbortOnDrop(task.abort_handle()),
     };
     Ok(futures::stream::unfold(state, |mut state| async move {
@@ -89,7 +91,9 @@ where
     /// Whether the cache was filled by a first list.
     filled: watch::Receiver<bool>,
     reader: Store<K>,
-    pending: VecDeque<Event<K>>,
+    /// The cached objects still to send as a relist, shared with the cache: each is copied
+    /// only when it is sent, so a relist does not hold the cache twice.
+    relisting: Option<std::vec::IntoIter<Arc<K>>>,
     _task: AbortOnDrop,
 }
 
@@ -99,51 +103,43 @@ where
     K::DynamicType: Eq + Hash + Clone,
 {
     async fn next(&mut self) -> Option<Event<K>> {
-        loop {
-            if let Some(event) = self.pending.pop_front() {
-                return Some(event);
+        if let Some(objects) = self.relisting.as_mut() {
+            // a pause now and then, so that the controller starts on the first objects while
+            // the rest are still to come (kube's scheduler takes all that is ready first)
+            if objects.len() % RELIST_BATCH == 0 {
+                tokio::task::yield_now().await;
             }
-            let Some(receiver) = self.receiver.as_mut() else {
-                // first: follow the task's events, then take the cache as it is once filled
-                // (an event sent in between comes again after it, and wakes nothing new)
-                self.receiver = Some(self.sender.subscribe());
-                // not the store's own `wait_until_ready`: it wakes one waiter only, and the
-                // controller waits on it too
-                self.filled.wait_for(|filled| *filled).await.ok()?;
-                self.pending = relist(&self.reader);
-                continue;
-            };
-            match receiver.recv().await {
-                Ok(event) => return Some(event.as_ref().clone()),
-                Err(broadcast::error::RecvError::Lagged(missed)) => {
-                    tracing::debug!(
-                        missed,
-                        "the controller fell behind its watch; starting again from the cache"
-                    );
-                    self.pending = relist(&self.reader);
+            return Some(match objects.next() {
+                Some(obj) => Event::InitApply(obj.as_ref().clone()),
+                None => {
+                    self.relisting = None;
+                    Event::InitDone
                 }
-                Err(broadcast::error::RecvError::Closed) => return None,
+            });
+        }
+        let Some(receiver) = self.receiver.as_mut() else {
+            // first: follow the task's events, then take the cache as it is once filled
+            // (an event sent in between comes again after it, and wakes nothing new)
+            self.receiver = Some(self.sender.subscribe());
+            // not the store's own `wait_until_ready`: it wakes one waiter only, and the
+            // controller waits on it too
+            self.filled.wait_for(|filled| *filled).await.ok()?;
+            self.relisting = Some(self.reader.state().into_iter());
+            return Some(Event::Init);
+        };
+        match receiver.recv().await {
+            Ok(event) => Some(event.as_ref().clone()),
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::debug!(
+                    missed,
+                    "the controller fell behind its watch; starting again from the cache"
+                );
+                self.relisting = Some(self.reader.state().into_iter());
+                Some(Event::Init)
             }
+            Err(broadcast::error::RecvError::Closed) => None,
         }
     }
-}
-
-/// The cache's objects as a relist.
-fn relist<K>(reader: &Store<K>) -> VecDeque<Event<K>>
-where
-    K: Resource + Clone + 'static,
-    K::DynamicType: Eq + Hash + Clone,
-{
-    let objects = reader.state();
-    let mut events = VecDeque::with_capacity(objects.len() + 2);
-    events.push_back(Event::Init);
-    events.extend(
-        objects
-            .iter()
-            .map(|obj| Event::InitApply(obj.as_ref().clone())),
-    );
-    events.push_back(Event::InitDone);
-    events
 }
 
 #[cfg(test)]

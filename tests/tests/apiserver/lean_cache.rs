@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::core::PartialObjectMeta;
@@ -20,7 +20,7 @@ use kube::{Client, ResourceExt};
 use operator_gen_envtest::{ControlPlane, Settings, require_assets};
 use operator_gen_runtime::controller::{generation_changed_from, owns_metadata};
 use operator_gen_runtime::watch::Source;
-use operator_gen_tests::audit;
+use operator_gen_tests::{audit, standby};
 
 /// How many ConfigMaps (the controller's kind) each test creates.
 const OWNERS: usize = 40;
@@ -45,13 +45,7 @@ fn owned_name(i: usize) -> String {
 /// Creates `namespace`, [`OWNERS`] ConfigMaps with the keys `big` and `keep`, and [`OWNED`]
 /// Secrets, `secret-NN` owned (controller reference) by `cm-NN`.
 async fn create_objects(client: &Client, namespace: &str) {
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    let mut ns = Namespace::default();
-    ns.metadata.name = Some(namespace.to_owned());
-    namespaces
-        .create(&PostParams::default(), &ns)
-        .await
-        .expect("create the namespace");
+    standby::create_namespace(client, namespace).await;
     let configmaps: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
     let secrets: Api<Secret> = Api::namespaced(client.clone(), namespace);
     for i in 0..OWNERS {
