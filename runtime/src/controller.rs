@@ -90,20 +90,17 @@ where
 {
     let (reader, writer) = reflector::store();
     let store = store::Compacting::new(writer);
-    let standby = source.is_standby();
+    // on standby only inside a runtime, where the watch's task can be spawned
+    let standby = source.is_standby() && tokio::runtime::Handle::try_current().is_ok();
     // the cache keeps objects without `managedFields`, which no reconcile reads and which are
     // often the larger part of an object (an update sent without them keeps the stored ones),
     // and as the source's transforms left them
     let events = source.events().default_backoff();
-    let cold = if standby {
-        match standby::follow(events, store, reader.clone()) {
-            Ok(warm) => return woken(warm.boxed(), None, reader),
-            Err(cold) => cold,
-        }
-    } else {
-        (events, store)
-    };
-    woken(cold.0.boxed(), Some(cold.1), reader)
+    if standby {
+        let warm = standby::follow(events, store, reader.clone());
+        return woken(warm.boxed(), None, reader);
+    }
+    woken(events.boxed(), Some(store), reader)
 }
 
 /// The controller woken by `events`, applying them to `store` first when it drives the cache

@@ -34,25 +34,21 @@ impl Drop for AbortOnDrop {
 
 /// Spawns a task applying `events` to `store` (the cache, read by `reader`) from now on; returns
 /// the events the controller follows: when first polled, once the cache is filled, its objects
-/// as one relist, then each event the task applied since. Outside a tokio runtime, `events`
-/// and `store` back, for the controller to drive itself.
+/// as one relist, then each event the task applied since. Call it inside a tokio runtime.
 pub(crate) fn follow<K, S>(
     events: S,
     mut store: Compacting<K>,
     reader: Store<K>,
-) -> Result<impl Stream<Item = watcher::Result<Event<K>>> + Send, (S, Compacting<K>)>
+) -> impl Stream<Item = watcher::Result<Event<K>>> + Send
 where
     K: Resource + Clone + Send + Sync + 'static,
     K::DynamicType: Eq + Hash + Clone + Send + Sync,
     S: Stream<Item = watcher::Result<Event<K>>> + Send + 'static,
 {
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return Err((events, store));
-    };
     let (sender, _) = broadcast::channel::<Arc<Event<K>>>(BEHIND);
     let applied = sender.clone();
     let (fill, filled) = watch::channel(false);
-    let task = runtime.spawn(async move {
+    let task = tokio::spawn(async move {
         futures::pin_mut!(events);
         while let Some(item) = events.next().await {
             match item {
@@ -76,10 +72,10 @@ where
         relisting: None,
         _task: AbortOnDrop(task.abort_handle()),
     };
-    Ok(futures::stream::unfold(state, |mut state| async move {
+    futures::stream::unfold(state, |mut state| async move {
         let event = state.next().await?;
         Some((Ok(event), state))
-    }))
+    })
 }
 
 struct Following<K: Resource + 'static>
