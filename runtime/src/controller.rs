@@ -42,11 +42,12 @@ pub use kube::runtime::{Predicate, PredicateConfig, predicates};
 /// `watches` on the returned controller add their triggers as usual ([`owns_metadata`] and
 /// [`watches_metadata`] add them with a cache of the other kind's metadata only). Its initial
 /// list is streamed where the apiserver offers it, else paged ([`Lists`](crate::watch::Lists)).
-/// The objects it caches and hands to the reconcile carry no `managedFields`; to tell a new generation it keeps two
-/// numbers per object (a digest of its namespace, name and uid, and its generation's hash), and
-/// forgets an object once the watch reports it deleted; once deletions have left fewer than a
-/// quarter of the most objects the cache held, the cache is rebuilt for what is left (kube's
-/// keeps the room it grew to). At most [`CONCURRENT_RECONCILES`]
+/// The objects it caches and hands to the reconcile carry no `managedFields`; to tell a new
+/// generation it keeps two numbers per object (a digest of its namespace, name and uid, and its
+/// generation's hash), and forgets an object once the watch reports it deleted; once deletions
+/// have left fewer than a quarter of the most objects the cache held, the cache is rebuilt for
+/// what is left (kube's keeps the room it grew to). Its cache is kept warm on standby from the
+/// moment it is made ([`generation_changed_from`]). At most [`CONCURRENT_RECONCILES`]
 /// reconciles run at once; `with_config` on the returned controller sets another bound.
 pub fn generation_changed<K>(api: Api<K>, config: watcher::Config) -> Controller<K>
 where
