@@ -36,9 +36,9 @@ where
 }
 
 /// kube's `controller.owns(api, config)` with `api` an `Api<PartialObjectMeta<Child>>`
-/// (`Api::namespaced`, `Api::all`, as for `Child`): each `Child` listed, changed or deleted wakes the
-/// owner its controller owner reference names. The watch asks for metadata only, and the
-/// returned store holds each `Child`'s `PartialObjectMeta`, without `managedFields`.
+/// (`Api::namespaced`, `Api::all`, as for `Child`): each `Child` listed, changed or deleted
+/// wakes the owner its controller owner reference names. The watch asks for metadata only, and
+/// the returned store holds each `Child`'s `PartialObjectMeta`, without `managedFields`.
 pub fn owns_metadata<K, Child>(
     controller: Controller<K>,
     api: Api<PartialObjectMeta<Child>>,
