@@ -3,8 +3,10 @@
 //!
 //! - the initial list is streamed by a watch (`sendInitialEvents=true`, the apiserver's
 //!   WatchList) where the apiserver offers it, so neither side builds the whole collection as one
-//!   list; where the apiserver refuses such a watch (Kubernetes before 1.27, or the `WatchList`
-//!   feature gate off), the watch falls back to a list in pages, once and for good ([`Lists`]);
+//!   list; where the apiserver refuses such a watch (the `WatchList` feature gate off), the
+//!   watch falls back to a list in pages, once and for good, and an apiserver older than the
+//!   parameter (before Kubernetes 1.27, [`streams_lists`]) gets pages from the start
+//!   ([`Lists`]);
 //! - objects reach the cache without `managedFields`, then through the user's transforms
 //!   ([`Source::transform`]);
 //! - a kind a controller only owns or watches can be watched for its metadata alone
@@ -115,8 +117,12 @@ where
             transforms,
             standby: _,
         } = self;
+        let client = api.clone().into_client();
         let start = move |config| crate::shard::watcher(api.clone(), config, shard);
-        streamed_or_paged(config, lists, start).map_ok(move |event| {
+        for_apiserver(client, lists, move |lists| {
+            streamed_or_paged(config, lists, start)
+        })
+        .map_ok(move |event| {
             event.modify(|obj| {
                 obj.meta_mut().managed_fields = None;
                 for transform in &transforms {
@@ -139,9 +145,55 @@ where
     K: Resource + Clone + Debug + Send + 'static,
     K::DynamicType: Default,
 {
+    let client = api.clone().into_client();
     let start = move |config| kube::runtime::watcher(api.clone(), config);
-    streamed_or_paged(config, lists, start)
-        .map_ok(|event| event.modify(|obj| obj.meta_mut().managed_fields = None))
+    for_apiserver(client, lists, move |lists| {
+        streamed_or_paged(config, lists, start)
+    })
+    .map_ok(|event| event.modify(|obj| obj.meta_mut().managed_fields = None))
+}
+
+/// The watch `watch` makes for `lists`, [`Lists::Paged`] when `client`'s apiserver is older
+/// than streamed lists ([`streams_lists`]).
+fn for_apiserver<S, T>(
+    client: kube::Client,
+    lists: Lists,
+    watch: impl FnOnce(Lists) -> S + Send + 'static,
+) -> impl Stream<Item = watcher::Result<Event<T>>> + Send
+where
+    S: Stream<Item = watcher::Result<Event<T>>> + Send,
+{
+    futures::stream::once(async move {
+        if lists == Lists::Streamed && !streams_lists(&client).await {
+            tracing::info!("the apiserver is older than streamed lists; listing in pages");
+            return watch(Lists::Paged);
+        }
+        watch(lists)
+    })
+    .flatten()
+}
+
+/// Whether `client`'s apiserver knows `sendInitialEvents` (Kubernetes 1.27 and later), by its
+/// `/version`; an answer that cannot be had or read is a yes, and a refusal of the parameter
+/// still falls back to pages ([`refused_streaming`]).
+pub async fn streams_lists(client: &kube::Client) -> bool {
+    match client.apiserver_version().await {
+        Ok(info) => knows_streaming(&info.major, &info.minor),
+        Err(_) => true,
+    }
+}
+
+/// Whether version `major`.`minor` (as `/version` gives them: the minor may end in `+`) is
+/// Kubernetes 1.27 or later; unreadable numbers are a yes.
+fn knows_streaming(major: &str, minor: &str) -> bool {
+    let number = |text: &str| -> Option<u32> {
+        let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    };
+    match (number(major), number(minor)) {
+        (Some(1), Some(minor)) => minor >= 27,
+        _ => true,
+    }
 }
 
 /// The watch `start` makes from `config`: with [`Lists::Streamed`], first with the initial
@@ -197,8 +249,7 @@ struct Watching<S, F> {
 
 /// Whether `item` is the apiserver refusing a watch with `sendInitialEvents`: a 400 or 422
 /// answer naming the parameter (the `WatchList` gate off answers 422 "sendInitialEvents is
-/// forbidden for watch unless the WatchList feature gate is enabled"; a release before the
-/// parameter refuses it as unknown).
+/// forbidden for watch unless the WatchList feature gate is enabled").
 pub fn refused_streaming<T>(item: &watcher::Result<T>) -> bool {
     match item {
         Err(watcher::Error::WatchStartFailed(kube::Error::Api(status))) => {
@@ -225,6 +276,16 @@ mod tests {
     }
 
     const GATE_OFF: &str = "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled";
+
+    #[test]
+    fn apiservers_from_1_27_know_streamed_lists() {
+        assert!(knows_streaming("1", "37"));
+        assert!(knows_streaming("1", "27+"));
+        assert!(!knows_streaming("1", "26"));
+        assert!(!knows_streaming("1", "22+"));
+        assert!(knows_streaming("2", "0"));
+        assert!(knows_streaming("", ""));
+    }
 
     #[test]
     fn only_a_refusal_naming_send_initial_events_is_one() {
