@@ -13,6 +13,7 @@ use kube::{Api, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
 use crate::shard::Shard;
+use crate::watch::Source;
 
 /// Reads objects of one kind from a local cache. Objects are shared with the cache: clone before
 /// changing them.
@@ -129,8 +130,15 @@ where
     /// [`start`](Self::start) for the objects of `shard` only: the cache holds no other
     /// shard's ([`shard::watcher`](crate::shard::watcher)).
     pub fn start_in_shard(api: Api<K>, config: watcher::Config, shard: Shard) -> Self {
+        Informer::from_source(Source::new(api, config).shard(shard))
+    }
+
+    /// Starts watching what `source` says: its shard, how its lists are made (streamed by
+    /// default) and the transforms its objects go through before the cache
+    /// ([`Source::transform`]). The cached objects carry no `managedFields`.
+    pub fn from_source(source: Source<K>) -> Self {
         let (store, writer) = reflector::store();
-        let stream = reflector::reflector(writer, crate::shard::watcher(api, config, shard))
+        let stream = reflector::reflector(writer, source.events())
             .default_backoff()
             .touched_objects();
         let task = tokio::spawn(async move {

@@ -9,7 +9,7 @@ use std::hash::Hash;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use futures::TryStreamExt;
+use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{self, Action, Controller};
@@ -19,10 +19,15 @@ use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
 use crate::shard::Shard;
+use crate::watch::Source;
 use tracing::Instrument;
 
+mod metadata;
+mod standby;
 mod store;
 mod wakes;
+
+pub use metadata::{owns_metadata, watches_metadata};
 
 /// The predicates a watch stream can be filtered with before it wakes a controller (kube's,
 /// controller-runtime's `GenerationChangedPredicate` and its kin), for users' own controllers.
@@ -34,12 +39,15 @@ pub use kube::runtime::{Predicate, PredicateConfig, predicates};
 /// generation as it was: the controller's own status and finalizer writes, or anyone's label and
 /// annotation edits. Objects without a generation (a `ConfigMap`) wake it on every change of
 /// resource version. Deletions of objects without finalizers are not delivered; `owns` and
-/// `watches` on the returned controller add their triggers as usual. The objects it caches and
-/// hands to the reconcile carry no `managedFields`; to tell a new generation it keeps two
-/// numbers per object (a digest of its namespace, name and uid, and its generation's hash), and
-/// forgets an object once the watch reports it deleted; once deletions have left fewer than a
-/// quarter of the most objects the cache held, the cache is rebuilt for what is left (kube's
-/// keeps the room it grew to). At most [`CONCURRENT_RECONCILES`]
+/// `watches` on the returned controller add their triggers as usual ([`owns_metadata`] and
+/// [`watches_metadata`] add them with a cache of the other kind's metadata only). Its initial
+/// list is streamed where the apiserver offers it, else paged ([`Lists`](crate::watch::Lists)).
+/// The objects it caches and hands to the reconcile carry no `managedFields`; to tell a new
+/// generation it keeps two numbers per object (a digest of its namespace, name and uid, and its
+/// generation's hash), and forgets an object once the watch reports it deleted; once deletions
+/// have left fewer than a quarter of the most objects the cache held, the cache is rebuilt for
+/// what is left (kube's keeps the room it grew to). Its cache is kept warm on standby from the
+/// moment it is made ([`generation_changed_from`]). At most [`CONCURRENT_RECONCILES`]
 /// reconciles run at once; `with_config` on the returned controller sets another bound.
 pub fn generation_changed<K>(api: Api<K>, config: watcher::Config) -> Controller<K>
 where
@@ -63,17 +71,57 @@ where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Default + Eq + Hash + Clone + Unpin,
 {
+    generation_changed_from(Source::new(api, config).shard(shard))
+}
+
+/// [`generation_changed`] for what `source` says: its shard, how its lists are made (streamed
+/// by default, [`Lists`](crate::watch::Lists)) and the transforms its objects go through
+/// before the cache ([`Source::transform`]).
+///
+/// Warm standby ([`Source::standby`], on by default): called inside a tokio runtime, it starts
+/// the watch that fills the cache at once, in a task of its own, so a replica that does not
+/// lead (whose manager has not started the controller) keeps its cache in sync. Once run, the
+/// controller first takes the cached objects as they are (each wakes it once), then follows
+/// the watch; the task stops when the controller is dropped. With standby off, or outside a
+/// runtime, the watch starts when the controller first runs.
+pub fn generation_changed_from<K>(source: Source<K>) -> Controller<K>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Default + Eq + Hash + Clone + Unpin,
+{
     let (reader, writer) = reflector::store();
-    let mut store = store::Compacting::new(writer);
+    let store = store::Compacting::new(writer);
+    // on standby only inside a runtime, where the watch's task can be spawned
+    let standby = source.is_standby() && tokio::runtime::Handle::try_current().is_ok();
+    // the cache keeps objects without `managedFields`, which no reconcile reads and which are
+    // often the larger part of an object (an update sent without them keeps the stored ones),
+    // and as the source's transforms left them
+    let events = source.events().default_backoff();
+    if standby {
+        let warm = standby::follow(events, store, reader.clone());
+        return woken(warm.boxed(), None, reader);
+    }
+    woken(events.boxed(), Some(store), reader)
+}
+
+/// The controller woken by `events`, applying them to `store` first when it drives the cache
+/// itself (`None`: a standby task does).
+fn woken<K>(
+    events: futures::stream::BoxStream<'static, watcher::Result<watcher::Event<K>>>,
+    mut store: Option<store::Compacting<K>>,
+    reader: reflector::Store<K>,
+) -> Controller<K>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Default + Eq + Hash + Clone + Unpin,
+{
     let mut wakes = wakes::Wakes::default();
-    let trigger = crate::shard::watcher(api, config, shard)
-        .default_backoff()
-        // the cache keeps objects without `managedFields`, which no reconcile reads and which
-        // are often the larger part of an object; an update sent without them keeps the stored ones
-        .modify(|obj| obj.managed_fields_mut().clear())
+    let trigger = events
         // kube's `reflect`, with the store rebuilt smaller after a mass deletion
         .inspect_ok(move |event| {
-            store.apply(event);
+            if let Some(store) = store.as_mut() {
+                store.apply(event);
+            }
         })
         // objects first seen or seen with another generation (kube's `predicate_filter` with
         // `generation.fallback(resource_version)`, forgetting deleted objects)

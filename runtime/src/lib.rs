@@ -5,7 +5,8 @@ pub use operator_gen_macros::{CustomResource, Schema};
 
 // The manager (probes, metrics, leader election, controllers) and the webhook server both serve
 // HTTP through `serve` (listeners, TLS, the metrics authorization check), which knows neither;
-// the manager also runs the webhook server. `controller` and `cache` watch through `shard` (one
+// the manager also runs the webhook server. `controller` and `cache` watch through `watch`
+// (streamed lists, transforms, metadata-only watches), which watches through `shard` (one
 // shard's list and watch); `events`, `shard`, `crd` and the in-memory API for tests (`fake`)
 // stand on their own; `fake` admits custom resources with `admission`, the CRD schema checks a
 // test or a webhook can also run on its own, and runs the `webhook` hooks registered with it.
@@ -22,6 +23,7 @@ pub mod schema;
 mod serve;
 pub mod shard;
 mod tables;
+pub mod watch;
 pub mod webhook;
 
 pub use schema::Schema;

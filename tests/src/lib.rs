@@ -105,5 +105,6 @@ pub mod fuzz;
 pub mod integrity;
 pub mod older;
 pub mod operator;
+pub mod standby;
 pub mod takeover;
 pub mod tools;

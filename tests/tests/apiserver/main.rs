@@ -1,7 +1,7 @@
 //! Against a real etcd and kube-apiserver (`KUBEBUILDER_ASSETS`), without a generated project:
 //! the control plane itself, the generated CRDs and their markers, the fake client's behaviour
-//! table and its admission of custom resources, the runtime's webhook server, its secure metrics
-//! and its sharded watches.
+//! table and its admission of custom resources, the runtime's webhook server, its secure metrics,
+//! its sharded watches, its lean caches and its warm standby.
 //!
 //! The integration tests are four binaries, one per directory of `tests/tests/` (`cli`,
 //! `manifests`, `apiserver`, `project`): kube is linked four times, not once per test file.
@@ -18,8 +18,10 @@ mod control_plane;
 mod crd_size;
 mod fake_admission;
 mod fake_client;
+mod lean_cache;
 mod metrics_secure;
 mod sharded_watch;
+mod warm_standby;
 mod webhook_server;
 
 // kubebuilder's project-v4 kinds (testdata/conformance/project_v4), which `apiserver` and

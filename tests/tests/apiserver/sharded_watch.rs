@@ -17,8 +17,9 @@ use kube::runtime::reflector::Store;
 use kube::runtime::watcher;
 use kube::{Client, ResourceExt};
 use operator_gen_envtest::{ControlPlane, Settings, require_assets};
-use operator_gen_runtime::controller::generation_changed_in_shard;
+use operator_gen_runtime::controller::generation_changed_from;
 use operator_gen_runtime::shard::{self, Shard, ShardKey};
+use operator_gen_runtime::watch::{Lists, Source};
 use operator_gen_tests::{audit, cli, tools};
 
 const SHARDS: u32 = 3;
@@ -194,8 +195,11 @@ impl Drop for Replica {
     }
 }
 
-fn start_replica(api: Api<ConfigMap>, config: &watcher::Config, shard: Shard) -> Replica {
-    let controller = generation_changed_in_shard(api, config.clone(), shard);
+fn start_replica(api: Api<ConfigMap>, lists: Lists, shard: Shard) -> Replica {
+    let source = Source::new(api, watcher::Config::default())
+        .shard(shard)
+        .lists(lists);
+    let controller = generation_changed_from(source);
     let store = controller.store();
     let reconciled = Arc::new(Mutex::new(BTreeSet::new()));
     let run = controller.run(
@@ -252,13 +256,13 @@ async fn create_objects(client: &Client, namespace: &str) -> Vec<BTreeSet<String
 async fn each_replica_holds_its_shard(
     client: &Client,
     namespace: &str,
-    config: &watcher::Config,
+    lists: Lists,
     expected: &[BTreeSet<String>],
 ) -> Vec<Replica> {
     let replicas: Vec<Replica> = (0..SHARDS)
         .map(|i| {
             let api = Api::namespaced(client.clone(), namespace);
-            start_replica(api, config, Shard::new(i, SHARDS).expect("shard"))
+            start_replica(api, lists, Shard::new(i, SHARDS).expect("shard"))
         })
         .collect();
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -322,13 +326,13 @@ fn selectors() -> Vec<String> {
 }
 
 /// Starts a control plane with `args` and the audit policy, creates the objects in `namespace`,
-/// checks that `honours_selector` answers `honoured`, and that 3 replicas watching with `config`
-/// each hold their shard.
+/// checks that `honours_selector` answers `honoured`, and that 3 replicas filling their caches
+/// as `lists` says each hold their shard.
 async fn three_replicas(
     args: &[&str],
     namespace: &str,
     honoured: bool,
-    config: &watcher::Config,
+    lists: Lists,
 ) -> (ControlPlane, Vec<BTreeSet<String>>, Vec<Replica>) {
     let plane = ControlPlane::start_with(Settings {
         audit_policy: Some(AUDIT_POLICY.to_owned()),
@@ -342,7 +346,7 @@ async fn three_replicas(
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
     let shard0 = Shard::new(0, SHARDS).expect("shard");
     assert_eq!(shard::honours_selector(&api, &shard0).await, honoured);
-    let replicas = each_replica_holds_its_shard(&client, namespace, config, &expected).await;
+    let replicas = each_replica_holds_its_shard(&client, namespace, lists, &expected).await;
     (plane, expected, replicas)
 }
 
@@ -350,8 +354,7 @@ async fn three_replicas(
 async fn replicas_list_and_watch_only_their_shard_where_the_apiserver_honours_the_selector() {
     require_assets!();
     let namespace = "sharded";
-    let (plane, expected, _replicas) =
-        three_replicas(&[], namespace, true, &watcher::Config::default()).await;
+    let (plane, expected, _replicas) = three_replicas(&[], namespace, true, Lists::Paged).await;
     let client = plane.client();
 
     let requests = audited(&plane, namespace);
@@ -402,8 +405,7 @@ async fn replicas_keep_to_their_shard_on_the_client_where_the_apiserver_does_not
     require_assets!();
     let namespace = "unsharded";
     let gate_off = ["--feature-gates=ShardedListAndWatch=false"];
-    let (plane, _, _replicas) =
-        three_replicas(&gate_off, namespace, false, &watcher::Config::default()).await;
+    let (plane, _, _replicas) = three_replicas(&gate_off, namespace, false, Lists::Paged).await;
 
     // only the probes carried a selector; the watchers then listed and watched everything
     let requests = audited(&plane, namespace);
@@ -429,8 +431,7 @@ async fn replicas_keep_to_their_shard_on_the_client_where_the_apiserver_does_not
 async fn streamed_lists_carry_the_shard_selector_too() {
     require_assets!();
     let namespace = "streamed";
-    let streaming = watcher::Config::default().streaming_lists();
-    let (plane, _, _replicas) = three_replicas(&[], namespace, true, &streaming).await;
+    let (plane, _, _replicas) = three_replicas(&[], namespace, true, Lists::Streamed).await;
 
     // the initial list is a watch asking for the initial events, with the shard's selector;
     // no list but the probes

@@ -737,6 +737,13 @@ const UNUSED_GRANTS: &[UnusedGrant] = &[
         role: MANAGER,
         group: GROUP,
         resource: PLURAL,
+        verb: "list",
+        reason: "the cache is filled by a watch asking for the initial events (verb watch); list is for the fallback to pages where the apiserver does not stream lists",
+    },
+    UnusedGrant {
+        role: MANAGER,
+        group: GROUP,
+        resource: PLURAL,
         verb: "create",
         reason: "the scaffold never creates a captain; kubebuilder's default marker grants it for the user's code",
     },
