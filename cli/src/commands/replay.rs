@@ -28,8 +28,9 @@ pub enum Step {
 /// The commands that rebuild `project`'s scaffold, in order: `init` with its domain, project
 /// name, layout, scope, Kubernetes version and license; the project's license header copied
 /// over before any `create`; every resource's `create api` in `PROJECT` order (group, version,
-/// kind, plural, namespaced or not, type or not, controller or not, `--storage` on a later
-/// version whose types file carries the storage marker); every resource's `create webhook`
+/// kind, plural, namespaced or not, type or not, controller or not, the deploy-image plugin's
+/// `--image` and its options, `--storage` on a later version whose types file carries the
+/// storage marker); every resource's `create webhook`
 /// with all its webhook types and spokes; then, with the Helm plugin, the manifests it was derived
 /// from copied over and `edit --plugins helm`. `read` gives a file of the project being replayed
 /// (relative path → contents), for the license header and the storage markers.
@@ -76,6 +77,9 @@ fn api_args(project: &Project, i: usize, read: &dyn Fn(&str) -> Option<String>) 
         args.push(format!("--namespaced={}", a.namespaced));
     }
     args.push(format!("--controller={}", r.controller));
+    if let Some(options) = crate::scaffolding::deploy_image::options_of(project, r) {
+        args.extend(crate::scaffolding::deploy_image::flags(&options));
+    }
     if r.api.is_some() && is_later_stored_version(project, i, read) {
         args.push("--storage".to_owned());
     }

@@ -54,6 +54,7 @@ pub fn stage(req: &Request, project: &mut Project, root: &Path) -> Result<(Scaff
         .iter()
         .map(|r| api::entry_context(r, project, header.clone()))
         .collect::<Result<Vec<_>>>()?;
+    crate::scaffolding::deploy_image::record(project, &entry, None);
 
     let mut s = Scaffold::new(root);
     let undo = Undo {

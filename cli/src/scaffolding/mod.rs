@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod delete;
+pub mod deploy_image;
 pub mod init;
 pub mod lists;
 pub mod multigroup;
