@@ -106,6 +106,8 @@ pub fn run(dir: &Path, args: &[String]) -> Output {
         .current_dir(dir)
         .env("OPERATOR_GEN_YEAR", YEAR)
         .env("NO_COLOR", "1")
+        // no user-level templates (`$XDG_CONFIG_HOME/operator-gen/templates`) of this machine
+        .env("XDG_CONFIG_HOME", "/nonexistent/operator-gen-tests")
         .stdin(Stdio::null())
         .output()
         .expect("run operator-gen");

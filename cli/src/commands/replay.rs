@@ -25,7 +25,8 @@ pub enum Step {
     Copy(String),
 }
 
-/// The commands that rebuild `project`'s scaffold, in order: `init` with its domain, project
+/// The commands that rebuild `project`'s scaffold, in order: the project's own templates that
+/// `PROJECT` lists copied over; `init` with its domain, project
 /// name, layout, scope, Kubernetes version and license; the project's license header copied
 /// over before any `create`; every resource's `create api` in `PROJECT` order (group, version,
 /// kind, plural, namespaced or not, type or not, controller or not, the deploy-image plugin's
@@ -35,7 +36,12 @@ pub enum Step {
 /// from copied over and `edit --plugins helm`. `read` gives a file of the project being replayed
 /// (relative path → contents), for the license header and the storage markers.
 pub fn steps(project: &Project, read: &dyn Fn(&str) -> Option<String>) -> Vec<Step> {
-    let mut out = vec![Step::Run(init_args(project, read))];
+    // the project's own templates first: every command of the replay renders with them
+    let own = crate::templates::recorded(project)
+        .into_iter()
+        .map(Step::Copy);
+    let mut out: Vec<Step> = own.collect();
+    out.push(Step::Run(init_args(project, read)));
     out.push(Step::Copy(BOILERPLATE.to_owned()));
     // as kubebuilder's replay: every `create api`, then every `create webhook` (PROJECT keeps
     // resources in creation order, not when their webhooks came)

@@ -295,7 +295,7 @@ pub struct Request {
 /// `plan`'s output staged in a scaffold of `root`, with `project`'s entry updated and written:
 /// the storage marker moved, the files rendered, the wiring inserted, the kustomize lines enabled.
 pub fn stage(plan: &Plan, project: &mut Project, root: &Path, force: bool) -> Result<Scaffold> {
-    let engine = Engine::new()?;
+    let engine = Engine::for_project(root)?;
     let header = boilerplate::read(root)?;
     let mut ctx = context(plan, project, header);
     let mut s = Scaffold::new(root);
@@ -311,11 +311,13 @@ pub fn stage(plan: &Plan, project: &mut Project, root: &Path, force: bool) -> Re
         force,
     };
     apply.files(&mut s, FILES, &ctx)?;
+    apply.added(&mut s, "api/", &ctx)?;
     apply.insertions(&mut s, RUST_WIRING, &ctx)?;
     apply.insertions(&mut s, KUSTOMIZE_WIRING, &ctx)?;
     apply.uncomments(&mut s, KUSTOMIZE_ENABLE, &ctx)?;
 
     update_project(project, plan, &ctx);
+    crate::templates::record(project, &engine);
     s.file(project::FILE_NAME, project.render()?, IfExists::Overwrite)?;
     Ok(s)
 }

@@ -473,6 +473,7 @@ fn generate_reproduces_every_case_project() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     for expected in [
         "create-api-core",
+        "create-api-image",
         "create-api-multigroup",
         "create-api-storage-version",
         "create-webhook-conversion",

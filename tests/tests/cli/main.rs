@@ -21,4 +21,5 @@ mod cli_hostile;
 mod cli_idempotent;
 mod cli_interrupt;
 mod init_existing;
+mod own_templates;
 mod webhook_kubebuilder;
