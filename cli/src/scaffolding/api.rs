@@ -724,6 +724,15 @@ fn check_kind_clash(req: &Request, project: &Project) -> Result<()> {
     Ok(())
 }
 
+/// The finalizer of a kind's controller: `<group>/finalizer`, the project's domain for a
+/// built-in type.
+fn finalizer(plan: &Plan, project: &Project, api_group: &str) -> String {
+    match plan.core {
+        Some(_) => format!("{}/finalizer", project.domain),
+        None => format!("{api_group}/finalizer"),
+    }
+}
+
 fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
     let crate_name = names::module_name(&project.project_name);
     let kind_module = names::kind_module(&plan.kind);
@@ -781,14 +790,7 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
         manager_namespaced: project.namespaced,
         multigroup: project.multigroup,
         group: plan.group.clone(),
-        finalizer: format!(
-            "{}/finalizer",
-            if plan.core.is_some() {
-                project.domain.clone()
-            } else {
-                api_group.clone()
-            }
-        ),
+        finalizer: finalizer(plan, project, &api_group),
         crd_file: names::crd_file_name(&api_group, &plan.plural),
         config_prefix: config_prefix(project.multigroup, &plan.group, &plan.kind),
         rbac_namespace: if project.namespaced && plan.namespaced {
