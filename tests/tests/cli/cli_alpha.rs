@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use operator_gen_tests::cli::git;
 use operator_gen_tests::{cli, older};
 
 const OLDER: &str = older::VERSION;
@@ -30,21 +31,6 @@ fn run_with(bin: &Path, dir: &Path, args: &str) -> cli::Output {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn read(dir: &Path, rel: &str) -> String {

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use operator_gen_tests::cli;
+use operator_gen_tests::cli::{self, git};
 
 const CONTROLLER: &str = "api/src/controller/{{controller_file}}.rs.tera";
 const ADDED: &str = "api/docs/{{kind_lower}}.md.tera";
@@ -28,21 +28,6 @@ fn write(dir: &Path, rel: &str, text: &str) {
 
 fn read(dir: &Path, rel: &str) -> String {
     std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The project's override of the controller template: operator-gen's own with the TODO line
