@@ -106,6 +106,8 @@ pub fn run(dir: &Path, args: &[String]) -> Output {
         .current_dir(dir)
         .env("OPERATOR_GEN_YEAR", YEAR)
         .env("NO_COLOR", "1")
+        // no user-level templates (`$XDG_CONFIG_HOME/operator-gen/templates`) of this machine
+        .env("XDG_CONFIG_HOME", "/nonexistent/operator-gen-tests")
         .stdin(Stdio::null())
         .output()
         .expect("run operator-gen");
@@ -390,6 +392,22 @@ pub fn run_bounded(
         stdout,
         stderr,
     })
+}
+
+/// Runs `git args...` in `dir`; panics with its stderr when it fails, else returns its stdout.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run git");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[cfg(test)]

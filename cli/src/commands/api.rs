@@ -10,6 +10,7 @@ use crate::error::Result;
 use crate::printer::Printer;
 use crate::project::Project;
 use crate::scaffolding::api::{self, Request};
+use crate::scaffolding::deploy_image::Options as DeployImage;
 
 /// Flags of `create api`.
 #[derive(Debug, Args)]
@@ -45,6 +46,20 @@ pub struct ApiArgs {
     /// Answer yes to every question.
     #[arg(short, long)]
     pub yes: bool,
+    /// The deploy-image plugin: scaffold a kind (spec `size`) whose controller deploys and keeps
+    /// a Deployment of this image, e.g. `memcached:1.6.26-alpine` (recorded in PROJECT).
+    #[arg(long, value_name = "IMAGE")]
+    pub image: Option<String>,
+    /// With --image: the container's command, its words separated by commas
+    /// (e.g. `memcached,--memory-limit=64,-v`).
+    #[arg(long, requires = "image", value_name = "CMD")]
+    pub image_container_command: Option<String>,
+    /// With --image: the container's port, also a `containerPort` field of the spec.
+    #[arg(long, requires = "image", value_name = "PORT")]
+    pub image_container_port: Option<String>,
+    /// With --image: the user ID the container runs as (`securityContext.runAsUser`).
+    #[arg(long, requires = "image", value_name = "UID")]
+    pub run_as_user: Option<String>,
 }
 
 /// Run `create api` in `root`.
@@ -60,6 +75,12 @@ pub fn run(args: &ApiArgs, root: &Path, printer: &Printer) -> Result<()> {
         controller: args.controller,
         storage: args.storage,
         force: args.force,
+        image: args.image.as_ref().map(|image| DeployImage {
+            image: image.clone(),
+            container_command: args.image_container_command.clone().unwrap_or_default(),
+            container_port: args.image_container_port.clone().unwrap_or_default(),
+            run_as_user: args.run_as_user.clone().unwrap_or_default(),
+        }),
     };
     let interactive = !args.yes && std::io::stdin().is_terminal();
     let plan = api::plan(&request, &project, &|flag, question| {

@@ -80,7 +80,8 @@ pub fn run(args: &InitArgs, root: &Path, printer: &Printer) -> Result<()> {
         ));
     }
     let mut scaffold = Scaffold::new(root);
-    for (rel, text) in files(&ctx)? {
+    let engine = crate::templates::Engine::for_project(root)?;
+    for (rel, text) in crate::scaffolding::init::files_with(&ctx, &engine)? {
         if scaffold.exists(&rel) {
             return Err(Error::msg(format!(
                 "init would overwrite {rel}; move it out of the directory and run init again"

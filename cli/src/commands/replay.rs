@@ -26,18 +26,25 @@ pub enum Step {
     Copy(String),
 }
 
-/// The commands that rebuild `project`'s scaffold, in order: `init` with its domain, project
+/// The commands that rebuild `project`'s scaffold, in order: the project's own templates that
+/// `PROJECT` lists copied over; `init` with its domain, project
 /// name, layout, scope, Kubernetes version and license; the project's license header copied
 /// over before any `create`; every resource's `create api` in `PROJECT` order (group, version,
-/// kind, plural, namespaced or not, type or not, controller or not, `--storage` on a later
-/// version whose types file carries the storage marker); every resource's `create webhook`
+/// kind, plural, namespaced or not, type or not, controller or not, the deploy-image plugin's
+/// `--image` and its options, `--storage` on a later version whose types file carries the
+/// storage marker); every resource's `create webhook`
 /// with all its webhook types and spokes; then, with the Helm plugin, the manifests it was derived
 /// from copied over and `edit --plugins helm`; with the autoupdate plugin, `edit --plugins
 /// autoupdate`; with the grafana plugin, its custom-metrics configuration copied over and `edit
 /// --plugins grafana`. `read` gives a file of the project being replayed
 /// (relative path → contents), for the license header and the storage markers.
 pub fn steps(project: &Project, read: &dyn Fn(&str) -> Option<String>) -> Vec<Step> {
-    let mut out = vec![Step::Run(init_args(project, read))];
+    // the project's own templates first: every command of the replay renders with them
+    let own = crate::templates::recorded(project)
+        .into_iter()
+        .map(Step::Copy);
+    let mut out: Vec<Step> = own.collect();
+    out.push(Step::Run(init_args(project, read)));
     out.push(Step::Copy(BOILERPLATE.to_owned()));
     // as kubebuilder's replay: every `create api`, then every `create webhook` (PROJECT keeps
     // resources in creation order, not when their webhooks came)
@@ -86,6 +93,9 @@ fn api_args(project: &Project, i: usize, read: &dyn Fn(&str) -> Option<String>) 
         args.push(format!("--namespaced={}", a.namespaced));
     }
     args.push(format!("--controller={}", r.controller));
+    if let Some(options) = crate::scaffolding::deploy_image::options_of(project, r) {
+        args.extend(crate::scaffolding::deploy_image::flags(&options));
+    }
     if r.api.is_some() && is_later_stored_version(project, i, read) {
         args.push("--storage".to_owned());
     }

@@ -19,6 +19,7 @@ use crate::project::validate::{
 };
 use crate::project::{self, ApiEntry, Project, ResourceEntry, boilerplate, names, versions};
 use crate::scaffold::{IfExists, Scaffold};
+use crate::scaffolding::deploy_image::{self, DeployImageContext, Options as DeployImage};
 use crate::scaffolding::lists::{
     Apply, Existing, File, Fragment, Insertion, Uncomment, Undo, Undone,
 };
@@ -98,6 +99,11 @@ pub struct ApiContext {
     pub other_version: bool,
     /// The new version's spec carries `+kubebuilder:storageversion`.
     pub storage_version: bool,
+    /// `create api --image`: the Deployment the controller keeps (image, command, port, user),
+    /// absent for other kinds; its files come from `templates/deploy-image/`.
+    pub deploy_image: Option<DeployImageContext>,
+    /// The kind in upper case (`MEMCACHED`).
+    pub kind_upper: String,
 }
 
 /// The files of `create api`: each template sits where its output lands.
@@ -115,12 +121,22 @@ const FILES: &[File<ApiContext>] = &[
     File {
         template: "api/src/api/{{api_dir}}/{{kind_module}}.rs.tera",
         existing: Existing::Owned,
-        when: |c| c.resource,
+        when: |c| c.resource && c.deploy_image.is_none(),
+    },
+    File {
+        template: "deploy-image/src/api/{{api_dir}}/{{kind_module}}.rs.tera",
+        existing: Existing::Owned,
+        when: |c| c.resource && c.deploy_image.is_some(),
     },
     File {
         template: "api/config/samples/{{sample_name}}.yaml.tera",
         existing: Existing::Owned,
-        when: |c| c.resource,
+        when: |c| c.resource && c.deploy_image.is_none(),
+    },
+    File {
+        template: "deploy-image/config/samples/{{sample_name}}.yaml.tera",
+        existing: Existing::Owned,
+        when: |c| c.resource && c.deploy_image.is_some(),
     },
     File {
         template: "api/config/rbac/{{config_prefix}}_admin_role.yaml.tera",
@@ -145,12 +161,22 @@ const FILES: &[File<ApiContext>] = &[
     File {
         template: "api/src/controller/{{controller_file}}.rs.tera",
         existing: Existing::Owned,
-        when: |c| c.controller,
+        when: |c| c.controller && c.deploy_image.is_none(),
+    },
+    File {
+        template: "deploy-image/src/controller/{{controller_file}}.rs.tera",
+        existing: Existing::Owned,
+        when: |c| c.controller && c.deploy_image.is_some(),
     },
     File {
         template: "api/tests/{{config_prefix}}_controller.rs.tera",
         existing: Existing::Owned,
-        when: |c| c.controller && !c.core,
+        when: |c| c.controller && !c.core && c.deploy_image.is_none(),
+    },
+    File {
+        template: "deploy-image/tests/{{config_prefix}}_controller.rs.tera",
+        existing: Existing::Owned,
+        when: |c| c.controller && c.deploy_image.is_some(),
     },
 ];
 
@@ -262,12 +288,14 @@ pub struct Request {
     pub storage: bool,
     /// Overwrite existing type and controller files.
     pub force: bool,
+    /// `--image` and its options: a kind whose controller deploys that image.
+    pub image: Option<DeployImage>,
 }
 
 /// `plan`'s output staged in a scaffold of `root`, with `project`'s entry updated and written:
 /// the storage marker moved, the files rendered, the wiring inserted, the kustomize lines enabled.
 pub fn stage(plan: &Plan, project: &mut Project, root: &Path, force: bool) -> Result<Scaffold> {
-    let engine = Engine::new()?;
+    let engine = Engine::for_project(root)?;
     let header = boilerplate::read(root)?;
     let mut ctx = context(plan, project, header);
     let mut s = Scaffold::new(root);
@@ -283,11 +311,13 @@ pub fn stage(plan: &Plan, project: &mut Project, root: &Path, force: bool) -> Re
         force,
     };
     apply.files(&mut s, FILES, &ctx)?;
+    apply.added(&mut s, "api/", &ctx)?;
     apply.insertions(&mut s, RUST_WIRING, &ctx)?;
     apply.insertions(&mut s, KUSTOMIZE_WIRING, &ctx)?;
     apply.uncomments(&mut s, KUSTOMIZE_ENABLE, &ctx)?;
 
     update_project(project, plan, &ctx);
+    crate::templates::record(project, &engine);
     s.file(project::FILE_NAME, project.render()?, IfExists::Overwrite)?;
     Ok(s)
 }
@@ -343,6 +373,9 @@ pub fn entry_context(
         },
         storage: false,
         controller_skipped: None,
+        deploy_image: deploy_image::options_of(project, entry)
+            .map(|o| o.check(&entry.kind).map(|c| (o, c)))
+            .transpose()?,
     };
     Ok(context(&plan, project, header))
 }
@@ -382,6 +415,8 @@ pub struct Plan {
     storage: bool,
     /// Why no controller is scaffolded although `--controller` was not given.
     pub controller_skipped: Option<String>,
+    /// `--image`: its options as given and as the templates see them.
+    deploy_image: Option<(DeployImage, DeployImageContext)>,
 }
 
 /// The decisions of `create api` for `req` in `project`, or the one-line error of the first
@@ -393,7 +428,12 @@ pub fn plan(
 ) -> Result<Plan> {
     validate_version(&req.version)?;
     validate_kind(&req.kind)?;
-    let (resource, controller, controller_skipped) = what_to_scaffold(req, project, ask)?;
+    let deploy_image = check_image(req)?;
+    let (resource, controller, controller_skipped) = if deploy_image.is_some() {
+        (true, true, None)
+    } else {
+        what_to_scaffold(req, project, ask)?
+    };
     let existing = project
         .resources
         .iter()
@@ -463,7 +503,28 @@ pub fn plan(
         siblings,
         storage: req.storage,
         controller_skipped,
+        deploy_image,
     })
+}
+
+/// `--image` and its options checked: the plugin scaffolds a namespaced kind of the project's
+/// own with its controller, as kubebuilder's does.
+fn check_image(req: &Request) -> Result<Option<(DeployImage, DeployImageContext)>> {
+    let Some(options) = &req.image else {
+        return Ok(None);
+    };
+    let refused = [
+        (req.resource == Some(false), "--resource=false"),
+        (req.controller == Some(false), "--controller=false"),
+        (req.namespaced == Some(false), "--namespaced=false"),
+    ];
+    if let Some((_, flag)) = refused.iter().find(|(r, _)| *r) {
+        return Err(Error::msg(format!(
+            "--image scaffolds a namespaced kind with a controller that deploys the image in the kind's namespace, so it does not go with {flag}; drop {flag}"
+        )));
+    }
+    let context = options.check(&req.kind)?;
+    Ok(Some((options.clone(), context)))
 }
 
 /// Whether the type and the controller are scaffolded (asked on a terminal when not given), and
@@ -663,6 +724,15 @@ fn check_kind_clash(req: &Request, project: &Project) -> Result<()> {
     Ok(())
 }
 
+/// The finalizer of a kind's controller: `<group>/finalizer`, the project's domain for a
+/// built-in type.
+fn finalizer(plan: &Plan, project: &Project, api_group: &str) -> String {
+    match plan.core {
+        Some(_) => format!("{}/finalizer", project.domain),
+        None => format!("{api_group}/finalizer"),
+    }
+}
+
 fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
     let crate_name = names::module_name(&project.project_name);
     let kind_module = names::kind_module(&plan.kind);
@@ -720,14 +790,7 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
         manager_namespaced: project.namespaced,
         multigroup: project.multigroup,
         group: plan.group.clone(),
-        finalizer: format!(
-            "{}/finalizer",
-            if plan.core.is_some() {
-                project.domain.clone()
-            } else {
-                api_group.clone()
-            }
-        ),
+        finalizer: finalizer(plan, project, &api_group),
         crd_file: names::crd_file_name(&api_group, &plan.plural),
         config_prefix: config_prefix(project.multigroup, &plan.group, &plan.kind),
         rbac_namespace: if project.namespaced && plan.namespaced {
@@ -760,6 +823,8 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
         version_module: version_mod,
         other_version: !plan.siblings.is_empty(),
         storage_version: false,
+        deploy_image: plan.deploy_image.as_ref().map(|(_, c)| c.clone()),
+        kind_upper: plan.kind.to_uppercase(),
     }
 }
 
@@ -949,6 +1014,7 @@ fn update_project(project: &mut Project, plan: &Plan, ctx: &ApiContext) {
         version: plan.version.clone(),
         webhooks: None,
     };
+    deploy_image::record(project, &new, plan.deploy_image.as_ref().map(|(o, _)| o));
     match plan.existing {
         Some(i) => {
             let old = &project.resources[i];

@@ -46,7 +46,7 @@ pub fn stage(req: &Request, project: &mut Project, root: &Path) -> Result<(Scaff
     let index = find(req, project)?;
     let entry = project.resources.remove(index);
     refuse_webhooks(&entry, project)?;
-    let engine = Engine::new()?;
+    let engine = Engine::for_project(root)?;
     let header = boilerplate::read(root)?;
     let ctx = api::entry_context(&entry, project, header.clone())?;
     let others = project
@@ -54,6 +54,7 @@ pub fn stage(req: &Request, project: &mut Project, root: &Path) -> Result<(Scaff
         .iter()
         .map(|r| api::entry_context(r, project, header.clone()))
         .collect::<Result<Vec<_>>>()?;
+    crate::scaffolding::deploy_image::record(project, &entry, None);
 
     let mut s = Scaffold::new(root);
     let undo = Undo {

@@ -78,7 +78,12 @@ pub struct InitContext {
 /// order: the rendered `templates/init/` tree (minus files that render empty), the license
 /// header for later commands and the `PROJECT` file. `alpha export-template` renders the same set.
 pub fn files(ctx: &InitContext) -> Result<Vec<(String, String)>> {
-    let engine = Engine::new()?;
+    files_with(ctx, &Engine::new()?)
+}
+
+/// [`files`] rendered by `engine`: a project's own templates ([`Engine::for_project`]) over the
+/// embedded, recorded in `PROJECT`.
+pub fn files_with(ctx: &InitContext, engine: &Engine) -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
     for name in engine.names_under("init/") {
         let rel = name
@@ -92,7 +97,7 @@ pub fn files(ctx: &InitContext) -> Result<Vec<(String, String)>> {
         out.push((rel, text));
     }
     out.push((BOILERPLATE.to_owned(), ctx.header.clone()));
-    let project = Project {
+    let mut project = Project {
         cli_version: Some(ctx.cli_version.clone()),
         domain: ctx.domain.clone(),
         k8s_version: Some(ctx.k8s_version.clone()),
@@ -104,6 +109,7 @@ pub fn files(ctx: &InitContext) -> Result<Vec<(String, String)>> {
         resources: Vec::new(),
         version: "3".to_owned(),
     };
+    crate::templates::record(&mut project, engine);
     out.push((project::FILE_NAME.to_owned(), project.render()?));
     Ok(out)
 }

@@ -89,6 +89,17 @@ impl Apply<'_> {
         Ok(())
     }
 
+    /// Renders every template a template directory adds under `prefix` (the command's
+    /// directory, `api/`) into `s`, at the path its name gives, unless that file exists.
+    pub fn added<C: Serialize>(&self, s: &mut Scaffold, prefix: &str, ctx: &C) -> Result<()> {
+        for name in self.engine.added_under(prefix) {
+            let path = output_path(&name, ctx)?;
+            let text = self.engine.render(&name, ctx)?;
+            s.file(&path, text, IfExists::Skip)?;
+        }
+        Ok(())
+    }
+
     /// Applies every insertion of `list` whose condition holds, in order.
     pub fn insertions<C: Serialize>(
         &self,

@@ -285,7 +285,7 @@ fn move_other_files(s: &mut Scaffold, root: &Path, moves: &Moves) -> Result<()> 
 /// declaring its children, the parent declaring the groups instead, its doc line reworded.
 fn declare_group_modules(s: &mut Scaffold, root: &Path, moves: &Moves) -> Result<()> {
     let header = boilerplate::read(root)?;
-    let engine = Engine::new()?;
+    let engine = Engine::for_project(root)?;
     for (parent, groups, template) in [
         (
             "src/api/mod.rs",

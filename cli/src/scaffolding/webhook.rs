@@ -460,7 +460,7 @@ pub struct Request {
 /// the webhook module and config/ files rendered, the wiring inserted, the kustomize lines
 /// enabled, and for a conversion the spokes' `From` impls and the hub's storage marker.
 pub fn stage(plan: &Plan, project: &mut Project, root: &Path, force: bool) -> Result<Scaffold> {
-    let engine = Engine::new()?;
+    let engine = Engine::for_project(root)?;
     let header = boilerplate::read(root)?;
     let mut s = Scaffold::new(root);
     let Some(main) = s.read("src/main.rs")? else {
@@ -504,6 +504,7 @@ pub fn stage(plan: &Plan, project: &mut Project, root: &Path, force: bool) -> Re
     }
 
     update_project(project, plan);
+    crate::templates::record(project, &engine);
     s.file(project::FILE_NAME, project.render()?, IfExists::Overwrite)?;
     Ok(s)
 }

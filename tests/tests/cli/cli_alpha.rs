@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use operator_gen_tests::cli::git;
 use operator_gen_tests::{cli, older};
 
 const OLDER: &str = older::VERSION;
@@ -30,21 +31,6 @@ pub(crate) fn run_with(bin: &Path, dir: &Path, args: &str) -> cli::Output {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
-}
-
-pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn read(dir: &Path, rel: &str) -> String {
@@ -473,6 +459,7 @@ fn generate_reproduces_every_case_project() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     for expected in [
         "create-api-core",
+        "create-api-image",
         "create-api-multigroup",
         "create-api-storage-version",
         "create-webhook-conversion",

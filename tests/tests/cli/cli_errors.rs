@@ -247,6 +247,30 @@ fn rows() -> Vec<Row> {
         ),
         row(
             WithCaptain,
+            "create api --group crew --version v1 --kind Memcached --image memcached:1.6 --namespaced=false",
+            "--image scaffolds a namespaced kind with a controller that deploys the image in the kind's namespace, so it does not go with --namespaced=false; drop --namespaced=false",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create api --group crew --version v1 --kind Memcached --image memcached:1.6 --controller=false",
+            "so it does not go with --controller=false; drop --controller=false",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create api --group crew --version v1 --kind Memcached --image memcached:1.6 --image-container-port 70000",
+            "--image-container-port \"70000\" is not a port; pass a number from 1 to 65535",
+            1,
+        ),
+        row(
+            WithCaptain,
+            "create api --group crew --version v1 --kind Memcached --image memcached:1.6 --run-as-user=-5",
+            "--run-as-user \"-5\" is not a user ID; pass a number of 0 or more",
+            1,
+        ),
+        row(
+            WithCaptain,
             "create api --group crew --version v2 --kind Captain --namespaced=false",
             "--namespaced=false differs from the scope of Captain in crew/v1 (namespaced): the versions of a kind share one CRD; drop --namespaced",
             1,

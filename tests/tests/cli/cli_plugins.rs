@@ -11,7 +11,8 @@ use std::process::{Command, Stdio};
 
 use operator_gen_tests::{cli, older};
 
-use super::cli_alpha::{OLD_IMG, TODO, USER_CODE, USER_IMG, git, merge_branch, replace, run_with};
+use super::cli_alpha::{OLD_IMG, TODO, USER_CODE, USER_IMG, merge_branch, replace, run_with};
+use operator_gen_tests::cli::git;
 
 const OLDER: &str = older::VERSION;
 const CURRENT: &str = env!("CARGO_PKG_VERSION");

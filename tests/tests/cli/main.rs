@@ -23,4 +23,5 @@ mod cli_idempotent;
 mod cli_interrupt;
 mod cli_plugins;
 mod init_existing;
+mod own_templates;
 mod webhook_kubebuilder;

@@ -22,11 +22,16 @@ fn tools() -> Option<PathBuf> {
 }
 
 /// Scaffolds `<tmp>/<name>` with `init <init>` and each `create api` of `apis`, runs its
-/// `make test` and checks that `tests` (cargo test names) passed, with no skip.
-fn make_test_passes(name: &str, init: &str, apis: &[&str], files: &[&str], tests: &[&str]) {
-    let Some(assets) = tools() else {
-        return;
-    };
+/// `make test` and checks that `tests` (cargo test names) passed, with no skip; returns the
+/// project directory (in the returned temporary directory) when it ran.
+fn make_test_passes(
+    name: &str,
+    init: &str,
+    apis: &[&str],
+    files: &[&str],
+    tests: &[&str],
+) -> Option<(tempfile::TempDir, PathBuf)> {
+    let assets = tools()?;
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = tmp.path().join(name);
     std::fs::create_dir_all(&dir).expect("mkdir");
@@ -65,6 +70,7 @@ fn make_test_passes(name: &str, init: &str, apis: &[&str], files: &[&str], tests
         !stderr.contains("SKIPPED") && !stdout.contains("SKIPPED"),
         "a generated test skipped:\n{stdout}\n{stderr}"
     );
+    Some((tmp, dir))
 }
 
 /// The project's `make test`, as CI runs it; its stdout and stderr.
@@ -123,5 +129,77 @@ fn a_multigroup_namespaced_projects_controller_test_runs_too() {
             "frigate_sample_is_reconciled_and_deleted",
             "api::ship::v1beta1::frigate::tests::crd_matches_make_manifests",
         ],
+    );
+}
+
+/// `create api --image` (the deploy-image plugin): the project's `make test` passes the kind's
+/// CRD check, the controller's test on the fake API (the Deployment created with the owner
+/// reference, the image and `spec.size` replicas, resized, Available, the events, the cleanup)
+/// and its test against the real apiserver (the Deployment created, controlled by the sample,
+/// with `spec.size` replicas; Available; the Created and Deleting events; the deletion done).
+/// Then `kubectl kustomize config/default` renders the CRD, with `size` and `containerPort`
+/// in its spec, and the manager's ClusterRole, allowed to manage Deployments.
+#[test]
+fn a_deploy_image_projects_make_test_passes_and_it_kustomizes() {
+    let Some((_tmp, dir)) = make_test_passes(
+        "deployimage",
+        "",
+        &[
+            "--group cache --version v1alpha1 --kind Memcached --image memcached:1.6.26-alpine3.19 \
+           --image-container-command memcached,--memory-limit=64,-o,modern,-v \
+           --image-container-port 11211 --run-as-user 1001",
+        ],
+        &[
+            "tests/memcached_controller.rs",
+            "src/controller/memcached.rs",
+        ],
+        &[
+            "memcached_sample_gets_its_deployment_and_is_deleted",
+            "controller::memcached::tests::reconcile_deploys_the_image_resizes_and_cleans_up",
+            "api::v1alpha1::memcached::tests::crd_matches_make_manifests",
+        ],
+    ) else {
+        return;
+    };
+    if !cli::require_tool("kubectl", &["version", "--client"], cli::INSTALL_KUBECTL) {
+        return;
+    }
+    let out = Command::new("kubectl")
+        .args(["kustomize", "config/default"])
+        .current_dir(&dir)
+        .output()
+        .expect("run kubectl kustomize");
+    let rendered = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "kubectl kustomize failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(&rendered).expect("YAML");
+    let crd = docs
+        .iter()
+        .find(|d| d["kind"] == "CustomResourceDefinition")
+        .expect("the CRD is rendered");
+    let spec = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+    assert_eq!(spec["properties"]["size"]["default"], 1, "{spec}");
+    assert_eq!(
+        spec["required"],
+        serde_json::json!(["containerPort"]),
+        "{spec}"
+    );
+    let role = docs
+        .iter()
+        .find(|d| d["kind"] == "ClusterRole" && d["metadata"]["name"] == "deployimage-manager-role")
+        .expect("the manager's ClusterRole is rendered");
+    let rules = role["rules"].as_array().cloned().unwrap_or_default();
+    assert!(
+        rules
+            .iter()
+            .any(|r| r["apiGroups"] == serde_json::json!(["apps"])
+                && r["resources"] == serde_json::json!(["deployments"])
+                && r["verbs"]
+                    .as_array()
+                    .is_some_and(|v| v.contains(&"create".into()))),
+        "{rules:?}"
     );
 }
