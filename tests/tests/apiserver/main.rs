@@ -20,6 +20,7 @@ mod fake_admission;
 mod fake_client;
 mod metrics_secure;
 mod sharded_watch;
+mod typed_apply;
 mod webhook_server;
 
 // kubebuilder's project-v4 kinds (testdata/conformance/project_v4), which `apiserver` and
