@@ -133,8 +133,7 @@ impl<K: Applicable> ApplyConfiguration<K> {
         mut self,
         labels: I,
     ) -> Self {
-        let map = self.metadata.labels.get_or_insert_default();
-        map.extend(labels.into_iter().map(|(k, v)| (k.into(), v.into())));
+        add_entries(&mut self.metadata.labels, labels);
         self
     }
 
@@ -143,8 +142,7 @@ impl<K: Applicable> ApplyConfiguration<K> {
         mut self,
         annotations: I,
     ) -> Self {
-        let map = self.metadata.annotations.get_or_insert_default();
-        map.extend(annotations.into_iter().map(|(k, v)| (k.into(), v.into())));
+        add_entries(&mut self.metadata.annotations, annotations);
         self
     }
 
@@ -198,6 +196,15 @@ impl<K: Applicable> ApplyConfiguration<K> {
     {
         extract_with(obj, field_manager, Some("status"))
     }
+}
+
+/// Adds `entries` to the map `map` holds, making it when there is none.
+fn add_entries<S: Into<String>>(
+    map: &mut Option<BTreeMap<String, String>>,
+    entries: impl IntoIterator<Item = (S, S)>,
+) {
+    let map = map.get_or_insert_default();
+    map.extend(entries.into_iter().map(|(k, v)| (k.into(), v.into())));
 }
 
 fn extract_with<K: Applicable + Serialize>(
