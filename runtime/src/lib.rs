@@ -7,11 +7,12 @@ pub use operator_gen_macros::{CustomResource, Schema};
 // HTTP through `serve` (listeners, TLS, the metrics authorization check), which knows neither;
 // the manager also runs the webhook server. `controller` and `cache` watch through `watch`
 // (streamed lists, transforms, metadata-only watches), which watches through `shard` (one
-// shard's list and watch); `events`, `shard`, `crd` and the in-memory API for tests (`fake`)
-// stand on their own; `fake` admits custom resources with `admission`, the CRD schema checks a
+// shard's list and watch); `apply`, `events`, `shard`, `crd` and the in-memory API for tests
+// (`fake`) stand on their own; `fake` admits custom resources with `admission`, the CRD schema checks a
 // test or a webhook can also run on its own, and runs the `webhook` hooks registered with it.
 // `hack/check-layers.sh runtime` checks that no module reaches back to one that uses it.
 pub mod admission;
+pub mod apply;
 pub mod cache;
 pub mod controller;
 mod crd;

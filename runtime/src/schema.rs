@@ -25,6 +25,9 @@ macro_rules! known {
             fn definition() -> Definition {
                 Definition::known($path)
             }
+        }
+        impl crate::apply::Apply for $ty {
+            type Configuration = Self;
         })*
     };
 }

@@ -100,17 +100,18 @@ pub(super) fn emit(
     }
     if has("apply") {
         methods.push(quote! {
-            /// Server-side applies `obj` as this client's field manager.
-            pub async fn apply(&self, obj: &#kind) -> #kube::Result<#kind> {
-                self.api.patch(&#kube::ResourceExt::name_any(obj), &self.apply_params(), &#kube::api::Patch::Apply(obj)).await
+            /// Server-side applies `config` with `params` (`PatchParams::apply(field_manager)`,
+            /// `.force()` to take fields over): the manager owns exactly the fields `config` sets.
+            pub async fn apply(&self, config: &#rt::apply::ApplyConfiguration<#kind>, params: &#kube::api::PatchParams) -> #kube::Result<#kind> {
+                #rt::apply::apply(&self.api, config, params).await
             }
         });
     }
     if has("applyStatus") {
         methods.push(quote! {
-            /// Server-side applies the status of `obj` as this client's field manager.
-            pub async fn apply_status(&self, obj: &#kind) -> #kube::Result<#kind> {
-                self.api.patch_status(&#kube::ResourceExt::name_any(obj), &self.apply_params(), &#kube::api::Patch::Apply(obj)).await
+            /// Server-side applies the status `config` sets, through the status subresource.
+            pub async fn apply_status(&self, config: &#rt::apply::ApplyConfiguration<#kind>, params: &#kube::api::PatchParams) -> #kube::Result<#kind> {
+                #rt::apply::apply_status(&self.api, config, params).await
             }
         });
     }
@@ -162,9 +163,6 @@ pub(super) fn emit(
             }
             fn patch_params(&self) -> #kube::api::PatchParams {
                 #kube::api::PatchParams { field_manager: ::std::option::Option::Some(self.field_manager.clone()), ..::std::default::Default::default() }
-            }
-            fn apply_params(&self) -> #kube::api::PatchParams {
-                #kube::api::PatchParams::apply(&self.field_manager)
             }
             #(#methods)*
         }

@@ -1,7 +1,8 @@
 //! The derives' expansion: one item lowered to the IR, checked, then emitted as tokens (the
-//! schema impl, the root type, its typed client, lister and informer). The proc-macro crate only
+//! schema impl, the apply configuration, the root type, its typed client, lister and informer). The proc-macro crate only
 //! parses, calls [`expand`] and turns its errors into `compile_error!` next to [`stubs`].
 
+mod apply;
 mod client;
 mod informer;
 mod lister;
@@ -39,14 +40,15 @@ pub fn expand(
         return Err(errors.check_anchored().err().unwrap_or_default());
     };
     let mut out = schema_impl::emit(&input.ident, &def, &mut errors);
+    out.extend(apply::emit(input, &def));
     if derive == Derive::CustomResource {
         out.extend(root::emit(input, &def, &mut errors));
     }
     errors.check_anchored().map(|()| out)
 }
 
-/// `Schema` impls for every type of the table of Kubernetes types that k8s-openapi has, each
-/// gated on the k8s-openapi versions that have it; expanded once, inside `operator-gen-runtime`.
+/// `Schema` impls for every type of the table of Kubernetes types that k8s-openapi has, and
+/// `Apply` impls applying each whole, each gated on the k8s-openapi versions that have it; expanded once, inside `operator-gen-runtime`.
 pub fn kubernetes_schema_impls() -> TokenStream {
     let mut out = TokenStream::new();
     for (path, versions) in crate::known::k8s_openapi_types() {
@@ -54,12 +56,21 @@ pub fn kubernetes_schema_impls() -> TokenStream {
         let Ok(ty) = syn::parse_str::<syn::Path>(&format!("::{full}")) else {
             continue;
         };
+        // meta/v1 Patch is a request body k8s-openapi does not deserialise: it has no apply
+        let apply = (path != "apimachinery::pkg::apis::meta::v1::Patch").then(|| {
+            quote! {
+                impl crate::apply::Apply for #ty {
+                    type Configuration = Self;
+                }
+            }
+        });
         let item = quote! {
             impl crate::Schema for #ty {
                 fn definition() -> crate::schema::Definition {
                     crate::schema::Definition::known(#full)
                 }
             }
+            #apply
         };
         let contiguous = versions.windows(2).all(|w| w[1] == w[0] + 1);
         match (versions.first(), versions.last()) {

@@ -1,5 +1,6 @@
 //! The root type of a custom resource, generated from its spec struct: the struct itself, its
-//! wire format, `kube::Resource`, `HasSpec`, `HasStatus`, `new`, `crd()` and `crd_yaml()`.
+//! wire format, `kube::Resource`, `HasSpec`, `HasStatus`, `new`, `crd()`, `crd_yaml()` and its
+//! apply configuration `<Kind>Apply`.
 
 use crate::ir::TypeDef;
 use crate::lower::Errors;
@@ -55,7 +56,9 @@ pub(super) fn emit(input: &syn::DeriveInput, def: &TypeDef, errors: &mut Errors)
     } else {
         quote!()
     };
-    let (status_field, status_ser, status_impl, status_new, status_scope) = match &r.status {
+    let (status_field, status_ser, status_impl, status_new, status_scope, status_apply) = match &r
+        .status
+    {
         Some(s) => {
             let Ok(status): Result<syn::Type, _> = syn::parse_str(s) else {
                 errors.push(spec.span(), format!("`status = \"{s}\"` is not a type"));
@@ -81,6 +84,7 @@ pub(super) fn emit(input: &syn::DeriveInput, def: &TypeDef, errors: &mut Errors)
                 },
                 quote!(status: ::std::option::Option::None,),
                 quote!(::std::option::Option::Some(<#status as #rt::Schema>::definition())),
+                quote!(<#status as #rt::apply::Apply>::Configuration),
             )
         }
         None => (
@@ -89,6 +93,7 @@ pub(super) fn emit(input: &syn::DeriveInput, def: &TypeDef, errors: &mut Errors)
             quote!(),
             quote!(),
             quote!(::std::option::Option::None),
+            quote!(()),
         ),
     };
     let serialize_spec = if r.no_spec {
@@ -111,6 +116,15 @@ pub(super) fn emit(input: &syn::DeriveInput, def: &TypeDef, errors: &mut Errors)
         (false, true) => quote!(::std::option::Option::Some(5usize)),
         (false, false) => quote!(::std::option::Option::Some(4usize)),
     };
+    let apply = format_ident!("{}Apply", kind);
+    let apply_doc = format!(
+        "The apply configuration of {kind_str}: what `apply` and `apply_status` send, and `extract` reads back."
+    );
+    let flat = r.no_spec.then(|| {
+        quote!(
+            const FLAT_SPEC: bool = true;
+        )
+    });
     quote! {
         #[doc = #root_doc]
         #[derive(#rt::serde::Deserialize, Clone, Debug)]
@@ -199,6 +213,15 @@ pub(super) fn emit(input: &syn::DeriveInput, def: &TypeDef, errors: &mut Errors)
         }
 
         #status_impl
+
+        impl #rt::apply::Applicable for #kind {
+            type Spec = <#spec as #rt::apply::Apply>::Configuration;
+            type Status = #status_apply;
+            #flat
+        }
+
+        #[doc = #apply_doc]
+        #vis type #apply = #rt::apply::ApplyConfiguration<#kind>;
 
         #client
     }

@@ -456,7 +456,7 @@ const KEYED_OK: &str = r#"[{"name":"a","value":1},{"name":"b","value":1}]"#;
 const KEYED_BAD: &str = r#"[{"name":"a","value":1},{"name":"a","value":2}]"#;
 
 const DEEPCOPY: &str = "Rust types derive Clone instead of generated deep copies; drop the marker";
-const APPLY_CONFIGURATIONS: &str = "kube applies typed objects with server-side apply, no apply configurations are generated; drop the marker";
+const APPLY_CONFIGURATIONS: &str = "the derives write an apply configuration, `<Type>Apply`, for every struct, in the type's own module; drop the marker";
 
 registry! {
     /// `+groupName=<group>` on a module: the API group its kinds belong to; the scan checks it

@@ -171,7 +171,7 @@ async fn typed_client_informer_and_lister_work() {
     use kube::ResourceExt;
     use kube::api::{DeleteParams, ListParams, Patch};
     use kube::core::{Expression, Selector};
-    use project_v4::v1::admiral::{Admiral, AdmiralSpec, AdmiralStatus};
+    use project_v4::v1::admiral::{Admiral, AdmiralApply, AdmiralSpecApply};
     use project_v4::v1::captain::{Captain, CaptainSpec};
 
     require_assets!();
@@ -245,14 +245,13 @@ async fn typed_client_informer_and_lister_work() {
 
     // cluster-scoped with status: apply, then apply_status through the status subresource
     let admirals = Admiral::client(plane.client());
-    let mut nelson = Admiral::new(
-        "nelson",
-        AdmiralSpec {
-            foo: Some("victory".into()),
-        },
-    );
-    admirals.apply(&nelson).await.expect("server-side apply");
-    nelson.status = Some(AdmiralStatus::default());
+    let nelson =
+        AdmiralApply::new("nelson").with_spec(AdmiralSpecApply::default().with_foo("victory"));
+    let applied = admirals
+        .apply(&nelson, &kube::api::PatchParams::apply("admiral-client"))
+        .await
+        .expect("server-side apply");
+    assert_eq!(applied.spec.foo.as_deref(), Some("victory"));
     let ready = serde_json::json!({
         "apiVersion": "crew.testproject.org/v1", "kind": "Admiral",
         "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "Flagship",

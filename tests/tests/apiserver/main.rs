@@ -21,6 +21,7 @@ mod fake_client;
 mod lean_cache;
 mod metrics_secure;
 mod sharded_watch;
+mod typed_apply;
 mod warm_standby;
 mod webhook_server;
 

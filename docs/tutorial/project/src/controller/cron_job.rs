@@ -42,7 +42,7 @@ use operator_gen_runtime::manager::{Manager, Metrics};
 use operator_gen_runtime::prelude::*;
 use operator_gen_runtime::shard::Shard;
 
-use crate::api::v1::{ConcurrencyPolicy, CronJob, CronJobStatus};
+use crate::api::v1::{ConcurrencyPolicy, CronJob, CronJobApply, CronJobStatus, CronJobStatusApply};
 use crate::schedule::Schedule;
 use crate::webhook::v1::cron_job::{
     DEFAULT_FAILED_JOBS_HISTORY_LIMIT, DEFAULT_SUCCESSFUL_JOBS_HISTORY_LIMIT,
@@ -400,16 +400,16 @@ async fn write_status(
     {
         return Ok(false);
     }
-    let body = serde_json::json!({
-        "apiVersion": "batch.tutorial.operator-gen.io/v1",
-        "kind": "CronJob",
-        "status": status,
-    });
-    let api: Api<CronJob> =
-        Api::namespaced(ctx.client.clone(), &obj.namespace().unwrap_or_default());
+    // the typed apply configuration: the fields set here are all this manager owns of the status
+    let applied = CronJobStatusApply {
+        active: Some(status.active).filter(|a| !a.is_empty()),
+        last_schedule_time: status.last_schedule_time,
+        conditions: Some(status.conditions),
+    };
+    let config = CronJobApply::new(&obj.name_any()).with_status(applied);
+    let cron_jobs = CronJob::client(ctx.client.clone(), &obj.namespace().unwrap_or_default());
     let params = PatchParams::apply(CONTROLLER_NAME).force();
-    api.patch_status(&obj.name_any(), &params, &Patch::Apply(body))
-        .await?;
+    cron_jobs.apply_status(&config, &params).await?;
     Ok(true)
 }
 
@@ -584,6 +584,12 @@ mod tests {
             &status.conditions,
             obj.metadata.generation
         ));
+        // the controller owns the status fields its typed apply set, and extract reads them back
+        let owned = CronJobApply::extract_status(&obj, CONTROLLER_NAME).expect("extracts");
+        let owned = owned.status.expect("the controller's status fields");
+        assert_eq!(owned.active.map(|a| a.len()), Some(1));
+        assert_eq!(owned.last_schedule_time, Some(Time(due)));
+        assert_eq!(owned.conditions.map(|c| c.len()), Some(1));
         assert!(
             event_reasons(&ctx, &obj.name_any())
                 .await

@@ -23,7 +23,7 @@
 use std::sync::Arc;
 
 use kube::Client;
-use kube::api::Api;
+use kube::api::{Api, PatchParams};
 use kube::runtime::controller::Action;
 use kube::runtime::watcher;
 use operator_gen_runtime::controller::{self as shared, Retries};
@@ -33,6 +33,9 @@ use operator_gen_runtime::prelude::*;
 use operator_gen_runtime::shard::Shard;
 
 use crate::api::v1::Captain;
+use crate::api::v1::CaptainApply;
+use crate::api::v1::CaptainClient;
+use crate::api::v1::CaptainStatusApply;
 
 /// The finalizer this controller keeps on every Captain.
 pub const FINALIZER: &str = "crew.my.domain/finalizer";
@@ -94,25 +97,35 @@ pub async fn reconcile(obj: Arc<Captain>, ctx: Arc<Context>) -> Result<Action, E
 }
 
 async fn reconcile_with_finalizer(obj: Arc<Captain>, ctx: &Context) -> Result<Action, Error> {
+    let name = obj.name_any();
     let namespace = obj.namespace().unwrap_or_default();
-    let api: Api<Captain> = Api::namespaced(ctx.client.clone(), &namespace);
+    let client = Captain::client(ctx.client.clone(), &namespace);
+    // server-side apply as this controller: it owns the fields its apply configurations set
+    // (the finalizer, the Ready condition) and no other
+    let owner = PatchParams::apply(CONTROLLER_NAME);
     if obj.metadata.deletion_timestamp.is_some() {
         if shared::has_finalizer(obj.as_ref(), FINALIZER) {
             cleanup(&obj, ctx).await?;
-            shared::remove_finalizer(&api, obj.as_ref(), FINALIZER).await?;
+            // applying nothing drops the finalizer this controller applied; one it did not
+            // apply (an older version's JSON patch) goes by a JSON patch
+            let released = client.apply(&CaptainApply::new(&name), &owner).await?;
+            shared::remove_finalizer(client.api(), &released, FINALIZER).await?;
             // done with the object: the recorder forgets its events
             ctx.recorder.forget(&obj.object_ref(&()));
         }
         return Ok(Action::await_change());
     }
-    // one patch when the finalizer is missing; the reconcile goes on without waiting to be
+    // one apply when the finalizer is missing; the reconcile goes on without waiting to be
     // woken by it
-    shared::add_finalizer(&api, obj.as_ref(), FINALIZER).await?;
-    apply(&obj, &api, ctx).await
+    if !shared::has_finalizer(obj.as_ref(), FINALIZER) {
+        let finalized = CaptainApply::new(&name).with_finalizers([FINALIZER]);
+        client.apply(&finalized, &owner).await?;
+    }
+    apply(&obj, &client, ctx).await
 }
 
 /// The object exists and carries the finalizer: make the cluster match its spec.
-async fn apply(obj: &Captain, api: &Api<Captain>, ctx: &Context) -> Result<Action, Error> {
+async fn apply(obj: &Captain, client: &CaptainClient, ctx: &Context) -> Result<Action, Error> {
     let name = obj.name_any();
     // TODO(user): make the cluster match `obj.spec` here.
 
@@ -122,8 +135,12 @@ async fn apply(obj: &Captain, api: &Api<Captain>, ctx: &Context) -> Result<Actio
     if !shared::is_ready(conditions, generation) {
         let message = format!("Captain {name} is reconciled");
         let ready = shared::ready("Reconciled", message, generation);
-        // server-side apply of the status subresource: one request
-        shared::apply_conditions(api, obj, CONTROLLER_NAME, &[ready]).await?;
+        // server-side apply of the status subresource, forced: the Ready condition is this
+        // controller's, whoever set it before
+        let status = CaptainStatusApply::default().with_conditions([ready]);
+        let config = CaptainApply::new(&name).with_status(status);
+        let owner = PatchParams::apply(CONTROLLER_NAME).force();
+        client.apply_status(&config, &owner).await?;
         let note = format!("Captain {name} is ready");
         let event = shared::normal_event("Reconciled", note, "Reconcile");
         ctx.recorder.publish(&event, &obj.object_ref(&())).await?;
@@ -208,6 +225,13 @@ mod tests {
             shared::has_finalizer(&obj, FINALIZER),
             "the sample lacks the finalizer {FINALIZER}: {:?}",
             obj.finalizers()
+        );
+        // the controller applied the finalizer and owns no other field of the object
+        let owned = CaptainApply::extract(&obj, CONTROLLER_NAME).expect("extracts");
+        assert_eq!(owned.metadata.finalizers, Some(vec![FINALIZER.to_string()]));
+        assert!(
+            owned.spec.is_none(),
+            "the controller owns spec fields: {owned:?}"
         );
         let status = obj.status.as_ref();
         let conditions = status.map(|s| s.conditions.as_slice()).unwrap_or_default();
