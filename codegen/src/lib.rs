@@ -14,6 +14,7 @@ pub mod kube_rs;
 pub mod markers;
 pub mod names;
 pub mod resource;
+pub mod rustgen;
 pub mod unquote;
 pub mod yaml;
 
