@@ -21,6 +21,8 @@ pub mod yaml;
 #[cfg(feature = "manifests")]
 pub mod crd;
 #[cfg(feature = "manifests")]
+pub mod crd_import;
+#[cfg(feature = "manifests")]
 pub mod rbac;
 #[cfg(feature = "manifests")]
 pub mod schema;
