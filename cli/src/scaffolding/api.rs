@@ -267,11 +267,24 @@ pub struct Request {
 /// `plan`'s output staged in a scaffold of `root`, with `project`'s entry updated and written:
 /// the storage marker moved, the files rendered, the wiring inserted, the kustomize lines enabled.
 pub fn stage(plan: &Plan, project: &mut Project, root: &Path, force: bool) -> Result<Scaffold> {
-    let engine = Engine::new()?;
-    let header = boilerplate::read(root)?;
-    let mut ctx = context(plan, project, header);
     let mut s = Scaffold::new(root);
-    ctx.storage_version = mark_storage(&mut s, plan, project, &ctx)?;
+    stage_into(&mut s, plan, project, force)?;
+    Ok(s)
+}
+
+/// [`stage`] into a scaffold the caller holds, so one command can stage several plans (the
+/// versions of an imported CRD) and commit them at once; returns the types file it rendered,
+/// when it rendered one.
+pub fn stage_into(
+    s: &mut Scaffold,
+    plan: &Plan,
+    project: &mut Project,
+    force: bool,
+) -> Result<Option<String>> {
+    let engine = Engine::new()?;
+    let header = boilerplate::read(s.root())?;
+    let mut ctx = context(plan, project, header);
+    ctx.storage_version = mark_storage(s, plan, project, &ctx)?;
     // read, not looked for: what is there but cannot be read (a symlink loop) says why
     if s.read("src/main.rs")?.is_none() {
         return Err(Error::msg(
@@ -282,14 +295,16 @@ pub fn stage(plan: &Plan, project: &mut Project, root: &Path, force: bool) -> Re
         engine: &engine,
         force,
     };
-    apply.files(&mut s, FILES, &ctx)?;
-    apply.insertions(&mut s, RUST_WIRING, &ctx)?;
-    apply.insertions(&mut s, KUSTOMIZE_WIRING, &ctx)?;
-    apply.uncomments(&mut s, KUSTOMIZE_ENABLE, &ctx)?;
+    apply.files(s, FILES, &ctx)?;
+    apply.insertions(s, RUST_WIRING, &ctx)?;
+    apply.insertions(s, KUSTOMIZE_WIRING, &ctx)?;
+    apply.uncomments(s, KUSTOMIZE_ENABLE, &ctx)?;
 
     update_project(project, plan, &ctx);
     s.file(project::FILE_NAME, project.render()?, IfExists::Overwrite)?;
-    Ok(s)
+    Ok(plan
+        .resource
+        .then(|| types_file(project, &plan.group, &plan.version, &plan.kind)))
 }
 
 /// Takes what `create api` wrote for `undo.ctx` out of `s`: its lists, last first.

@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod delete;
+pub mod from_crd;
 pub mod init;
 pub mod lists;
 pub mod multigroup;

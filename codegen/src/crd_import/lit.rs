@@ -12,6 +12,17 @@ pub fn string(s: &str) -> String {
     go_quoted(s)
 }
 
+/// A string as a marker value, bare when it is a plain word (letters, digits, `_.-/:`).
+pub fn word(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.-/:".contains(c))
+    {
+        return s.to_string();
+    }
+    string(s)
+}
+
 /// A Go double-quoted string literal (`strconv.Quote`'s escapes for what needs one; other
 /// characters as they are).
 pub fn go_quoted(s: &str) -> String {

@@ -11,8 +11,8 @@ pub mod lit;
 mod schema;
 
 use crate::rustgen::{Body, Docs, Item, Struct, str_lit};
-use serde_json::{Map, Value};
 pub use schema::INT_OR_STRING;
+use serde_json::{Map, Value};
 
 /// Why a CRD cannot be imported: the JSON path of the node and the problem.
 #[derive(Clone, Debug, PartialEq)]
@@ -96,7 +96,12 @@ pub fn import(crd: &Value) -> Result<Imported, Error> {
     let namespaced = match spec.get("scope").and_then(Value::as_str) {
         Some("Namespaced") => true,
         Some("Cluster") => false,
-        _ => return Err(Error::new(".spec.scope", "scope must be Namespaced or Cluster")),
+        _ => {
+            return Err(Error::new(
+                ".spec.scope",
+                "scope must be Namespaced or Cluster",
+            ));
+        }
     };
     let mut notes = Vec::new();
     crd_notes(crd, spec, names, &kind, &group, &plural, &mut notes);
@@ -108,7 +113,11 @@ pub fn import(crd: &Value) -> Result<Imported, Error> {
     let mut out = Vec::new();
     let mut floats = false;
     for v in versions {
-        let name = v.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+        let name = v
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         let path = format!(".spec.versions[{name}]");
         let input = VersionInput {
             group: &group,
@@ -145,7 +154,11 @@ fn obj<'a>(v: &'a Value, key: &str, path: &str) -> Result<&'a Map<String, Value>
         .ok_or_else(|| Error::new(path, "missing, or not an object"))
 }
 
-fn obj_in<'a>(v: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a Map<String, Value>, Error> {
+fn obj_in<'a>(
+    v: &'a Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<&'a Map<String, Value>, Error> {
     v.get(key)
         .and_then(Value::as_object)
         .ok_or_else(|| Error::new(path, "missing, or not an object"))
@@ -161,7 +174,12 @@ fn text(v: &Map<String, Value>, key: &str, path: &str) -> Result<String, Error> 
 
 fn strings(v: Option<&Value>) -> Vec<String> {
     v.and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -177,12 +195,18 @@ fn crd_notes(
 ) {
     let name = crd.pointer("/metadata/name").and_then(Value::as_str);
     if name != Some(&format!("{plural}.{group}")) {
-        notes.push(Note::new(".metadata.name", format!("written as {plural}.{group}, the name the apiserver requires")));
+        notes.push(Note::new(
+            ".metadata.name",
+            format!("written as {plural}.{group}, the name the apiserver requires"),
+        ));
     }
     if let Some(list) = names.get("listKind").and_then(Value::as_str)
         && list != format!("{kind}List")
     {
-        notes.push(Note::new(".spec.names.listKind", format!("written as {kind}List: the derive names the list type so")));
+        notes.push(Note::new(
+            ".spec.names.listKind",
+            format!("written as {kind}List: the derive names the list type so"),
+        ));
     }
     if let Some(c) = spec.get("conversion")
         && c.get("strategy").and_then(Value::as_str) != Some("None")
@@ -195,11 +219,20 @@ fn crd_notes(
 }
 
 /// The annotations of a CRD that name the tool that wrote it, which `manifests` writes anew.
-pub const GENERATOR_ANNOTATIONS: &[&str] = &["controller-gen.kubebuilder.io/version", crate::VERSION_ANNOTATION];
+pub const GENERATOR_ANNOTATIONS: &[&str] = &[
+    "controller-gen.kubebuilder.io/version",
+    crate::VERSION_ANNOTATION,
+];
 
 /// The markers every version of the kind carries: names, scope, the CRD's labels and
 /// annotations.
-fn kind_markers(crd: &Value, names: &Map<String, Value>, kind: &str, plural: &str, namespaced: bool) -> Vec<String> {
+fn kind_markers(
+    crd: &Value,
+    names: &Map<String, Value>,
+    kind: &str,
+    plural: &str,
+    namespaced: bool,
+) -> Vec<String> {
     let mut args = vec![format!("path={plural}")];
     if !namespaced {
         args.push("scope=Cluster".to_string());
@@ -224,7 +257,9 @@ fn kind_markers(crd: &Value, names: &Map<String, Value>, kind: &str, plural: &st
             .map(|m| {
                 m.iter()
                     .filter(|(k, _)| !GENERATOR_ANNOTATIONS.contains(&k.as_str()))
-                    .map(|(k, v)| lit::go_quoted(&format!("{k}={}", v.as_str().unwrap_or_default())))
+                    .map(|(k, v)| {
+                        lit::go_quoted(&format!("{k}={}", v.as_str().unwrap_or_default()))
+                    })
                     .collect()
             })
             .unwrap_or_default()
@@ -239,24 +274,47 @@ fn kind_markers(crd: &Value, names: &Map<String, Value>, kind: &str, plural: &st
 }
 
 /// One version's types, its notes, and whether it has a float.
-fn version(v: &Value, path: &str, input: &VersionInput) -> Result<(Version, Vec<Note>, bool), Error> {
-    let name = v.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+fn version(
+    v: &Value,
+    path: &str,
+    input: &VersionInput,
+) -> Result<(Version, Vec<Note>, bool), Error> {
+    let name = v
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
     let storage = v.get("storage").and_then(Value::as_bool).unwrap_or(false);
     let served = v.get("served").and_then(Value::as_bool).unwrap_or(true);
     let root_path = format!("{path}.schema.openAPIV3Schema");
     let root = v
         .pointer("/schema/openAPIV3Schema")
         .and_then(Value::as_object)
-        .ok_or_else(|| Error::new(&root_path, "the version has no schema: operator-gen writes one for every version"))?;
+        .ok_or_else(|| {
+            Error::new(
+                &root_path,
+                "the version has no schema: operator-gen writes one for every version",
+            )
+        })?;
     let kind = input.kind;
-    let reserved: Vec<String> = ["", "Spec", "Status", "List"].iter().map(|s| format!("{kind}{s}")).collect();
+    let reserved: Vec<String> = ["", "Spec", "Status", "List"]
+        .iter()
+        .map(|s| format!("{kind}{s}"))
+        .collect();
     let mut types = schema::Types::new(&reserved);
     let mut spec_markers: Vec<String> = input.kind_markers.to_vec();
     spec_markers.extend(version_markers(v, storage && input.several, served));
     let root_parts = root_parts(root, &root_path, &mut types)?;
     let status_name = format!("{kind}Status");
     let status = match root_parts.status {
-        Some(node) => Some(object_struct(&mut types, node, &format!("{root_path}.properties.status"), &status_name, Vec::new(), DeriveOf::Schema)?),
+        Some(node) => Some(object_struct(
+            &mut types,
+            node,
+            &format!("{root_path}.properties.status"),
+            &status_name,
+            Vec::new(),
+            DeriveOf::Schema,
+        )?),
         None => None,
     };
     let mut attrs = vec![
@@ -276,12 +334,22 @@ fn version(v: &Value, path: &str, input: &VersionInput) -> Result<(Version, Vec<
         None => root_path.clone(),
     };
     let spec_node = root_parts.spec.cloned().unwrap_or(root_parts.no_spec_node);
-    let mut spec = object_struct(&mut types, &spec_node, &spec_path, &format!("{kind}Spec"), spec_markers, DeriveOf::Kind)?;
+    let mut spec = object_struct(
+        &mut types,
+        &spec_node,
+        &spec_path,
+        &format!("{kind}Spec"),
+        spec_markers,
+        DeriveOf::Kind,
+    )?;
     spec.attrs = vec![format!("k8s(\n    {}\n)", attrs.join(",\n    "))];
     let mut items = vec![Item::Struct(spec)];
     items.extend(status.map(Item::Struct));
     items.extend(types.items);
-    let mut uses = vec!["operator_gen_runtime::prelude::*".to_string(), "serde::{Deserialize, Serialize}".to_string()];
+    let mut uses = vec![
+        "operator_gen_runtime::prelude::*".to_string(),
+        "serde::{Deserialize, Serialize}".to_string(),
+    ];
     if types.maps {
         uses.insert(1, "std::collections::BTreeMap".to_string());
         uses.sort();
@@ -311,7 +379,10 @@ fn version_markers(v: &Value, storage: bool, served: bool) -> Vec<String> {
     }
     if v.get("deprecated").and_then(Value::as_bool) == Some(true) {
         match v.get("deprecationWarning").and_then(Value::as_str) {
-            Some(w) => out.push(format!("+kubebuilder:deprecatedversion:warning={}", lit::go_quoted(w))),
+            Some(w) => out.push(format!(
+                "+kubebuilder:deprecatedversion:warning={}",
+                lit::go_quoted(w)
+            )),
             None => out.push("+kubebuilder:deprecatedversion".to_string()),
         }
     }
@@ -320,16 +391,31 @@ fn version_markers(v: &Value, storage: bool, served: bool) -> Vec<String> {
     }
     if let Some(scale) = v.pointer("/subresources/scale") {
         let mut args = Vec::new();
-        for (key, arg) in [("specReplicasPath", "specpath"), ("statusReplicasPath", "statuspath"), ("labelSelectorPath", "selectorpath")] {
+        for (key, arg) in [
+            ("specReplicasPath", "specpath"),
+            ("statusReplicasPath", "statuspath"),
+            ("labelSelectorPath", "selectorpath"),
+        ] {
             if let Some(p) = scale.get(key).and_then(Value::as_str) {
                 args.push(format!("{arg}={}", lit::go_quoted(p)));
             }
         }
         out.push(format!("+kubebuilder:subresource:scale:{}", args.join(",")));
     }
-    for c in v.get("additionalPrinterColumns").and_then(Value::as_array).into_iter().flatten() {
+    for c in v
+        .get("additionalPrinterColumns")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let mut args = Vec::new();
-        for (key, arg) in [("name", "name"), ("type", "type"), ("jsonPath", "JSONPath"), ("description", "description"), ("format", "format")] {
+        for (key, arg) in [
+            ("name", "name"),
+            ("type", "type"),
+            ("jsonPath", "JSONPath"),
+            ("description", "description"),
+            ("format", "format"),
+        ] {
             if let Some(s) = c.get(key).and_then(Value::as_str) {
                 args.push(format!("{arg}={}", lit::go_quoted(s)));
             }
@@ -339,9 +425,17 @@ fn version_markers(v: &Value, storage: bool, served: bool) -> Vec<String> {
         }
         out.push(format!("+kubebuilder:printcolumn:{}", args.join(",")));
     }
-    for f in v.get("selectableFields").and_then(Value::as_array).into_iter().flatten() {
+    for f in v
+        .get("selectableFields")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         if let Some(p) = f.get("jsonPath").and_then(Value::as_str) {
-            out.push(format!("+kubebuilder:selectablefield:JSONPath={}", lit::go_quoted(p)));
+            out.push(format!(
+                "+kubebuilder:selectablefield:JSONPath={}",
+                lit::go_quoted(p)
+            ));
         }
     }
     out
@@ -359,11 +453,19 @@ struct RootParts<'a> {
     flags: Vec<&'static str>,
 }
 
-fn root_parts<'a>(root: &'a Map<String, Value>, path: &str, types: &mut schema::Types) -> Result<RootParts<'a>, Error> {
+fn root_parts<'a>(
+    root: &'a Map<String, Value>,
+    path: &str,
+    types: &mut schema::Types,
+) -> Result<RootParts<'a>, Error> {
     if root.get("type").and_then(Value::as_str) != Some("object") {
         return Err(Error::new(path, "the root schema must be `type: object`"));
     }
-    let props = root.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+    let props = root
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
     let props_ref = root.get("properties").and_then(Value::as_object);
     let get = |k: &str| props_ref.and_then(|p| p.get(k)).and_then(Value::as_object);
     root_notes(root, path, types);
@@ -372,9 +474,15 @@ fn root_parts<'a>(root: &'a Map<String, Value>, path: &str, types: &mut schema::
     let spec = get("spec");
     let mut no_spec_node = Map::new();
     if spec.is_some() {
-        let others: Vec<&String> = props.keys().filter(|k| !["apiVersion", "kind", "metadata", "spec", "status"].contains(&k.as_str())).collect();
+        let others: Vec<&String> = props
+            .keys()
+            .filter(|k| !["apiVersion", "kind", "metadata", "spec", "status"].contains(&k.as_str()))
+            .collect();
         if let Some(o) = others.first() {
-            return Err(Error::new(&format!("{path}.properties.{o}"), "a root field beside `spec` has no place in Rust (the spec struct's fields sit under `spec`, or on the root with no `spec` at all)"));
+            return Err(Error::new(
+                &format!("{path}.properties.{o}"),
+                "a root field beside `spec` has no place in Rust (the spec struct's fields sit under `spec`, or on the root with no `spec` at all)",
+            ));
         }
         if !required.iter().any(|r| r == "spec") {
             flags.push("optional_spec");
@@ -389,7 +497,11 @@ fn root_parts<'a>(root: &'a Map<String, Value>, path: &str, types: &mut schema::
         }
         no_spec_node.insert("type".into(), Value::from("object"));
         no_spec_node.insert("properties".into(), Value::Object(own));
-        let own_required: Vec<Value> = required.iter().filter(|r| !["metadata", "apiVersion", "kind", "status"].contains(&r.as_str())).map(|r| Value::from(r.as_str())).collect();
+        let own_required: Vec<Value> = required
+            .iter()
+            .filter(|r| !["metadata", "apiVersion", "kind", "status"].contains(&r.as_str()))
+            .map(|r| Value::from(r.as_str()))
+            .collect();
         if !own_required.is_empty() {
             no_spec_node.insert("required".into(), Value::Array(own_required));
         }
@@ -397,14 +509,23 @@ fn root_parts<'a>(root: &'a Map<String, Value>, path: &str, types: &mut schema::
     if required.iter().any(|r| r == "metadata") {
         flags.push("required_metadata");
     }
-    for r in required.iter().filter(|r| ["apiVersion", "kind", "status"].contains(&r.as_str())) {
-        types.notes.push(Note::new(&format!("{path}.required"), format!("`{r}` is not listed: no marker makes the root require it")));
+    for r in required
+        .iter()
+        .filter(|r| ["apiVersion", "kind", "status"].contains(&r.as_str()))
+    {
+        types.notes.push(Note::new(
+            &format!("{path}.required"),
+            format!("`{r}` is not listed: no marker makes the root require it"),
+        ));
     }
     let mut doc = types.prose(root, path);
     let mut rules = Vec::new();
     if let Some(Value::Array(list)) = root.get("x-kubernetes-validations") {
         for (i, r) in list.iter().enumerate() {
-            rules.push(schema::validation_marker(r, &format!("{path}.x-kubernetes-validations[{i}]"))?);
+            rules.push(schema::validation_marker(
+                r,
+                &format!("{path}.x-kubernetes-validations[{i}]"),
+            )?);
         }
     }
     if !rules.is_empty() {
@@ -427,19 +548,39 @@ fn root_parts<'a>(root: &'a Map<String, Value>, path: &str, types: &mut schema::
 fn root_notes(root: &Map<String, Value>, path: &str, types: &mut schema::Types) {
     let props = root.get("properties").and_then(Value::as_object);
     let expected = [
-        ("apiVersion", serde_json::json!({"type": "string", "description": crate::crd::API_VERSION_DOC})),
-        ("kind", serde_json::json!({"type": "string", "description": crate::crd::KIND_DOC})),
+        (
+            "apiVersion",
+            serde_json::json!({"type": "string", "description": crate::crd::API_VERSION_DOC}),
+        ),
+        (
+            "kind",
+            serde_json::json!({"type": "string", "description": crate::crd::KIND_DOC}),
+        ),
         ("metadata", serde_json::json!({"type": "object"})),
     ];
     for (key, want) in expected {
         let have = props.and_then(|p| p.get(key));
         if have != Some(&want) {
-            types.notes.push(Note::new(&format!("{path}.properties.{key}"), format!("written as controller-gen writes the root's `{key}`")));
+            types.notes.push(Note::new(
+                &format!("{path}.properties.{key}"),
+                format!("written as controller-gen writes the root's `{key}`"),
+            ));
         }
     }
     for k in root.keys() {
-        if !["type", "properties", "required", "description", "x-kubernetes-validations"].contains(&k.as_str()) {
-            types.notes.push(Note::new(&format!("{path}.{k}"), "not written: no marker stands on the root object for it"));
+        if ![
+            "type",
+            "properties",
+            "required",
+            "description",
+            "x-kubernetes-validations",
+        ]
+        .contains(&k.as_str())
+        {
+            types.notes.push(Note::new(
+                &format!("{path}.{k}"),
+                "not written: no marker stands on the root object for it",
+            ));
         }
     }
 }
@@ -459,18 +600,35 @@ fn object_struct(
     mut markers: Vec<String>,
     derive: DeriveOf,
 ) -> Result<Struct, Error> {
-    if node.get("type").and_then(Value::as_str) != Some("object") || node.contains_key("additionalProperties") {
-        return Err(Error::new(path, "must be an object with properties (a struct) to be a kind's spec or status"));
+    if node.get("type").and_then(Value::as_str) != Some("object")
+        || node.contains_key("additionalProperties")
+    {
+        return Err(Error::new(
+            path,
+            "must be an object with properties (a struct) to be a kind's spec or status",
+        ));
     }
     let mut shape = Vec::new();
     let fields = types.fields(node, path, name)?;
-    if node.get("x-kubernetes-preserve-unknown-fields").and_then(Value::as_bool) == Some(true) {
+    if node
+        .get("x-kubernetes-preserve-unknown-fields")
+        .and_then(Value::as_bool)
+        == Some(true)
+    {
         shape.push("+kubebuilder:pruning:PreserveUnknownFields".to_string());
     }
     markers.extend(shape);
     markers.extend(schema::keyword_markers(node, path)?);
     let derives: &[&str] = match derive {
-        DeriveOf::Kind => &["CustomResource", "Serialize", "Deserialize", "Clone", "Debug", "Default", "PartialEq"],
+        DeriveOf::Kind => &[
+            "CustomResource",
+            "Serialize",
+            "Deserialize",
+            "Clone",
+            "Debug",
+            "Default",
+            "PartialEq",
+        ],
         DeriveOf::Schema => schema::DERIVES,
     };
     Ok(Struct {

@@ -103,7 +103,12 @@ impl Types {
     }
 
     /// The fields of an object node, each with its doc and markers; `path` names the node.
-    pub fn fields(&mut self, node: &Map<String, Value>, path: &str, owner: &str) -> Result<Vec<Field>, Error> {
+    pub fn fields(
+        &mut self,
+        node: &Map<String, Value>,
+        path: &str,
+        owner: &str,
+    ) -> Result<Vec<Field>, Error> {
         let props = match node.get("properties") {
             Some(Value::Object(p)) => p.clone(),
             Some(_) => return Err(Error::new(path, "`properties` is not a map")),
@@ -111,13 +116,18 @@ impl Types {
         };
         let required: Vec<String> = match node.get("required") {
             None => Vec::new(),
-            Some(Value::Array(r)) => r.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+            Some(Value::Array(r)) => r
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
             Some(_) => return Err(Error::new(path, "`required` is not a list of names")),
         };
         if let Some(missing) = required.iter().find(|r| !props.contains_key(*r)) {
             return Err(Error::new(
                 path,
-                format!("`required` lists `{missing}`, which is not among the properties: a field that does not exist cannot be required"),
+                format!(
+                    "`required` lists `{missing}`, which is not among the properties: a field that does not exist cannot be required"
+                ),
             ));
         }
         let mut taken = BTreeSet::new();
@@ -183,7 +193,9 @@ impl Types {
         if let Some(k) = node.keys().find(|k| !KNOWN.contains(&k.as_str())) {
             return Err(Error::new(
                 path,
-                format!("`{k}` has no marker that writes it (operator-gen writes the keywords of a structural schema that controller-gen writes)"),
+                format!(
+                    "`{k}` has no marker that writes it (operator-gen writes the keywords of a structural schema that controller-gen writes)"
+                ),
             ));
         }
         let mut markers = Vec::new();
@@ -197,9 +209,16 @@ impl Types {
         if markers.is_empty() && prose.is_empty() {
             return Ok(Typed { ty, markers });
         }
-        if let Some(Item::Struct(s)) = self.items.iter_mut().find(|i| matches!(i, Item::Struct(s) if s.name == ty)) {
+        if let Some(Item::Struct(s)) = self
+            .items
+            .iter_mut()
+            .find(|i| matches!(i, Item::Struct(s) if s.name == ty))
+        {
             s.doc = Docs { prose, markers };
-            return Ok(Typed { ty, markers: Vec::new() });
+            return Ok(Typed {
+                ty,
+                markers: Vec::new(),
+            });
         }
         let name = self.fresh_name(hint);
         self.items.push(Item::Struct(Struct {
@@ -210,7 +229,10 @@ impl Types {
             serde: Vec::new(),
             body: Body::Tuple(vec![ty]),
         }));
-        Ok(Typed { ty: name, markers: Vec::new() })
+        Ok(Typed {
+            ty: name,
+            markers: Vec::new(),
+        })
     }
 
     /// The Rust type of a node; markers its shape needs (a format, a type) go to `markers`.
@@ -226,7 +248,10 @@ impl Types {
             let any_of = node.get("anyOf");
             let expected = serde_json::json!([{"type": "integer"}, {"type": "string"}]);
             if any_of != Some(&expected) {
-                return Err(Error::new(path, "`x-kubernetes-int-or-string` without `anyOf: [{type: integer}, {type: string}]` has no Rust type that writes it: write the anyOf as IntOrString has it"));
+                return Err(Error::new(
+                    path,
+                    "`x-kubernetes-int-or-string` without `anyOf: [{type: integer}, {type: string}]` has no Rust type that writes it: write the anyOf as IntOrString has it",
+                ));
             }
             if node.contains_key("type") {
                 return Err(Error::new(path, "an int-or-string has no `type`"));
@@ -234,7 +259,10 @@ impl Types {
             return Ok(INT_OR_STRING.to_string());
         }
         if node.contains_key("anyOf") {
-            return Err(Error::new(path, "`anyOf` other than an int-or-string's has no marker that writes it; write the schema with `x-kubernetes-validations` rules instead"));
+            return Err(Error::new(
+                path,
+                "`anyOf` other than an int-or-string's has no marker that writes it; write the schema with `x-kubernetes-validations` rules instead",
+            ));
         }
         let format = node.get("format").and_then(Value::as_str);
         let ty = node.get("type").and_then(Value::as_str);
@@ -242,7 +270,7 @@ impl Types {
             None => return self.untyped(node, path, markers),
             Some("string") => {
                 if let Some(f) = format {
-                    markers.push(format!("+kubebuilder:validation:Format={}", lit::string(f)));
+                    markers.push(format!("+kubebuilder:validation:Format={}", lit::word(f)));
                 }
                 "String".to_string()
             }
@@ -252,37 +280,64 @@ impl Types {
                 Some("int64") => "i64".to_string(),
                 None => "isize".to_string(),
                 Some(f) => {
-                    markers.push(format!("+kubebuilder:validation:Format={}", lit::string(f)));
+                    markers.push(format!("+kubebuilder:validation:Format={}", lit::word(f)));
                     "i64".to_string()
                 }
             },
             Some("number") => {
                 self.floats = true;
                 if let Some(f) = format {
-                    markers.push(format!("+kubebuilder:validation:Format={}", lit::string(f)));
+                    markers.push(format!("+kubebuilder:validation:Format={}", lit::word(f)));
                 }
                 "f64".to_string()
             }
             Some("array") => {
                 let Some(Value::Object(items)) = node.get("items") else {
-                    return Err(Error::new(path, "a list needs `items` as one schema (a list of schemas, a tuple, has no Rust type)"));
+                    return Err(Error::new(
+                        path,
+                        "a list needs `items` as one schema (a list of schemas, a tuple, has no Rust type)",
+                    ));
                 };
-                let inner = self.node(items, &format!("{path}.items"), &format!("{hint} item"), Place::Item)?;
+                let inner = self.node(
+                    items,
+                    &format!("{path}.items"),
+                    &format!("{hint} item"),
+                    Place::Item,
+                )?;
                 format!("Vec<{}>", inner.ty)
             }
             Some("object") => return self.object(node, path, hint, markers),
-            Some(other) => return Err(Error::new(path, format!("type `{other}` is not an OpenAPI type a CRD may hold"))),
+            Some(other) => {
+                return Err(Error::new(
+                    path,
+                    format!("type `{other}` is not an OpenAPI type a CRD may hold"),
+                ));
+            }
         })
     }
 
     /// A node without `type`: anything (`serde_json::Value`), kept or not.
-    fn untyped(&mut self, node: &Map<String, Value>, path: &str, markers: &mut Vec<String>) -> Result<String, Error> {
+    fn untyped(
+        &mut self,
+        node: &Map<String, Value>,
+        path: &str,
+        markers: &mut Vec<String>,
+    ) -> Result<String, Error> {
         let flag = |k: &str| node.get(k).and_then(Value::as_bool).unwrap_or(false);
-        if node.contains_key("properties") || node.contains_key("items") || node.contains_key("additionalProperties") {
-            return Err(Error::new(path, "a schema with properties, items or additionalProperties needs a `type`"));
+        if node.contains_key("properties")
+            || node.contains_key("items")
+            || node.contains_key("additionalProperties")
+        {
+            return Err(Error::new(
+                path,
+                "a schema with properties, items or additionalProperties needs a `type`",
+            ));
         }
         if flag("x-kubernetes-embedded-resource") {
-            return Err(Error::new(path, "an embedded resource is an object: give it `type: object`"));
+            return Err(Error::new(
+                path,
+                "an embedded resource is an object: give it `type: object`",
+            ));
         }
         if !flag("x-kubernetes-preserve-unknown-fields") {
             markers.push("+kubebuilder:validation:Schemaless".to_string());
@@ -298,16 +353,39 @@ impl Types {
         markers: &mut Vec<String>,
     ) -> Result<String, Error> {
         let flag = |k: &str| node.get(k).and_then(Value::as_bool).unwrap_or(false);
-        let has_props = node.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
+        let has_props = node
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty());
         match node.get("additionalProperties") {
             Some(Value::Object(values)) if !has_props => {
                 self.maps = true;
-                let inner = self.node(values, &format!("{path}.additionalProperties"), &format!("{hint} value"), Place::Item)?;
+                let inner = self.node(
+                    values,
+                    &format!("{path}.additionalProperties"),
+                    &format!("{hint} value"),
+                    Place::Item,
+                )?;
                 return Ok(format!("BTreeMap<String, {}>", inner.ty));
             }
-            Some(Value::Object(_)) => return Err(Error::new(path, "an object with both properties and additionalProperties has no Rust type that writes it")),
-            Some(Value::Bool(_)) => return Err(Error::new(path, "`additionalProperties: true/false` has no marker that writes it; give additionalProperties a schema or drop it")),
-            Some(_) => return Err(Error::new(path, "`additionalProperties` is neither a schema nor a boolean")),
+            Some(Value::Object(_)) => {
+                return Err(Error::new(
+                    path,
+                    "an object with both properties and additionalProperties has no Rust type that writes it",
+                ));
+            }
+            Some(Value::Bool(_)) => {
+                return Err(Error::new(
+                    path,
+                    "`additionalProperties: true/false` has no marker that writes it; give additionalProperties a schema or drop it",
+                ));
+            }
+            Some(_) => {
+                return Err(Error::new(
+                    path,
+                    "`additionalProperties` is neither a schema nor a boolean",
+                ));
+            }
             None => {}
         }
         let embedded = flag("x-kubernetes-embedded-resource");
@@ -379,7 +457,10 @@ pub fn keyword_markers(node: &Map<String, Value>, path: &str) -> Result<Vec<Stri
         }
     }
     if let Some(p) = node.get("pattern").and_then(Value::as_str) {
-        out.push(format!("+kubebuilder:validation:Pattern={}", lit::string(p)));
+        out.push(format!(
+            "+kubebuilder:validation:Pattern={}",
+            lit::string(p)
+        ));
     }
     if flag("nullable") {
         out.push("+kubebuilder:validation:Nullable".to_string());
@@ -388,12 +469,18 @@ pub fn keyword_markers(node: &Map<String, Value>, path: &str) -> Result<Vec<Stri
         out.push("+kubebuilder:validation:XEmbeddedResource".to_string());
     }
     if let Some(d) = node.get("default") {
-        out.push(format!("+default={}", serde_json::to_string(d).unwrap_or_default()));
+        out.push(format!(
+            "+default={}",
+            serde_json::to_string(d).unwrap_or_default()
+        ));
     }
     for (key, marker) in [("title", "title"), ("example", "example")] {
         if let Some(v) = node.get(key) {
             let Some(text) = lit::any(v) else {
-                return Err(Error::new(path, format!("`{key}` {v} has no marker literal that writes it")));
+                return Err(Error::new(
+                    path,
+                    format!("`{key}` {v} has no marker literal that writes it"),
+                ));
             };
             out.push(format!("+kubebuilder:{marker}={text}"));
         }
@@ -412,7 +499,7 @@ pub fn keyword_markers(node: &Map<String, Value>, path: &str) -> Result<Vec<Stri
     }
     if let Some(Value::Array(keys)) = node.get("x-kubernetes-list-map-keys") {
         for k in keys.iter().filter_map(Value::as_str) {
-            out.push(format!("+listMapKey={}", lit::string(k)));
+            out.push(format!("+listMapKey={}", lit::word(k)));
         }
     }
     if let Some(t) = node.get("x-kubernetes-map-type").and_then(Value::as_str) {
@@ -423,7 +510,10 @@ pub fn keyword_markers(node: &Map<String, Value>, path: &str) -> Result<Vec<Stri
             return Err(Error::new(path, "`x-kubernetes-validations` is not a list"));
         };
         for (i, rule) in rules.iter().enumerate() {
-            out.push(validation_marker(rule, &format!("{path}.x-kubernetes-validations[{i}]"))?);
+            out.push(validation_marker(
+                rule,
+                &format!("{path}.x-kubernetes-validations[{i}]"),
+            )?);
         }
     }
     Ok(out)
@@ -437,15 +527,31 @@ pub fn validation_marker(rule: &Value, path: &str) -> Result<String, Error> {
     let mut args = Vec::new();
     for (key, v) in rule {
         match (key.as_str(), v) {
-            ("rule" | "message" | "messageExpression" | "reason" | "fieldPath", Value::String(s)) => {
-                args.push((key.as_str(), lit::go_quoted(s)))
-            }
+            (
+                "rule" | "message" | "messageExpression" | "reason" | "fieldPath",
+                Value::String(s),
+            ) => args.push((key.as_str(), lit::go_quoted(s))),
             ("optionalOldSelf", Value::Bool(b)) => args.push(("optionalOldSelf", b.to_string())),
-            _ => return Err(Error::new(path, format!("`{key}` of a validation rule has no marker argument that writes it"))),
+            _ => {
+                return Err(Error::new(
+                    path,
+                    format!("`{key}` of a validation rule has no marker argument that writes it"),
+                ));
+            }
         }
     }
-    let order = ["rule", "message", "messageExpression", "reason", "fieldPath", "optionalOldSelf"];
+    let order = [
+        "rule",
+        "message",
+        "messageExpression",
+        "reason",
+        "fieldPath",
+        "optionalOldSelf",
+    ];
     args.sort_by_key(|(k, _)| order.iter().position(|o| o == k));
     let args: Vec<String> = args.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
-    Ok(format!("+kubebuilder:validation:XValidation:{}", args.join(",")))
+    Ok(format!(
+        "+kubebuilder:validation:XValidation:{}",
+        args.join(",")
+    ))
 }

@@ -80,7 +80,10 @@ fn what_no_marker_writes_is_an_error_naming_its_path() {
         "properties": {"choice": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}
     });
     let err = import(&crd(root(spec))).expect_err("refused");
-    assert_eq!(err.path, ".spec.versions[v1].schema.openAPIV3Schema.properties.spec.properties.choice");
+    assert_eq!(
+        err.path,
+        ".spec.versions[v1].schema.openAPIV3Schema.properties.spec.properties.choice"
+    );
     assert!(err.message.contains("`oneOf`"), "{}", err.message);
 }
 
