@@ -17,6 +17,7 @@ mod conformance_webhook;
 mod derive;
 mod differential_controller_gen;
 mod differential_twins;
+mod from_crd;
 mod k8s_types;
 mod kube_rs;
 mod manifests_stable;
