@@ -45,6 +45,10 @@ pub struct ApiArgs {
     /// so that `manifests` writes that CRD back.
     #[arg(long, value_name = "FILE")]
     pub from_crd: Option<std::path::PathBuf>,
+    /// With `--from-crd`: the kind is someone else's (kubebuilder's external APIs): its types,
+    /// typed client, lister and informer, read access in the manager's role, and no CRD.
+    #[arg(long, requires = "from_crd")]
+    pub external: bool,
     /// Scaffold the resource type; asks when omitted on a terminal, else assumes true.
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
     pub resource: Option<bool>,
@@ -68,7 +72,7 @@ pub fn run(args: &ApiArgs, root: &Path, printer: &Printer) -> Result<()> {
     let mut project = Project::load(root)?;
     let interactive = !args.yes && std::io::stdin().is_terminal();
     if let Some(file) = &args.from_crd {
-        return from_crd(args, file, &mut project, root, interactive, printer);
+        return from_crd(args, file, &mut project, root, printer);
     }
     let request = Request {
         group: args.group.clone().unwrap_or_default(),
@@ -80,6 +84,7 @@ pub fn run(args: &ApiArgs, root: &Path, printer: &Printer) -> Result<()> {
         controller: args.controller,
         storage: args.storage,
         force: args.force,
+        external_domain: None,
     };
     let plan = api::plan(&request, &project, &|flag, question| {
         ask(flag, interactive, question, printer)
@@ -102,7 +107,6 @@ fn from_crd(
     file: &Path,
     project: &mut Project,
     root: &Path,
-    interactive: bool,
     printer: &Printer,
 ) -> Result<()> {
     if args.resource == Some(false) {
@@ -110,15 +114,24 @@ fn from_crd(
             "--from-crd writes the CRD's types, but --resource=false scaffolds none; drop --resource=false",
         ));
     }
+    if args.controller == Some(true) {
+        return Err(crate::error::Error::msg(
+            "--from-crd scaffolds no controller (the scaffolded one reports a Ready condition the imported status may not have); drop --controller and write the controller by hand",
+        ));
+    }
     let crd = from_crd::read(file)?;
     let imported = from_crd::import(file, &crd)?;
-    let group = from_crd::group_for(&imported.group, args.group.as_deref(), project)?;
-    let controller = ask(args.controller, interactive, "Create Controller", printer);
+    let (group, external_domain) = if args.external {
+        let (g, d) = from_crd::external_group(&imported.group, args.group.as_deref())?;
+        (g, Some(d))
+    } else {
+        let g = from_crd::group_for(&imported.group, args.group.as_deref(), project)?;
+        (g, None)
+    };
     let req = from_crd::FromCrd {
         file,
-        group: args.group.clone(),
-        controller,
         force: args.force,
+        external_domain,
     };
     let mut s = Scaffold::new(root);
     from_crd::stage(&mut s, &req, &imported, &group, project)?;

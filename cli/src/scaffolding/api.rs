@@ -98,6 +98,8 @@ pub struct ApiContext {
     pub other_version: bool,
     /// The new version's spec carries `+kubebuilder:storageversion`.
     pub storage_version: bool,
+    /// Someone else's kind (`--from-crd --external`): its types, but no CRD, sample or roles.
+    pub external: bool,
 }
 
 /// The files of `create api`: each template sits where its output lands.
@@ -120,22 +122,22 @@ const FILES: &[File<ApiContext>] = &[
     File {
         template: "api/config/samples/{{sample_name}}.yaml.tera",
         existing: Existing::Owned,
-        when: |c| c.resource,
+        when: |c| c.resource && !c.external,
     },
     File {
         template: "api/config/rbac/{{config_prefix}}_admin_role.yaml.tera",
         existing: Existing::Owned,
-        when: |c| c.resource && !c.other_version,
+        when: |c| c.resource && !c.other_version && !c.external,
     },
     File {
         template: "api/config/rbac/{{config_prefix}}_editor_role.yaml.tera",
         existing: Existing::Owned,
-        when: |c| c.resource && !c.other_version,
+        when: |c| c.resource && !c.other_version && !c.external,
     },
     File {
         template: "api/config/rbac/{{config_prefix}}_viewer_role.yaml.tera",
         existing: Existing::Owned,
-        when: |c| c.resource && !c.other_version,
+        when: |c| c.resource && !c.other_version && !c.external,
     },
     File {
         template: "api/src/controller/{{group_module}}/mod.rs.tera",
@@ -150,7 +152,7 @@ const FILES: &[File<ApiContext>] = &[
     File {
         template: "api/tests/{{config_prefix}}_controller.rs.tera",
         existing: Existing::Owned,
-        when: |c| c.controller && !c.core,
+        when: |c| c.controller && !c.core && !c.external,
     },
 ];
 
@@ -206,31 +208,31 @@ const KUSTOMIZE_WIRING: &[Insertion<ApiContext>] = &[
         file: "config/samples/kustomization.yaml",
         marker: SAMPLES,
         fragment: Fragment::Text("- {{sample_name}}.yaml"),
-        when: |c| c.resource,
+        when: |c| c.resource && !c.external,
     },
     Insertion {
         file: "config/rbac/kustomization.yaml",
         marker: RBAC_ROLES,
         fragment: Fragment::Text("- {{config_prefix}}_admin_role.yaml"),
-        when: |c| c.resource && !c.other_version,
+        when: |c| c.resource && !c.other_version && !c.external,
     },
     Insertion {
         file: "config/rbac/kustomization.yaml",
         marker: RBAC_ROLES,
         fragment: Fragment::Text("- {{config_prefix}}_editor_role.yaml"),
-        when: |c| c.resource && !c.other_version,
+        when: |c| c.resource && !c.other_version && !c.external,
     },
     Insertion {
         file: "config/rbac/kustomization.yaml",
         marker: RBAC_ROLES,
         fragment: Fragment::Text("- {{config_prefix}}_viewer_role.yaml"),
-        when: |c| c.resource && !c.other_version,
+        when: |c| c.resource && !c.other_version && !c.external,
     },
     Insertion {
         file: "config/crd/kustomization.yaml",
         marker: CRD_RESOURCES,
         fragment: Fragment::Text("- bases/{{crd_file}}"),
-        when: |c| c.resource && !c.other_version,
+        when: |c| c.resource && !c.other_version && !c.external,
     },
 ];
 
@@ -238,7 +240,7 @@ const KUSTOMIZE_WIRING: &[Insertion<ApiContext>] = &[
 const KUSTOMIZE_ENABLE: &[Uncomment<ApiContext>] = &[Uncomment {
     file: "config/default/kustomization.yaml",
     line: "- ../crd",
-    when: |c| c.resource,
+    when: |c| c.resource && !c.external,
 }];
 
 /// What `create api` asks for: its flags, once asked.
@@ -262,6 +264,8 @@ pub struct Request {
     pub storage: bool,
     /// Overwrite existing type and controller files.
     pub force: bool,
+    /// Someone else's kind, with the domain of its API group (`--external`).
+    pub external_domain: Option<String>,
 }
 
 /// `plan`'s output staged in a scaffold of `root`, with `project`'s entry updated and written:
@@ -347,7 +351,7 @@ pub fn entry_context(
             (None, Some(api)) => api.namespaced,
             (None, None) => true,
         },
-        resource: entry.api.is_some(),
+        resource: entry.api.is_some() || entry.external,
         controller: entry.controller,
         core,
         existing: None,
@@ -358,6 +362,7 @@ pub fn entry_context(
         },
         storage: false,
         controller_skipped: None,
+        external_domain: entry.external.then(|| entry.domain.clone()),
     };
     Ok(context(&plan, project, header))
 }
@@ -397,6 +402,8 @@ pub struct Plan {
     storage: bool,
     /// Why no controller is scaffolded although `--controller` was not given.
     pub controller_skipped: Option<String>,
+    /// Someone else's kind: the domain of its API group.
+    external_domain: Option<String>,
 }
 
 /// The decisions of `create api` for `req` in `project`, or the one-line error of the first
@@ -426,8 +433,15 @@ pub fn plan(
             req.group, req.version, req.kind, req.group
         )));
     }
-    if core.is_none() {
-        check_group(req, project)?;
+    match &req.external_domain {
+        Some(domain) => validate_group(
+            &req.group,
+            &format!("{}.{domain}", req.group),
+            domain,
+            project.multigroup,
+        )?,
+        None if core.is_none() => check_group(req, project)?,
+        None => {}
     }
 
     if resource {
@@ -451,7 +465,7 @@ pub fn plan(
         }
     }
     let (plural, default_plural) = plural(req, project, core, existing, sibling)?;
-    if resource && core.is_none() {
+    if resource && core.is_none() && req.external_domain.is_none() {
         check_crd_clash(req, project, &plural)?;
     }
     let namespaced = scope(req, core, existing_api.as_ref(), sibling, resource)?;
@@ -478,6 +492,7 @@ pub fn plan(
         siblings,
         storage: req.storage,
         controller_skipped,
+        external_domain: req.external_domain.clone(),
     })
 }
 
@@ -697,7 +712,10 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
             ),
         ),
         None => {
-            let g = project.qualified_group(&plan.group);
+            let g = match &plan.external_domain {
+                Some(domain) => format!("{}.{domain}", plan.group),
+                None => project.qualified_group(&plan.group),
+            };
             let module = if project.multigroup {
                 format!("{group_mod}::{version_mod}")
             } else {
@@ -775,6 +793,7 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
         version_module: version_mod,
         other_version: !plan.siblings.is_empty(),
         storage_version: false,
+        external: plan.external_domain.is_some(),
     }
 }
 
@@ -944,13 +963,16 @@ fn update_project(project: &mut Project, plan: &Plan, ctx: &ApiContext) {
             .map(|(m, _)| m.replacen("crate", &ctx.crate_name, 1))
             .unwrap_or_default(),
     };
-    let domain = match plan.core {
-        Some(c) if c.group.ends_with(".k8s.io") => "k8s.io".to_owned(),
-        Some(_) => String::new(),
-        None => project.domain.clone(),
+    let domain = match (plan.core, &plan.external_domain) {
+        (Some(c), _) if c.group.ends_with(".k8s.io") => "k8s.io".to_owned(),
+        (Some(_), _) => String::new(),
+        (None, Some(domain)) => domain.clone(),
+        (None, None) => project.domain.clone(),
     };
+    let external = plan.external_domain.is_some();
     let new = ResourceEntry {
-        api: plan.resource.then(|| ApiEntry {
+        external,
+        api: (plan.resource && !external).then(|| ApiEntry {
             crd_version: "v1".to_owned(),
             namespaced: plan.namespaced,
         }),

@@ -18,12 +18,10 @@ use crate::scaffolding::api::{self, Request};
 pub struct FromCrd<'a> {
     /// The CRD file as given.
     pub file: &'a Path,
-    /// `--group`, when given: the group as `create api` takes it.
-    pub group: Option<String>,
-    /// Scaffold the controller (for the storage version).
-    pub controller: bool,
     /// Overwrite existing files.
     pub force: bool,
+    /// Someone else's kind: the domain of its API group (`--external`).
+    pub external_domain: Option<String>,
 }
 
 /// The CRD in `file`, read and parsed: one YAML (or JSON) document.
@@ -62,6 +60,30 @@ pub fn import(file: &Path, crd: &serde_json::Value) -> Result<Imported> {
             e.path
         ))
     })
+}
+
+/// The group and the domain of someone else's API group: `--group` and the rest when the API
+/// group starts with it, else the first label and the rest (`cert-manager.io`: `cert-manager`
+/// and `io`).
+pub fn external_group(api_group: &str, given: Option<&str>) -> Result<(String, String)> {
+    let split = match given {
+        Some(g) => api_group
+            .strip_prefix(g)
+            .and_then(|rest| rest.strip_prefix('.'))
+            .map(|domain| (g, domain)),
+        None => api_group.split_once('.'),
+    };
+    match split {
+        Some((g, domain)) if !g.is_empty() && !domain.is_empty() => {
+            Ok((g.to_string(), domain.to_string()))
+        }
+        _ => Err(Error::msg(format!(
+            "API group {api_group} has no group and domain part (`<group>.<domain>`){}; drop --group or pass the API group's first label",
+            given
+                .map(|g| format!(" starting with --group {g}"))
+                .unwrap_or_default()
+        ))),
+    }
 }
 
 /// The group as `create api` takes it for the API group `api_group` of a project of `domain`:
@@ -106,7 +128,7 @@ pub fn stage(
     // the stored version first: the others then join a kind whose storage marker is set
     let mut order: Vec<&crd_import::Version> = imported.versions.iter().collect();
     order.sort_by_key(|v| !v.storage);
-    for (i, v) in order.iter().enumerate() {
+    for v in order {
         let request = Request {
             group: group.to_string(),
             version: v.name.clone(),
@@ -114,20 +136,35 @@ pub fn stage(
             plural: Some(imported.plural.clone()),
             namespaced: Some(imported.namespaced),
             resource: Some(true),
-            controller: Some(req.controller && i == 0),
+            controller: Some(false),
             storage: false,
             force: req.force,
+            external_domain: req.external_domain.clone(),
         };
         let plan = api::plan(&request, project, &|flag, _| flag.unwrap_or(true))?;
         let Some(types_file) = api::stage_into(s, &plan, project, req.force)? else {
             continue;
         };
+        let mut inner_doc = Docs::prose(&format!(
+            "The {} API ({}/{}), imported from {file_name} by `operator-gen create api --from-crd`.",
+            imported.kind, imported.group, v.name
+        ));
+        if req.external_domain.is_some() {
+            // someone else's kind: no CRD; the controller may read it
+            inner_doc.prose.push(
+                "Someone else's kind (`--external`): `manifests` writes no CRD for it.".to_string(),
+            );
+            inner_doc.markers = vec![
+                "+kubebuilder:skip".to_string(),
+                format!(
+                    "+kubebuilder:rbac:groups={},resources={},verbs=get;list;watch",
+                    imported.group, imported.plural
+                ),
+            ];
+        }
         let file = RustFile {
             header: header.clone(),
-            inner_doc: Docs::prose(&format!(
-                "The {} API ({}/{}), imported from {file_name} by `operator-gen create api --from-crd`.",
-                imported.kind, imported.group, v.name
-            )),
+            inner_doc,
             uses: v.uses.clone(),
             items: v.items.iter().cloned().collect::<Vec<Item>>(),
         };
