@@ -14,6 +14,7 @@
 
 mod conformance;
 mod conformance_webhook;
+mod crd_corpus;
 mod derive;
 mod differential_controller_gen;
 mod differential_twins;
