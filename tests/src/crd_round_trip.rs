@@ -82,8 +82,7 @@ pub fn round_trip(crd_text: &str, crd: &Value, dir: &Path, create_flags: &[&str]
             let error = out
                 .stderr
                 .lines()
-                .filter(|l| !l.trim().is_empty())
-                .last()
+                .rfind(|l| !l.trim().is_empty())
                 .unwrap_or_default()
                 .to_string();
             return Outcome::Failed {

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use operator_gen_codegen::crd_import::{self, Imported};
-use operator_gen_codegen::rustgen::{Docs, Item, RustFile};
+use operator_gen_codegen::rustgen::{Docs, RustFile};
 
 use crate::error::{Error, Result};
 use crate::project::{Project, boilerplate};
@@ -166,7 +166,7 @@ pub fn stage(
             header: header.clone(),
             inner_doc,
             uses: v.uses.clone(),
-            items: v.items.iter().cloned().collect::<Vec<Item>>(),
+            items: v.items.to_vec(),
         };
         s.file(&types_file, file.render(), IfExists::Overwrite)?;
     }
