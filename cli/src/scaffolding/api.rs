@@ -693,6 +693,14 @@ fn check_kind_clash(req: &Request, project: &Project) -> Result<()> {
     Ok(())
 }
 
+/// The API group of a plan's kind: someone else's group and domain, or the project's.
+fn api_group(plan: &Plan, project: &Project) -> String {
+    match &plan.external_domain {
+        Some(domain) => format!("{}.{domain}", plan.group),
+        None => project.qualified_group(&plan.group),
+    }
+}
+
 fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
     let crate_name = names::module_name(&project.project_name);
     let kind_module = names::kind_module(&plan.kind);
@@ -712,10 +720,7 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
             ),
         ),
         None => {
-            let g = match &plan.external_domain {
-                Some(domain) => format!("{}.{domain}", plan.group),
-                None => project.qualified_group(&plan.group),
-            };
+            let g = api_group(plan, project);
             let module = if project.multigroup {
                 format!("{group_mod}::{version_mod}")
             } else {

@@ -1,7 +1,7 @@
 //! Descriptions as doc lines that the source scan reads back into the same description, or,
 //! where Go's comment text cannot hold one, its closest form and a note saying so.
 
-use super::Note;
+use super::error::Note;
 
 /// The doc lines of `text`, a description at `path`.
 pub fn lines(text: &str, path: &str, notes: &mut Vec<Note>) -> Vec<String> {

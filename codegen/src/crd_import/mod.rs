@@ -7,50 +7,15 @@
 //! No IO: the caller reads the CRD and writes the files ([`crate::rustgen`] renders them).
 
 mod docs;
+mod error;
 pub mod lit;
 mod schema;
+
+pub use error::{Error, Note};
 
 use crate::rustgen::{Body, Docs, Item, Struct, str_lit};
 pub use schema::INT_OR_STRING;
 use serde_json::{Map, Value};
-
-/// Why a CRD cannot be imported: the JSON path of the node and the problem.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Error {
-    pub path: String,
-    pub message: String,
-}
-
-impl Error {
-    pub fn new(path: &str, message: impl Into<String>) -> Error {
-        Error {
-            path: path.to_string(),
-            message: message.into(),
-        }
-    }
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path, self.message)
-    }
-}
-
-/// Something of the CRD written in its closest form, not exactly: where, and how.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Note {
-    pub path: String,
-    pub message: String,
-}
-
-impl Note {
-    pub fn new(path: &str, message: impl Into<String>) -> Note {
-        Note {
-            path: path.to_string(),
-            message: message.into(),
-        }
-    }
-}
 
 /// A CRD as Rust types.
 #[derive(Debug)]

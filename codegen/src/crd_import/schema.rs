@@ -1,7 +1,8 @@
 //! One version's OpenAPI schema as Rust types: each object a struct, each constrained list
 //! item or map value a newtype, every keyword a marker line on the field or type it stands on.
 
-use super::{Error, Note, lit};
+use super::error::{Error, Note};
+use super::lit;
 use crate::rustgen::{Body, Docs, Field, Item, Struct, ident};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;

@@ -51,7 +51,7 @@ const EXCEPTIONS: &[Exception] = &[
     Exception {
         crds: "external-snapshotter/*",
         path: "refused",
-        what: "`x-kubernetes-int-or-string` without `anyOf`",
+        what: "`x-kubernetes-int-or-string` without `anyOf",
         reason: "an int-or-string without the anyOf controller-gen writes beside it; no type writes one without the other",
     },
     Exception {
