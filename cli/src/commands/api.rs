@@ -71,6 +71,11 @@ pub struct ApiArgs {
 pub fn run(args: &ApiArgs, root: &Path, printer: &Printer) -> Result<()> {
     let mut project = Project::load(root)?;
     let interactive = !args.yes && std::io::stdin().is_terminal();
+    if args.external && args.from_crd.is_none() {
+        return Err(crate::error::Error::msg(
+            "--external names someone else's kind by its CRD, but no --from-crd FILE is given; pass --from-crd FILE",
+        ));
+    }
     if let Some(file) = &args.from_crd {
         return from_crd(args, file, &mut project, root, printer);
     }

@@ -172,6 +172,7 @@ fn cli_cases_match_goldens() {
             "create-api-cluster-scoped",
             "create-api-core",
             "create-api-force",
+            "create-api-from-crd",
             "create-api-multigroup",
             "create-api-namespaced",
             "create-api-second-version",
