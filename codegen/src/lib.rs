@@ -14,11 +14,14 @@ pub mod kube_rs;
 pub mod markers;
 pub mod names;
 pub mod resource;
+pub mod rustgen;
 pub mod unquote;
 pub mod yaml;
 
 #[cfg(feature = "manifests")]
 pub mod crd;
+#[cfg(feature = "manifests")]
+pub mod crd_import;
 #[cfg(feature = "manifests")]
 pub mod rbac;
 #[cfg(feature = "manifests")]

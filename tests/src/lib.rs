@@ -1,5 +1,6 @@
 //! Shared helpers for operator-gen integration tests: paths, YAML comparison.
 
+pub mod crd_round_trip;
 pub mod k8s_types;
 
 use std::path::PathBuf;

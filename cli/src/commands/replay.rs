@@ -209,6 +209,7 @@ mod tests {
             controller,
             core: false,
             domain: "example.com".into(),
+            external: false,
             group: "crew".into(),
             kind: kind.into(),
             path: format!("demo::api::{version}"),

@@ -81,6 +81,10 @@ pub struct ResourceEntry {
     /// The domain part of the API group.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub domain: String,
+    /// Someone else's kind (`create api --from-crd --external`, kubebuilder's external APIs):
+    /// the project has its types but writes no CRD for it, and `api` is absent.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub external: bool,
     /// The group as given to `create api`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub group: String,
@@ -243,6 +247,7 @@ mod tests {
                 controller: true,
                 core: false,
                 domain: "my.domain".into(),
+                external: false,
                 group: "crew".into(),
                 kind: "Captain".into(),
                 path: "demo::api::v1".into(),

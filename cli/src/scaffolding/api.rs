@@ -104,6 +104,8 @@ pub struct ApiContext {
     pub deploy_image: Option<DeployImageContext>,
     /// The kind in upper case (`MEMCACHED`).
     pub kind_upper: String,
+    /// Someone else's kind (`--from-crd --external`): its types, but no CRD, sample or roles.
+    pub external: bool,
 }
 
 /// The files of `create api`: each template sits where its output lands.
@@ -131,7 +133,7 @@ const FILES: &[File<ApiContext>] = &[
     File {
         template: "api/config/samples/{{sample_name}}.yaml.tera",
         existing: Existing::Owned,
-        when: |c| c.resource && c.deploy_image.is_none(),
+        when: |c| c.resource && c.deploy_image.is_none() && !c.external,
     },
     File {
         template: "deploy-image/config/samples/{{sample_name}}.yaml.tera",
@@ -141,17 +143,17 @@ const FILES: &[File<ApiContext>] = &[
     File {
         template: "api/config/rbac/{{config_prefix}}_admin_role.yaml.tera",
         existing: Existing::Owned,
-        when: |c| c.resource && !c.other_version,
+        when: |c| c.resource && !c.other_version && !c.external,
     },
     File {
         template: "api/config/rbac/{{config_prefix}}_editor_role.yaml.tera",
         existing: Existing::Owned,
-        when: |c| c.resource && !c.other_version,
+        when: |c| c.resource && !c.other_version && !c.external,
     },
     File {
         template: "api/config/rbac/{{config_prefix}}_viewer_role.yaml.tera",
         existing: Existing::Owned,
-        when: |c| c.resource && !c.other_version,
+        when: |c| c.resource && !c.other_version && !c.external,
     },
     File {
         template: "api/src/controller/{{group_module}}/mod.rs.tera",
@@ -171,7 +173,7 @@ const FILES: &[File<ApiContext>] = &[
     File {
         template: "api/tests/{{config_prefix}}_controller.rs.tera",
         existing: Existing::Owned,
-        when: |c| c.controller && !c.core && c.deploy_image.is_none(),
+        when: |c| c.controller && !c.core && c.deploy_image.is_none() && !c.external,
     },
     File {
         template: "deploy-image/tests/{{config_prefix}}_controller.rs.tera",
@@ -232,31 +234,31 @@ const KUSTOMIZE_WIRING: &[Insertion<ApiContext>] = &[
         file: "config/samples/kustomization.yaml",
         marker: SAMPLES,
         fragment: Fragment::Text("- {{sample_name}}.yaml"),
-        when: |c| c.resource,
+        when: |c| c.resource && !c.external,
     },
     Insertion {
         file: "config/rbac/kustomization.yaml",
         marker: RBAC_ROLES,
         fragment: Fragment::Text("- {{config_prefix}}_admin_role.yaml"),
-        when: |c| c.resource && !c.other_version,
+        when: |c| c.resource && !c.other_version && !c.external,
     },
     Insertion {
         file: "config/rbac/kustomization.yaml",
         marker: RBAC_ROLES,
         fragment: Fragment::Text("- {{config_prefix}}_editor_role.yaml"),
-        when: |c| c.resource && !c.other_version,
+        when: |c| c.resource && !c.other_version && !c.external,
     },
     Insertion {
         file: "config/rbac/kustomization.yaml",
         marker: RBAC_ROLES,
         fragment: Fragment::Text("- {{config_prefix}}_viewer_role.yaml"),
-        when: |c| c.resource && !c.other_version,
+        when: |c| c.resource && !c.other_version && !c.external,
     },
     Insertion {
         file: "config/crd/kustomization.yaml",
         marker: CRD_RESOURCES,
         fragment: Fragment::Text("- bases/{{crd_file}}"),
-        when: |c| c.resource && !c.other_version,
+        when: |c| c.resource && !c.other_version && !c.external,
     },
 ];
 
@@ -264,7 +266,7 @@ const KUSTOMIZE_WIRING: &[Insertion<ApiContext>] = &[
 const KUSTOMIZE_ENABLE: &[Uncomment<ApiContext>] = &[Uncomment {
     file: "config/default/kustomization.yaml",
     line: "- ../crd",
-    when: |c| c.resource,
+    when: |c| c.resource && !c.external,
 }];
 
 /// What `create api` asks for: its flags, once asked.
@@ -290,16 +292,31 @@ pub struct Request {
     pub force: bool,
     /// `--image` and its options: a kind whose controller deploys that image.
     pub image: Option<DeployImage>,
+    /// Someone else's kind, with the domain of its API group (`--external`).
+    pub external_domain: Option<String>,
 }
 
 /// `plan`'s output staged in a scaffold of `root`, with `project`'s entry updated and written:
 /// the storage marker moved, the files rendered, the wiring inserted, the kustomize lines enabled.
 pub fn stage(plan: &Plan, project: &mut Project, root: &Path, force: bool) -> Result<Scaffold> {
-    let engine = Engine::for_project(root)?;
-    let header = boilerplate::read(root)?;
-    let mut ctx = context(plan, project, header);
     let mut s = Scaffold::new(root);
-    ctx.storage_version = mark_storage(&mut s, plan, project, &ctx)?;
+    stage_into(&mut s, plan, project, force)?;
+    Ok(s)
+}
+
+/// [`stage`] into a scaffold the caller holds, so one command can stage several plans (the
+/// versions of an imported CRD) and commit them at once; returns the types file it rendered,
+/// when it rendered one.
+pub fn stage_into(
+    s: &mut Scaffold,
+    plan: &Plan,
+    project: &mut Project,
+    force: bool,
+) -> Result<Option<String>> {
+    let engine = Engine::for_project(s.root())?;
+    let header = boilerplate::read(s.root())?;
+    let mut ctx = context(plan, project, header);
+    ctx.storage_version = mark_storage(s, plan, project, &ctx)?;
     // read, not looked for: what is there but cannot be read (a symlink loop) says why
     if s.read("src/main.rs")?.is_none() {
         return Err(Error::msg(
@@ -310,16 +327,18 @@ pub fn stage(plan: &Plan, project: &mut Project, root: &Path, force: bool) -> Re
         engine: &engine,
         force,
     };
-    apply.files(&mut s, FILES, &ctx)?;
-    apply.added(&mut s, "api/", &ctx)?;
-    apply.insertions(&mut s, RUST_WIRING, &ctx)?;
-    apply.insertions(&mut s, KUSTOMIZE_WIRING, &ctx)?;
-    apply.uncomments(&mut s, KUSTOMIZE_ENABLE, &ctx)?;
+    apply.files(s, FILES, &ctx)?;
+    apply.added(s, "api/", &ctx)?;
+    apply.insertions(s, RUST_WIRING, &ctx)?;
+    apply.insertions(s, KUSTOMIZE_WIRING, &ctx)?;
+    apply.uncomments(s, KUSTOMIZE_ENABLE, &ctx)?;
 
     update_project(project, plan, &ctx);
     crate::templates::record(project, &engine);
     s.file(project::FILE_NAME, project.render()?, IfExists::Overwrite)?;
-    Ok(s)
+    Ok(plan
+        .resource
+        .then(|| types_file(project, &plan.group, &plan.version, &plan.kind)))
 }
 
 /// Takes what `create api` wrote for `undo.ctx` out of `s`: its lists, last first.
@@ -362,7 +381,7 @@ pub fn entry_context(
             (None, Some(api)) => api.namespaced,
             (None, None) => true,
         },
-        resource: entry.api.is_some(),
+        resource: entry.api.is_some() || entry.external,
         controller: entry.controller,
         core,
         existing: None,
@@ -376,6 +395,7 @@ pub fn entry_context(
         deploy_image: deploy_image::options_of(project, entry)
             .map(|o| o.check(&entry.kind).map(|c| (o, c)))
             .transpose()?,
+        external_domain: entry.external.then(|| entry.domain.clone()),
     };
     Ok(context(&plan, project, header))
 }
@@ -417,6 +437,8 @@ pub struct Plan {
     pub controller_skipped: Option<String>,
     /// `--image`: its options as given and as the templates see them.
     deploy_image: Option<(DeployImage, DeployImageContext)>,
+    /// Someone else's kind: the domain of its API group.
+    external_domain: Option<String>,
 }
 
 /// The decisions of `create api` for `req` in `project`, or the one-line error of the first
@@ -451,8 +473,15 @@ pub fn plan(
             req.group, req.version, req.kind, req.group
         )));
     }
-    if core.is_none() {
-        check_group(req, project)?;
+    match &req.external_domain {
+        Some(domain) => validate_group(
+            &req.group,
+            &format!("{}.{domain}", req.group),
+            domain,
+            project.multigroup,
+        )?,
+        None if core.is_none() => check_group(req, project)?,
+        None => {}
     }
 
     if resource {
@@ -476,7 +505,7 @@ pub fn plan(
         }
     }
     let (plural, default_plural) = plural(req, project, core, existing, sibling)?;
-    if resource && core.is_none() {
+    if resource && core.is_none() && req.external_domain.is_none() {
         check_crd_clash(req, project, &plural)?;
     }
     let namespaced = scope(req, core, existing_api.as_ref(), sibling, resource)?;
@@ -504,6 +533,7 @@ pub fn plan(
         storage: req.storage,
         controller_skipped,
         deploy_image,
+        external_domain: req.external_domain.clone(),
     })
 }
 
@@ -733,6 +763,14 @@ fn finalizer(plan: &Plan, project: &Project, api_group: &str) -> String {
     }
 }
 
+/// The API group of a plan's kind: someone else's group and domain, or the project's.
+fn api_group(plan: &Plan, project: &Project) -> String {
+    match &plan.external_domain {
+        Some(domain) => format!("{}.{domain}", plan.group),
+        None => project.qualified_group(&plan.group),
+    }
+}
+
 fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
     let crate_name = names::module_name(&project.project_name);
     let kind_module = names::kind_module(&plan.kind);
@@ -752,7 +790,7 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
             ),
         ),
         None => {
-            let g = project.qualified_group(&plan.group);
+            let g = api_group(plan, project);
             let module = if project.multigroup {
                 format!("{group_mod}::{version_mod}")
             } else {
@@ -825,6 +863,7 @@ fn context(plan: &Plan, project: &Project, header: String) -> ApiContext {
         storage_version: false,
         deploy_image: plan.deploy_image.as_ref().map(|(_, c)| c.clone()),
         kind_upper: plan.kind.to_uppercase(),
+        external: plan.external_domain.is_some(),
     }
 }
 
@@ -994,13 +1033,16 @@ fn update_project(project: &mut Project, plan: &Plan, ctx: &ApiContext) {
             .map(|(m, _)| m.replacen("crate", &ctx.crate_name, 1))
             .unwrap_or_default(),
     };
-    let domain = match plan.core {
-        Some(c) if c.group.ends_with(".k8s.io") => "k8s.io".to_owned(),
-        Some(_) => String::new(),
-        None => project.domain.clone(),
+    let domain = match (plan.core, &plan.external_domain) {
+        (Some(c), _) if c.group.ends_with(".k8s.io") => "k8s.io".to_owned(),
+        (Some(_), _) => String::new(),
+        (None, Some(domain)) => domain.clone(),
+        (None, None) => project.domain.clone(),
     };
+    let external = plan.external_domain.is_some();
     let new = ResourceEntry {
-        api: plan.resource.then(|| ApiEntry {
+        external,
+        api: (plan.resource && !external).then(|| ApiEntry {
             crd_version: "v1".to_owned(),
             namespaced: plan.namespaced,
         }),

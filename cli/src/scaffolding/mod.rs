@@ -8,6 +8,7 @@ pub mod api;
 pub mod autoupdate;
 pub mod delete;
 pub mod deploy_image;
+pub mod from_crd;
 pub mod grafana;
 pub mod init;
 pub mod lists;

@@ -905,6 +905,7 @@ fn update_project(project: &mut Project, plan: &Plan) {
                     Some(c) if c.group.ends_with(".k8s.io") => "k8s.io".to_owned(),
                     _ => String::new(),
                 },
+                external: false,
                 group: plan.group.clone(),
                 kind: plan.kind.clone(),
                 path: core

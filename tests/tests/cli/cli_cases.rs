@@ -173,6 +173,7 @@ fn cli_cases_match_goldens() {
             "create-api-core",
             "create-api-force",
             "create-api-image",
+            "create-api-from-crd",
             "create-api-multigroup",
             "create-api-namespaced",
             "create-api-second-version",

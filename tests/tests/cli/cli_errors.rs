@@ -110,6 +110,34 @@ fn rows() -> Vec<Row> {
             "kubernetes 1.21.9 is neither in the cache nor in setup-envtest's directories, and operator-gen builds only 1.37.2; pass --k8s-version 1.37.2, or install 1.21.9 with `setup-envtest use 1.21.9`",
             1,
         ),
+        // create api --from-crd: a schema no marker writes, named by its path; flags it takes not
+        row(
+            InitThen(&[Edit::Write(
+                "crd.yaml",
+                b"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: ships.crew.my.domain\nspec:\n  group: crew.my.domain\n  names: {kind: Ship, plural: ships}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size:\n                oneOf: [{type: string}, {type: integer}]\n",
+            )]),
+            "create api --from-crd crd.yaml",
+            "crd.yaml: `oneOf` has no marker that writes it (operator-gen writes the keywords of a structural schema that controller-gen writes) at .spec.versions[v1].schema.openAPIV3Schema.properties.spec.properties.size",
+            1,
+        ),
+        row(
+            Init,
+            "create api --from-crd missing.yaml",
+            "cannot read missing.yaml: it does not exist; pass the path of a CRD file to --from-crd",
+            1,
+        ),
+        row(
+            Init,
+            "create api --from-crd crd.yaml --kind Ship",
+            "the argument '--from-crd <FILE>' cannot be used with '--kind <KIND>'",
+            2,
+        ),
+        row(
+            Init,
+            "create api --group crew --version v1 --kind Ship --external",
+            "--external names someone else's kind by its CRD, but no --from-crd FILE is given; pass --from-crd FILE",
+            1,
+        ),
         // init
         row(
             Init,

@@ -14,10 +14,12 @@
 
 mod conformance;
 mod conformance_webhook;
+mod crd_corpus;
 mod derive;
 mod differential_controller_gen;
 mod differential_docs;
 mod differential_twins;
+mod from_crd;
 mod k8s_types;
 mod kube_rs;
 mod manifests_stable;
