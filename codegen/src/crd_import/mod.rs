@@ -573,6 +573,11 @@ fn object_struct(
             "must be an object with properties (a struct) to be a kind's spec or status",
         ));
     }
+    // the spec's and status's own keywords, as a field's are checked
+    schema::known_keywords(node, path)?;
+    if node.contains_key("anyOf") {
+        return Err(Error::new(path, schema::ANY_OF));
+    }
     let mut shape = Vec::new();
     let fields = types.fields(node, path, name)?;
     if node

@@ -60,6 +60,22 @@ const KNOWN: &[&str] = &[
     "x-kubernetes-map-type",
 ];
 
+/// Why an `anyOf` that is not an int-or-string's is refused.
+pub const ANY_OF: &str = "`anyOf` other than an int-or-string's has no marker that writes it; write the schema with `x-kubernetes-validations` rules instead";
+
+/// The first keyword of `node` no marker writes, as the error naming it and `path`.
+pub fn known_keywords(node: &Map<String, Value>, path: &str) -> Result<(), Error> {
+    match node.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+        Some(k) => Err(Error::new(
+            path,
+            format!(
+                "`{k}` has no marker that writes it (operator-gen writes the keywords of a structural schema that controller-gen writes)"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The types of one version, collected as they are named.
 pub struct Types {
     pub items: Vec<Item>,
@@ -191,14 +207,7 @@ impl Types {
         hint: &str,
         place: Place,
     ) -> Result<Typed, Error> {
-        if let Some(k) = node.keys().find(|k| !KNOWN.contains(&k.as_str())) {
-            return Err(Error::new(
-                path,
-                format!(
-                    "`{k}` has no marker that writes it (operator-gen writes the keywords of a structural schema that controller-gen writes)"
-                ),
-            ));
-        }
+        known_keywords(node, path)?;
         let mut markers = Vec::new();
         let ty = self.shape(node, path, hint, &mut markers)?;
         markers.extend(keyword_markers(node, path)?);
@@ -260,12 +269,15 @@ impl Types {
             return Ok(INT_OR_STRING.to_string());
         }
         if node.contains_key("anyOf") {
-            return Err(Error::new(
-                path,
-                "`anyOf` other than an int-or-string's has no marker that writes it; write the schema with `x-kubernetes-validations` rules instead",
-            ));
+            return Err(Error::new(path, ANY_OF));
         }
         let format = node.get("format").and_then(Value::as_str);
+        // a format on a list, a boolean or an object: the marker sets it on any type
+        if let (Some(f), Some("array" | "boolean" | "object")) =
+            (format, node.get("type").and_then(Value::as_str))
+        {
+            markers.push(format!("+kubebuilder:validation:Format={}", lit::word(f)));
+        }
         let ty = node.get("type").and_then(Value::as_str);
         Ok(match ty {
             None => return self.untyped(node, path, markers),

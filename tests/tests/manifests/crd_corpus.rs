@@ -40,7 +40,7 @@ const EXCEPTIONS: &[Exception] = &[
         crds: "*",
         path: "refused",
         what: "`oneOf`",
-        reason: "a hand-written `oneOf` (gateway-api, kyverno); no marker writes it, so the import refuses it, naming the path",
+        reason: "a hand-written `oneOf` (gateway-api, kyverno, on a field or on the spec itself); no marker writes it, so the import refuses it, naming the path",
     },
     Exception {
         crds: "kyverno/*",
@@ -59,18 +59,6 @@ const EXCEPTIONS: &[Exception] = &[
         path: "refused",
         what: "needs a string field, but this one is array",
         reason: "`maxLength` and `pattern` on a list (the apiserver ignores them there); `manifests` refuses a string marker on a list field, as controller-gen refuses it",
-    },
-    Exception {
-        crds: "kyverno/kyverno.io_globalcontextentries.yaml",
-        path: "/oneOf",
-        what: "missing",
-        reason: "a hand-written `oneOf` of `required` lists on the spec: the import does not check the spec struct's own keywords, so it is dropped (the import should refuse it)",
-    },
-    Exception {
-        crds: "frr-k8s/*",
-        path: "/format",
-        what: "",
-        reason: "`format: cidr` on a list: the import writes a format marker only on strings and numbers, so the list's format is dropped",
     },
     Exception {
         crds: "gateway-api/*",
