@@ -21,4 +21,6 @@ mod cli_hostile;
 mod cli_idempotent;
 mod cli_interrupt;
 mod init_existing;
+mod migrate_corpus;
+mod migrate_kubebuilder;
 mod webhook_kubebuilder;

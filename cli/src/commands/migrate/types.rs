@@ -157,8 +157,11 @@ impl Tr<'_> {
                         format!("{path}: {m}"),
                         "on the package: each field without a required marker or omitempty is translated optional (a serde default)",
                     );
-                } else if m.starts_with("+groupName=") || m.starts_with("+versionName=") {
-                    // the group and version are in #[k8s(...)] and the module's doc
+                } else if m.starts_with("+groupName=")
+                    || m.starts_with("+versionName=")
+                    || m == "+kubebuilder:validation:Required"
+                {
+                    // the group and version are in #[k8s(...)]; Required is the default
                 } else {
                     self.report.add(
                         "markers",
@@ -403,16 +406,21 @@ impl Tr<'_> {
             .filter(|l| l.starts_with('+'))
             .collect();
         let required = marks.iter().any(|m| is_required_marker(m));
-        let optional = marks.iter().any(|m| is_optional_marker(m));
+        let optional =
+            marks.iter().any(|m| is_optional_marker(m)) || (self.optional_package && !required);
+        // as controller-gen decides: a marker, else omitempty or the package's default
+        let is_required = required || (!optional && !omits(f));
         match name.as_deref() {
-            Some("spec") if (omits(f) || optional) && !required => {
-                attrs.push("optional_spec".into())
-            }
-            Some("metadata") if required => attrs.push("required_metadata".into()),
+            Some("spec") if !is_required => attrs.push("optional_spec".into()),
+            Some("metadata") if is_required => attrs.push("required_metadata".into()),
             _ => {}
         }
         for m in marks {
-            if is_required_marker(m) || is_optional_marker(m) {
+            // the spec's and status's markers go to their types (see `struct_item`)
+            if is_required_marker(m)
+                || is_optional_marker(m)
+                || matches!(name.as_deref(), Some("spec" | "status"))
+            {
                 continue;
             }
             let at = self.at(f.line);
@@ -467,6 +475,14 @@ impl Tr<'_> {
                 }
                 doc.prose = field_docs.prose;
             }
+            // the kind's field's markers (a default of the whole status, say) stand on the
+            // type, which only that field uses
+            doc.markers.extend(
+                field_docs
+                    .markers
+                    .into_iter()
+                    .filter(|m| !is_required_marker(m) && !is_optional_marker(m)),
+            );
         }
         let mut body = Vec::new();
         for f in fields {

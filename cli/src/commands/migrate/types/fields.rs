@@ -22,6 +22,54 @@ const PREDECLARED: &[(&str, &str)] = &[
     ("rune", "i32"),
 ];
 
+/// Named string types of Kubernetes packages, which the table of Kubernetes types (of structs)
+/// does not hold: by Go package, the type names.
+const KUBERNETES_STRINGS: &[(&str, &[&str])] = &[
+    (
+        "k8s.io/api/core/v1",
+        &[
+            "Capability",
+            "ConditionStatus",
+            "DNSPolicy",
+            "IPFamily",
+            "IPFamilyPolicy",
+            "MountPropagationMode",
+            "NamespacePhase",
+            "NodeInclusionPolicy",
+            "NodeSelectorOperator",
+            "OSName",
+            "PersistentVolumeAccessMode",
+            "PersistentVolumeMode",
+            "PersistentVolumeReclaimPolicy",
+            "PodPhase",
+            "PreemptionPolicy",
+            "Protocol",
+            "PullPolicy",
+            "ResourceName",
+            "RestartPolicy",
+            "SecretType",
+            "ServiceAffinity",
+            "ServiceExternalTrafficPolicy",
+            "ServiceInternalTrafficPolicy",
+            "ServiceType",
+            "TaintEffect",
+            "TerminationMessagePolicy",
+            "TolerationOperator",
+            "URIScheme",
+            "UnsatisfiableConstraintAction",
+        ],
+    ),
+    (
+        "k8s.io/apimachinery/pkg/apis/meta/v1",
+        &[
+            "ConditionStatus",
+            "DeletionPropagation",
+            "LabelSelectorOperator",
+            "StatusReason",
+        ],
+    ),
+];
+
 /// The Rust type standing for a value Go's type cannot be translated to.
 const ANY: &str = "operator_gen_runtime::serde_json::Value";
 
@@ -252,6 +300,17 @@ impl Tr<'_> {
                 return "i64".to_owned();
             }
             _ => {}
+        }
+        if KUBERNETES_STRINGS
+            .iter()
+            .any(|(p, names)| *p == path && names.contains(&name))
+        {
+            self.report.add(
+                "types",
+                self.at(line),
+                format!("{owner}.{field}: {path}.{name} is a string type: written String (a field without a doc of its own does not take the type's doc as its description)"),
+            );
+            return "String".to_owned();
         }
         if let Some(module) = self.ctx.packages.get(path) {
             return format!("{module}::{name}");
