@@ -849,6 +849,18 @@ func (r *Captain) Default(ctx context.Context, obj runtime.Object) (struct{}, er
     }
 
     #[test]
+    fn every_cut_of_a_file_parses_or_is_an_error() {
+        // no panic on any prefix or any one character removed
+        let cuts = SRC.char_indices().map(|(i, _)| i);
+        for i in cuts {
+            let _ = parse_file(&SRC[..i]);
+            let mut dropped = SRC.to_owned();
+            dropped.remove(i);
+            let _ = parse_file(&dropped);
+        }
+    }
+
+    #[test]
     fn bad_input_is_a_located_error() {
         let e = parse_file("package v1\n\ntype A struct {\n\tB string\n").unwrap_err();
         assert!(e.message.contains("end of file"), "{e:?}");
