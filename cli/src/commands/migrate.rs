@@ -20,12 +20,11 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::replay::{self, Runner, Step};
+use super::generate::absolute;
+use super::replay::Runner;
 use crate::error::{Error, Result};
-use crate::printer::{Printer, Verbosity};
-use crate::project::boilerplate::BOILERPLATE;
+use crate::printer::Printer;
 use crate::project::{Project, paths};
-use crate::scaffold::{IfExists, Scaffold};
 use report::Report;
 
 /// Flags of `alpha migrate`.
@@ -39,9 +38,6 @@ pub struct MigrateArgs {
     pub output_dir: PathBuf,
 }
 
-/// The report's file in the output.
-pub const REPORT_FILE: &str = "MIGRATION.md";
-
 /// Most Go files read from a project.
 const MAX_GO_FILES: usize = 5000;
 
@@ -54,18 +50,6 @@ const SKIPPED_DIRS: &[&str] = &[
     "target",
     "node_modules",
 ];
-
-/// Everything read and translated from the Go project, before anything is written.
-struct Plan {
-    go: project::GoProject,
-    project: Project,
-    sources: code::GoSources,
-    /// Types file (relative path) → its kind's items.
-    types: BTreeMap<String, Vec<operator_gen_codegen::rustgen::Item>>,
-    /// Types files of a package with several kind files (which need `use super::*`).
-    shared: std::collections::BTreeSet<String>,
-    report: Report,
-}
 
 /// Run `alpha migrate` from `cwd`, replaying the scaffold through `runner`.
 pub fn run(args: &MigrateArgs, cwd: &Path, printer: &Printer, runner: Runner) -> Result<()> {
@@ -296,38 +280,6 @@ fn read_go(input: &Path, report: &mut Report) -> Result<code::GoSources> {
     Ok(code::GoSources { files })
 }
 
-/// The Go license header (`hack/boilerplate.go.txt`, a `/* */` block) as `//` lines.
-fn rust_header(go: &str) -> String {
-    let body = go.trim();
-    let body = body.strip_prefix("/*").unwrap_or(body);
-    let body = body.strip_suffix("*/").unwrap_or(body);
-    let mut out = String::new();
-    for line in body.trim_matches('\n').lines() {
-        let line = line.trim_start_matches("//").trim_end();
-        if line.is_empty() {
-            out.push_str("//\n");
-        } else {
-            out.push_str(&format!("// {}\n", line.trim_start()));
-        }
-    }
-    out
-}
-
-fn absolute(path: &Path) -> Result<PathBuf> {
-    let abs = std::path::absolute(path).map_err(|e| Error::io("resolve", path, e))?;
-    let mut out = PathBuf::new();
-    for c in abs.components() {
-        match c {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            c => out.push(c),
-        }
-    }
-    Ok(out)
-}
-
 fn staging_dir(out: &Path) -> Result<PathBuf> {
     let name = out.file_name().ok_or_else(|| {
         Error::msg(format!(
@@ -339,4 +291,5 @@ fn staging_dir(out: &Path) -> Result<PathBuf> {
 }
 
 mod fill;
-use fill::fill;
+pub use fill::REPORT_FILE;
+use fill::{Plan, fill};

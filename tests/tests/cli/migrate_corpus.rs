@@ -15,9 +15,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::migrate_kubebuilder::{diffs, go_env, run, yaml_docs};
+use super::migrate_kubebuilder::{build, diffs, go_env, go_tools, migrate, run, yaml_docs};
 use operator_gen_tests::cli;
-use operator_gen_tests::operator;
 use operator_gen_tests::tools::{self, Ran, record_ran};
 
 /// Differences from controller-gen's CRDs: (package, CRD file or `*`, path prefix, reason).
@@ -126,13 +125,7 @@ fn go_project(dir: &Path, row: &Row, kubebuilder: &Path, controller_gen: &Path, 
 
 #[test]
 fn corpus_migrates_to_controller_gens_crds() {
-    if !tools::go_available("kubebuilder and controller-gen run Go") {
-        return;
-    }
-    let (Some(kubebuilder), Some(controller_gen)) = (
-        tools::go_tool("kubebuilder"),
-        tools::go_tool("controller-gen"),
-    ) else {
+    let Some((kubebuilder, controller_gen)) = go_tools() else {
         return;
     };
     let rows = corpus();
@@ -164,18 +157,7 @@ fn corpus_migrates_to_controller_gens_crds() {
         let go = tmp.path().join(format!("go{i}/corpus"));
         go_project(&go, row, &kubebuilder, &controller_gen, package);
         let rust = tmp.path().join(format!("rust{i}/corpus"));
-        let out = cli::run(
-            tmp.path(),
-            &[
-                "alpha".into(),
-                "migrate".into(),
-                "--input-dir".into(),
-                go.display().to_string(),
-                "--output-dir".into(),
-                rust.display().to_string(),
-            ],
-        );
-        assert_eq!(out.code, 0, "alpha migrate on {}: {}", row.id(), out.stderr);
+        migrate(tmp.path(), &go, &rust);
         let bases = go.join("config/crd/bases");
         let mut files: Vec<String> = std::fs::read_dir(&bases)
             .expect("controller-gen's CRDs")
@@ -211,11 +193,7 @@ fn corpus_migrates_to_controller_gens_crds() {
                 }
             }
         }
-        let built = {
-            let _lock = operator::build_lock();
-            operator::generated_output(Command::new(cli::cargo()).arg("build").current_dir(&rust))
-                .expect("run cargo build")
-        };
+        let built = build(&rust);
         if !built.status.success() {
             failures.push(format!(
                 "{}: the migrated project does not build:\n{}",

@@ -232,6 +232,25 @@ fn compare_crds(go: &Path, rust: &Path, expected: &[&str]) -> (Vec<String>, usiz
     (failures, count)
 }
 
+/// kubebuilder and controller-gen from the tools cache, with Go; `None` (after the skip rule's
+/// report) without them.
+pub(crate) fn go_tools() -> Option<(PathBuf, PathBuf)> {
+    if !tools::go_available("kubebuilder and controller-gen run Go") {
+        return None;
+    }
+    Some((
+        tools::go_tool("kubebuilder")?,
+        tools::go_tool("controller-gen")?,
+    ))
+}
+
+/// `cargo build` of a migrated project in the shared target directory, under the build lock.
+pub(crate) fn build(dir: &Path) -> std::process::Output {
+    let _lock = operator::build_lock();
+    operator::generated_output(Command::new(cli::cargo()).arg("build").current_dir(dir))
+        .expect("run cargo build")
+}
+
 /// `role.yaml` and the webhook manifests, equal as parsed YAML.
 fn compare_role_and_webhooks(go: &Path, rust: &Path, failures: &mut Vec<String>) {
     for rel in ["config/rbac/role.yaml", "config/webhook/manifests.yaml"] {
@@ -247,7 +266,7 @@ fn compare_role_and_webhooks(go: &Path, rust: &Path, failures: &mut Vec<String>)
 }
 
 /// `alpha migrate` from `go` into `rust`, which must succeed; returns its output.
-fn migrate(parent: &Path, go: &Path, rust: &Path) -> cli::Output {
+pub(crate) fn migrate(parent: &Path, go: &Path, rust: &Path) -> cli::Output {
     let out = cli::run(
         parent,
         &[
@@ -294,13 +313,7 @@ fn controller_gen_manifests(dir: &Path, controller_gen: &Path) {
 /// the build is the single-group test's.
 #[test]
 fn migrated_multigroup_project_writes_controller_gens_manifests() {
-    if !tools::go_available("kubebuilder and controller-gen run Go") {
-        return;
-    }
-    let (Some(kubebuilder), Some(controller_gen)) = (
-        tools::go_tool("kubebuilder"),
-        tools::go_tool("controller-gen"),
-    ) else {
+    let Some((kubebuilder, controller_gen)) = go_tools() else {
         return;
     };
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -349,13 +362,7 @@ fn migrated_multigroup_project_writes_controller_gens_manifests() {
 
 #[test]
 fn migrated_kubebuilder_project_builds_and_writes_controller_gens_manifests() {
-    if !tools::go_available("kubebuilder and controller-gen run Go") {
-        return;
-    }
-    let (Some(kubebuilder), Some(controller_gen)) = (
-        tools::go_tool("kubebuilder"),
-        tools::go_tool("controller-gen"),
-    ) else {
+    let Some((kubebuilder, controller_gen)) = go_tools() else {
         return;
     };
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -435,11 +442,7 @@ fn migrated_kubebuilder_project_builds_and_writes_controller_gens_manifests() {
         );
     }
 
-    let built = {
-        let _lock = operator::build_lock();
-        operator::generated_output(Command::new(cli::cargo()).arg("build").current_dir(&rust))
-            .expect("run cargo build")
-    };
+    let built = build(&rust);
     assert!(
         built.status.success(),
         "the migrated project does not build:\n{}",

@@ -1,10 +1,50 @@
 //! The staging directory filled: the replayed scaffold, the translated types over it, the Go
 //! code carried into the controllers, webhooks and conversions, the manifests and the report.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
-use super::*;
+use super::report::Report;
+use super::{code, project};
+use crate::commands::replay::{self, Runner, Step};
+use crate::error::{Error, Result};
+use crate::printer::{Printer, Verbosity};
+use crate::project::Project;
+use crate::project::boilerplate::BOILERPLATE;
+use crate::scaffold::{IfExists, Scaffold};
 use operator_gen_codegen::rustgen::{Docs, Item, RustFile};
+
+/// The report's file in the output.
+pub const REPORT_FILE: &str = "MIGRATION.md";
+
+/// Everything read and translated from the Go project, before anything is written.
+pub(super) struct Plan {
+    pub go: project::GoProject,
+    pub project: Project,
+    pub sources: code::GoSources,
+    /// Types file (relative path) → its kind's items.
+    pub types: BTreeMap<String, Vec<operator_gen_codegen::rustgen::Item>>,
+    /// Types files of a package with several kind files (which need `use super::*`).
+    pub shared: std::collections::BTreeSet<String>,
+    pub report: Report,
+}
+
+/// The Go license header (`hack/boilerplate.go.txt`, a `/* */` block) as `//` lines.
+fn rust_header(go: &str) -> String {
+    let body = go.trim();
+    let body = body.strip_prefix("/*").unwrap_or(body);
+    let body = body.strip_suffix("*/").unwrap_or(body);
+    let mut out = String::new();
+    for line in body.trim_matches('\n').lines() {
+        let line = line.trim_start_matches("//").trim_end();
+        if line.is_empty() {
+            out.push_str("//\n");
+        } else {
+            out.push_str(&format!("// {}\n", line.trim_start()));
+        }
+    }
+    out
+}
 
 /// Fill `dir` from `plan`; returns the report's text.
 pub(super) fn fill(
