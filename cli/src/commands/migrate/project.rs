@@ -319,8 +319,8 @@ version: "3"
 
     #[test]
     fn other_layouts_are_refused() {
-        let e =
-            parse(&PROJECT.replace("go.kubebuilder.io/v4", "go.kubebuilder.io/v3")).unwrap_err();
+        let e = parse(&PROJECT.replace("go.kubebuilder.io/v4", "go.kubebuilder.io/v3"))
+            .expect_err("v3");
         assert!(e.to_string().contains("layout"), "{e}");
     }
 }

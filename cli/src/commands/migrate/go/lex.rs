@@ -277,7 +277,7 @@ mod tests {
 
     #[test]
     fn unterminated_literals_are_located_errors() {
-        let e = lex("a\n  \"abc").unwrap_err();
+        let e = lex("a\n  \"abc").expect_err("unterminated");
         assert_eq!((e.line, e.col), (2, 3));
         assert!(lex("/* x").is_err());
         assert!(lex("`x").is_err());

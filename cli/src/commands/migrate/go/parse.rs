@@ -244,20 +244,16 @@ impl Parser<'_> {
     fn file(&mut self) -> Result<GoFile, GoError> {
         let mut f = GoFile::default();
         self.skip_blank();
-        loop {
-            // comments before the package clause: its doc
-            while matches!(self.peek(), Some(Tok::Comment { .. }) | Some(Tok::Newline)) {
-                self.pos += 1;
+        // comments before the package clause: its doc
+        while matches!(self.peek(), Some(Tok::Comment { .. }) | Some(Tok::Newline)) {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(Tok::Ident(k)) if k == "package" => {}
+            None => {
+                return Err(self.error("no package clause: a Go file starts with `package <name>`"));
             }
-            match self.peek() {
-                Some(Tok::Ident(k)) if k == "package" => break,
-                None => {
-                    return Err(
-                        self.error("no package clause: a Go file starts with `package <name>`")
-                    );
-                }
-                _ => return Err(self.error("expected `package <name>`")),
-            }
+            _ => return Err(self.error("expected `package <name>`")),
         }
         f.package_doc = self.comments();
         self.pos += 1;
@@ -666,16 +662,21 @@ impl Parser<'_> {
     /// One line of a struct: `A, B T `tag``, `T `tag`` (embedded) or `*pkg.T`.
     fn field_line(&mut self, doc: Vec<String>, line: usize) -> Result<Vec<Field>, GoError> {
         let mut names = Vec::new();
-        let embedded = match (self.peek(), self.toks.get(self.pos + 1).map(|t| &t.tok)) {
-            (Some(Tok::Op("*")), _) => true,
-            (Some(Tok::Ident(_)), Some(Tok::Op(".")))
-            | (Some(Tok::Ident(_)), Some(Tok::Str(_)))
-            | (Some(Tok::Ident(_)), Some(Tok::Newline))
-            | (Some(Tok::Ident(_)), Some(Tok::Op(";")))
-            | (Some(Tok::Ident(_)), Some(Tok::Op("}")))
-            | (Some(Tok::Ident(_)), Some(Tok::Comment { .. })) => true,
-            _ => false,
-        };
+        let embedded = matches!(
+            (self.peek(), self.toks.get(self.pos + 1).map(|t| &t.tok)),
+            (Some(Tok::Op("*")), _)
+                | (
+                    Some(Tok::Ident(_)),
+                    Some(
+                        Tok::Op(".")
+                            | Tok::Str(_)
+                            | Tok::Newline
+                            | Tok::Op(";")
+                            | Tok::Op("}")
+                            | Tok::Comment { .. }
+                    )
+                )
+        );
         if !embedded {
             names.push(self.ident()?);
             while self.eat_op(",") {
@@ -862,10 +863,15 @@ func (r *Captain) Default(ctx context.Context, obj runtime.Object) (struct{}, er
 
     #[test]
     fn bad_input_is_a_located_error() {
-        let e = parse_file("package v1\n\ntype A struct {\n\tB string\n").unwrap_err();
+        let e = parse_file("package v1\n\ntype A struct {\n\tB string\n").expect_err("cut");
         assert!(e.message.contains("end of file"), "{e:?}");
         assert!(parse_file("type A int").is_err());
         let deep = format!("package v1\ntype A {}int\n", "*".repeat(100));
-        assert!(parse_file(&deep).unwrap_err().message.contains("nest"));
+        assert!(
+            parse_file(&deep)
+                .expect_err("deep")
+                .message
+                .contains("nest")
+        );
     }
 }
