@@ -619,6 +619,10 @@ impl Parser<'_> {
                     .position(|t| !matches!(t.tok, Tok::Comment { .. } | Tok::Newline))
                     .map(|n| self.pos + n);
                 let save = self.pos;
+                if next.is_none() {
+                    self.pos = self.toks.len();
+                    return Err(self.error("unexpected end of file: expected `}`"));
+                }
                 if let Some(n) = next {
                     self.pos = n;
                     let c = self.comments();
