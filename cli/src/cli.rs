@@ -98,6 +98,10 @@ pub enum AlphaCommand {
     /// Move a git-tracked project to this operator-gen's scaffold by a three-way merge of the
     /// scaffold of the version PROJECT records, this version's and the project, on a new branch.
     Update(commands::update::UpdateArgs),
+    /// Write an operator-gen project from a kubebuilder v4 Go project: PROJECT, the API types
+    /// translated to Rust, the controllers' and webhooks' markers with their Go code kept as
+    /// comments to port, the manifests, and a report (MIGRATION.md) of what is not one to one.
+    Migrate(commands::migrate::MigrateArgs),
 }
 
 /// Flags of `manifests`.
@@ -221,6 +225,9 @@ fn dispatch(cmd: Command, printer: &Printer) -> Result<()> {
         }
         Command::Alpha(AlphaCommand::Generate(args)) => {
             commands::generate::run(&args, &current_dir()?, printer, run_in)
+        }
+        Command::Alpha(AlphaCommand::Migrate(args)) => {
+            commands::migrate::run(&args, &current_dir()?, printer, run_in)
         }
         Command::Alpha(AlphaCommand::Update(args)) => {
             commands::update::run(&args, &current_dir()?, printer, run_in)

@@ -19,6 +19,11 @@ fn cache_root() -> PathBuf {
         })
 }
 
+/// The Go module cache the tools and the fetch scripts share: `$OPERATOR_GEN_CACHE/go/mod`.
+pub fn go_module_cache() -> PathBuf {
+    cache_root().join("go/mod")
+}
+
 /// The tools cache's bin directory: `$OPERATOR_GEN_CACHE/tools/bin`, by default
 /// `$HOME/.cache/operator-gen/tools/bin`.
 pub fn tools_bin() -> PathBuf {

@@ -134,7 +134,8 @@ pub fn run(args: &GenerateArgs, cwd: &Path, printer: &Printer, runner: Runner) -
     Ok(())
 }
 
-fn absolute(path: &Path) -> Result<PathBuf> {
+/// `path` made absolute, `.` and `..` taken as the user means them (links not resolved).
+pub(crate) fn absolute(path: &Path) -> Result<PathBuf> {
     let abs = std::path::absolute(path).map_err(|e| Error::io("resolve", path, e))?;
     // `a/./b/..` as the user means it, without resolving symbolic links
     let mut out = PathBuf::new();

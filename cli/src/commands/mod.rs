@@ -9,6 +9,7 @@ pub mod envtest;
 pub mod export_template;
 pub mod generate;
 pub mod init;
+pub mod migrate;
 pub mod replay;
 pub mod update;
 pub mod version;

@@ -23,5 +23,7 @@ mod cli_idempotent;
 mod cli_interrupt;
 mod cli_plugins;
 mod init_existing;
+mod migrate_corpus;
+mod migrate_kubebuilder;
 mod own_templates;
 mod webhook_kubebuilder;
