@@ -589,17 +589,9 @@ fn object_struct(
     }
     markers.extend(shape);
     markers.extend(schema::keyword_markers(node, path)?);
-    let derives: &[&str] = match derive {
-        DeriveOf::Kind => &[
-            "CustomResource",
-            "Serialize",
-            "Deserialize",
-            "Clone",
-            "Debug",
-            "Default",
-            "PartialEq",
-        ],
-        DeriveOf::Schema => schema::DERIVES,
+    let derives = match derive {
+        DeriveOf::Kind => crate::rustgen::KIND_DERIVES,
+        DeriveOf::Schema => crate::rustgen::TYPE_DERIVES,
     };
     Ok(Struct {
         name: name.to_string(),

@@ -3,21 +3,9 @@
 
 use super::error::{Error, Note};
 use super::lit;
-use crate::rustgen::{Body, Docs, Field, Item, Struct, ident};
+use crate::rustgen::{Body, Docs, Field, Item, Struct, TYPE_DERIVES, ident};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
-
-/// The derives of every struct and newtype the import writes (the spec struct's are the
-/// caller's).
-pub const DERIVES: &[&str] = &[
-    "Schema",
-    "Serialize",
-    "Deserialize",
-    "Clone",
-    "Debug",
-    "Default",
-    "PartialEq",
-];
 
 /// The Rust type of an int-or-string.
 pub const INT_OR_STRING: &str = "k8s_openapi::apimachinery::pkg::util::intstr::IntOrString";
@@ -234,7 +222,7 @@ impl Types {
         self.items.push(Item::Struct(Struct {
             name: name.clone(),
             doc: Docs { prose, markers },
-            derives: DERIVES.iter().map(|d| d.to_string()).collect(),
+            derives: TYPE_DERIVES.iter().map(|d| d.to_string()).collect(),
             attrs: Vec::new(),
             serde: Vec::new(),
             body: Body::Tuple(vec![ty]),
@@ -415,7 +403,7 @@ impl Types {
         self.items.push(Item::Struct(Struct {
             name: name.clone(),
             doc: Docs::default(),
-            derives: DERIVES.iter().map(|d| d.to_string()).collect(),
+            derives: TYPE_DERIVES.iter().map(|d| d.to_string()).collect(),
             attrs: Vec::new(),
             serde: vec!["rename_all = \"camelCase\"".to_string()],
             body: Body::Named(fields),

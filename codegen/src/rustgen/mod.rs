@@ -11,6 +11,28 @@
 
 pub mod ident;
 
+/// The derives of a kind's spec struct, in every file rustgen writes.
+pub const KIND_DERIVES: &[&str] = &[
+    "CustomResource",
+    "Serialize",
+    "Deserialize",
+    "Clone",
+    "Debug",
+    "Default",
+    "PartialEq",
+];
+
+/// The derives of every other struct and newtype rustgen's callers write.
+pub const TYPE_DERIVES: &[&str] = &[
+    "Schema",
+    "Serialize",
+    "Deserialize",
+    "Clone",
+    "Debug",
+    "Default",
+    "PartialEq",
+];
+
 /// One Rust source file.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RustFile {

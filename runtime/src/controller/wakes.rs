@@ -41,8 +41,19 @@ impl Wakes {
                 let Some(value) = value else {
                     return Some(obj);
                 };
-                self.relisted.get_or_insert_default().insert(key, value);
-                (self.seen.get(&key) != Some(&value)).then_some(obj)
+                match self.relisted.as_mut() {
+                    Some(relisted) => {
+                        relisted.insert(key, value);
+                        (self.seen.get(&key) != Some(&value)).then_some(obj)
+                    }
+                    // the tail of a relist begun before this stream was followed (a standby
+                    // controller subscribes while its watch's first list streams in): no
+                    // relist to complete, so an update like any other
+                    None => {
+                        let before = self.seen.insert(key, value);
+                        (before != Some(value)).then_some(obj)
+                    }
+                }
             }
             Event::Delete(obj) => {
                 let (key, _) = Self::entry(&obj);
@@ -55,8 +66,11 @@ impl Wakes {
                 None
             }
             Event::InitDone => {
-                // objects deleted while the watch was down are not listed again: forgotten
-                self.seen = self.relisted.take().unwrap_or_default();
+                // objects deleted while the watch was down are not listed again: forgotten,
+                // by a relist this stream saw begin
+                if let Some(relisted) = self.relisted.take() {
+                    self.seen = relisted;
+                }
                 None
             }
         }
@@ -162,6 +176,32 @@ mod tests {
         // `b` was deleted while the watch was down: forgotten
         assert_eq!(w.len(), 2);
         assert!(woke(&mut w, Event::Apply(deployment("b", "ub", 1, "7"))));
+    }
+
+    /// A standby controller may start following its watch in the middle of the first list:
+    /// the rest of that list, without its `Init`, neither wakes what it has seen again nor makes
+    /// it forget the objects listed before it followed.
+    #[test]
+    fn the_tail_of_a_relist_begun_earlier_forgets_nothing() {
+        let mut w = Wakes::default();
+        assert!(!woke(&mut w, Event::Init));
+        for (name, uid) in [("a", "ua"), ("b", "ub")] {
+            assert!(woke(
+                &mut w,
+                Event::InitApply(deployment(name, uid, 1, "1"))
+            ));
+        }
+        assert!(!woke(&mut w, Event::InitDone));
+        // the watch's own first list, from `b` on, then its end
+        assert!(!woke(
+            &mut w,
+            Event::InitApply(deployment("b", "ub", 1, "1"))
+        ));
+        assert!(!woke(&mut w, Event::InitDone));
+        assert_eq!(w.len(), 2);
+        // `a` updated without a new generation (a finalizer added): no wake
+        assert!(!woke(&mut w, Event::Apply(deployment("a", "ua", 1, "9"))));
+        assert!(woke(&mut w, Event::Apply(deployment("a", "ua", 2, "10"))));
     }
 
     #[test]

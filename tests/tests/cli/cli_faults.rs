@@ -25,7 +25,8 @@ use operator_gen_tests::cli;
 use cli::tree_with_dirs as tree;
 
 /// The project every row starts from: one kind, its manifests not yet generated (so that
-/// `manifests` has files to write), and the release manifest the Helm plugin reads.
+/// `manifests` has files to write), the release manifest the Helm plugin reads and a CRD to
+/// import.
 const SETUP: &[&str] = &[
     "init",
     "create api --group crew --version v1 --kind Captain",
@@ -53,7 +54,53 @@ const COMMANDS: &[(&str, &str)] = &[
     ("edit --multigroup", "edit --multigroup"),
     ("edit --plugins helm", "edit --plugins helm"),
     ("alpha generate", "alpha generate"),
+    (
+        "create api --image",
+        "create api --group crew --version v1 --kind Sloop --image busybox:1.36",
+    ),
+    (
+        "create api --from-crd",
+        "create api --from-crd barge-crd.yaml",
+    ),
+    ("edit --plugins grafana", "edit --plugins grafana"),
+    ("edit --plugins autoupdate", "edit --plugins autoupdate"),
 ];
+
+/// A small CRD of the project's group that `create api --from-crd` imports.
+const BARGE_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: barges.crew.my.domain
+spec:
+  group: crew.my.domain
+  names:
+    kind: Barge
+    listKind: BargeList
+    plural: barges
+    singular: barge
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          apiVersion:
+            type: string
+          kind:
+            type: string
+          metadata:
+            type: object
+          spec:
+            type: object
+            properties:
+              cargo:
+                type: integer
+                format: int32
+                minimum: 0
+";
 
 /// A project of [`SETUP`] in `dir`.
 fn base_project(dir: &Path) {
@@ -62,6 +109,7 @@ fn base_project(dir: &Path) {
         let out = cli::run(dir, &cli::split_args(args));
         assert_eq!(out.code, 0, "setup `{args}`: {}", out.stderr);
     }
+    std::fs::write(dir.join("barge-crd.yaml"), BARGE_CRD).expect("write");
     let install = dir.join("dist/install.yaml");
     std::fs::create_dir_all(install.parent().expect("parent")).expect("mkdir");
     std::fs::write(install, cli::MINIMAL_INSTALL).expect("write");

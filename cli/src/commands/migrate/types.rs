@@ -21,7 +21,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use operator_gen_codegen::known;
 use operator_gen_codegen::markers::{self, Effect};
-use operator_gen_codegen::rustgen::{self, Body, Docs, Enum, Item, Struct, Variant, ident};
+use operator_gen_codegen::rustgen::{
+    self, Body, Docs, Enum, Item, KIND_DERIVES, Struct, TYPE_DERIVES, Variant, ident,
+};
 
 use super::go::{Comments, ConstDecl, Field, GoFile, GoType, TypeDecl, tag_value};
 use super::report::Report;
@@ -64,26 +66,6 @@ pub struct Translated {
     pub kinds: Vec<KindFacts>,
     pub items: BTreeMap<String, Vec<Item>>,
 }
-
-/// The derives of a kind's spec struct and of every other type.
-const KIND_DERIVES: &[&str] = &[
-    "CustomResource",
-    "Serialize",
-    "Deserialize",
-    "Clone",
-    "Debug",
-    "Default",
-    "PartialEq",
-];
-const TYPE_DERIVES: &[&str] = &[
-    "Schema",
-    "Serialize",
-    "Deserialize",
-    "Clone",
-    "Debug",
-    "Default",
-    "PartialEq",
-];
 
 fn strings(s: &[&str]) -> Vec<String> {
     s.iter().map(|s| (*s).to_owned()).collect()
