@@ -3,8 +3,11 @@
 //!
 //! A path is the list of object keys from the root, and, inside a list its CRD marks
 //! `x-kubernetes-list-type: map`, the item's key fields as FieldsV1 names them
-//! (`k:{"type":"Ready"}`). Other lists, scalars and empty objects are leaves: those lists are
-//! atomic, owned and replaced whole.
+//! (`k:{"type":"Ready"}`). An item of a list of scalars marked `x-kubernetes-list-type: set`,
+//! and of `metadata.finalizers` (a set in every kind, as in the apiserver's `ObjectMeta`), is a
+//! leaf of its own, named by its value (`v:"example.com/f"`): each manager owns the items it
+//! sets. Other lists, scalars and empty objects are leaves: those lists are atomic, owned and
+//! replaced whole.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -22,15 +25,27 @@ pub(crate) type Fields = BTreeSet<Path>;
 /// Where in an object the list items a path steps through stand, in a [`Shape`]'s paths.
 const ITEM: &str = "[]";
 
-/// The lists of a kind that merge by key: their paths (object keys, [`ITEM`] for a list's
-/// items) and key fields, from the CRD's schema.
-#[derive(Debug, Clone, Default)]
+/// The lists of a kind that merge item by item: the paths (object keys, [`ITEM`] for a list's
+/// items) of those that merge by key, with their key fields, and of those that merge as sets of
+/// scalars, from the CRD's schema.
+#[derive(Debug, Clone)]
 pub(crate) struct Shape {
     maps: BTreeMap<Path, Vec<String>>,
+    sets: BTreeSet<Path>,
+}
+
+/// Every kind's shape holds `metadata.finalizers`, a set in `ObjectMeta`.
+impl Default for Shape {
+    fn default() -> Self {
+        Shape {
+            maps: BTreeMap::new(),
+            sets: [vec!["metadata".to_owned(), "finalizers".to_owned()]].into(),
+        }
+    }
 }
 
 impl Shape {
-    /// The list-map lists of `schema`.
+    /// The list-map and set lists of `schema`, and `metadata.finalizers`.
     pub(crate) fn of(schema: Option<&JSONSchemaProps>) -> Self {
         let mut shape = Shape::default();
         if let Some(schema) = schema {
@@ -44,6 +59,9 @@ impl Shape {
             && let Some(keys) = &schema.x_kubernetes_list_map_keys
         {
             self.maps.insert(at.clone(), keys.clone());
+        }
+        if schema.x_kubernetes_list_type.as_deref() == Some("set") {
+            self.sets.insert(at.clone());
         }
         for (name, child) in schema.properties.iter().flatten() {
             at.push(name.clone());
@@ -62,22 +80,58 @@ impl Shape {
         if self.maps.is_empty() {
             return None;
         }
-        let normal: Path = path
-            .iter()
-            .map(|s| {
-                if is_item(s) {
-                    ITEM.to_owned()
-                } else {
-                    s.clone()
-                }
-            })
-            .collect();
-        self.maps.get(&normal)
+        self.maps.get(&normal(path))
+    }
+
+    /// Whether the list at `path` merges as a set of scalars.
+    fn is_set(&self, path: &[String]) -> bool {
+        self.sets.contains(&normal(path))
     }
 }
 
+/// `path` with each list item segment as [`ITEM`], as a [`Shape`] keys its lists.
+fn normal(path: &[String]) -> Path {
+    path.iter()
+        .map(|s| {
+            if is_item(s) {
+                ITEM.to_owned()
+            } else {
+                s.clone()
+            }
+        })
+        .collect()
+}
+
+/// Whether `segment` names a list item: by its keys (`k:{..}`) or, in a set, by its value
+/// (`v:..`).
 fn is_item(segment: &str) -> bool {
-    segment.starts_with("k:{")
+    segment.starts_with("k:{") || segment.starts_with("v:")
+}
+
+/// `v:"a"`: the segment naming a set's item by its value.
+fn value_segment(item: &Value) -> String {
+    format!("v:{item}")
+}
+
+/// The value a `v:` segment names.
+fn segment_value(segment: &str) -> Option<Value> {
+    serde_json::from_str(segment.strip_prefix("v:")?).ok()
+}
+
+/// The items of `list` by their segment, when the list at `path` is a set of scalars.
+fn valued<'a>(list: &'a Value, shape: &Shape, path: &[String]) -> Option<Vec<(String, &'a Value)>> {
+    if !shape.is_set(path) {
+        return None;
+    }
+    list.as_array()?
+        .iter()
+        .map(|item| (!item.is_object() && !item.is_array()).then(|| (value_segment(item), item)))
+        .collect()
+}
+
+/// The items of the list at `path` by segment, when it merges item by item (by key or as a set).
+fn items<'a>(list: &'a Value, shape: &Shape, path: &[String]) -> Option<Vec<(String, &'a Value)>> {
+    keyed(list, shape, path).or_else(|| valued(list, shape, path))
 }
 
 /// `k:{"type":"Ready"}`: the segment naming `item` by `keys`, or `None` when it lacks one.
@@ -141,8 +195,17 @@ fn collect(value: &Value, shape: &Shape, prefix: &mut Path, out: &mut Fields) {
                 prefix.pop();
             }
         }
-        Value::Array(items) if !items.is_empty() && shape.keys(prefix).is_some() => {
-            match keyed(value, shape, prefix) {
+        Value::Array(list)
+            if !list.is_empty() && (shape.keys(prefix).is_some() || shape.is_set(prefix)) =>
+        {
+            match items(value, shape, prefix) {
+                Some(items) if shape.is_set(prefix) => {
+                    for (segment, _) in items {
+                        prefix.push(segment);
+                        out.insert(prefix.clone());
+                        prefix.pop();
+                    }
+                }
                 Some(items) => {
                     for (segment, item) in items {
                         prefix.push(segment);
@@ -192,7 +255,7 @@ fn diff(
             return;
         }
         (Some(a @ Value::Array(_)), Some(b @ Value::Array(_))) => {
-            if let (Some(a), Some(b)) = (keyed(a, shape, prefix), keyed(b, shape, prefix)) {
+            if let (Some(a), Some(b)) = (items(a, shape, prefix), items(b, shape, prefix)) {
                 let a: BTreeMap<String, &Value> = a.into_iter().collect();
                 let b: BTreeMap<String, &Value> = b.into_iter().collect();
                 let segments: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
@@ -231,7 +294,9 @@ fn diff(
 /// The value at `path`, if any.
 pub(crate) fn get<'a>(value: &'a Value, path: &[String]) -> Option<&'a Value> {
     path.iter().try_fold(value, |v, segment| {
-        if is_item(segment) {
+        if let Some(want) = segment_value(segment) {
+            v.as_array()?.iter().find(|item| **item == want)
+        } else if is_item(segment) {
             let keys = segment_keys(segment)?;
             v.as_array()?.iter().find(|item| item_matches(item, &keys))
         } else {
@@ -242,7 +307,9 @@ pub(crate) fn get<'a>(value: &'a Value, path: &[String]) -> Option<&'a Value> {
 
 fn get_mut<'a>(value: &'a mut Value, path: &[String]) -> Option<&'a mut Value> {
     path.iter().try_fold(value, |v, segment| {
-        if is_item(segment) {
+        if let Some(want) = segment_value(segment) {
+            v.as_array_mut()?.iter_mut().find(|item| **item == want)
+        } else if is_item(segment) {
             let keys = segment_keys(segment)?;
             v.as_array_mut()?
                 .iter_mut()
@@ -262,6 +329,18 @@ pub(crate) fn set(value: &mut Value, path: &[String], new: Value) {
     let mut at = value;
     for segment in parents {
         at = step_or_make(at, segment);
+    }
+    if last.starts_with("v:") {
+        // a set's item: there once, in the order it came
+        if !at.is_array() {
+            *at = Value::Array(Vec::new());
+        }
+        if let Value::Array(items) = at
+            && !items.contains(&new)
+        {
+            items.push(new);
+        }
+        return;
     }
     if is_item(last) {
         let slot = step_or_make(at, last);
@@ -320,7 +399,9 @@ pub(crate) fn remove(value: &mut Value, path: &[String]) {
             map.remove(last);
         }
         Some(Value::Array(items)) if is_item(last) => {
-            if let Some(keys) = segment_keys(last) {
+            if let Some(want) = segment_value(last) {
+                items.retain(|item| *item != want);
+            } else if let Some(keys) = segment_keys(last) {
                 items.retain(|item| !item_matches(item, &keys));
             }
         }
@@ -357,19 +438,23 @@ pub(crate) fn overlaps(a: &[String], b: &[String]) -> bool {
 /// in conflicts.
 pub(crate) fn dotted(path: &[String]) -> String {
     path.iter()
-        .map(
-            |segment| match segment_keys(segment).filter(|_| is_item(segment)) {
+        .map(|segment| {
+            if let Some(value) = segment_value(segment) {
+                return format!("[={value}]");
+            }
+            match segment_keys(segment).filter(|_| is_item(segment)) {
                 Some(keys) => {
                     let named: Vec<String> = keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
                     format!("[{}]", named.join(","))
                 }
                 None => format!(".{segment}"),
-            },
-        )
+            }
+        })
         .collect()
 }
 
-/// FieldsV1 of `fields`: `{"f:spec": {"f:size": {}}}`, list items as `k:{...}` with `.`.
+/// FieldsV1 of `fields`: `{"f:spec": {"f:size": {}}}`, list items as `k:{...}` with `.`, a
+/// set's items as `v:...`.
 pub(crate) fn to_fields_v1(fields: &Fields) -> Value {
     let mut root = Value::Object(Map::new());
     for path in fields {
@@ -387,7 +472,7 @@ pub(crate) fn to_fields_v1(fields: &Fields) -> Value {
                 unreachable!("made an object above")
             };
             at = map.entry(name).or_insert_with(|| Value::Object(Map::new()));
-            if is_item(segment)
+            if segment.starts_with("k:")
                 && let Value::Object(item) = at
             {
                 item.entry(".").or_insert_with(|| Value::Object(Map::new()));
@@ -397,8 +482,8 @@ pub(crate) fn to_fields_v1(fields: &Fields) -> Value {
     root
 }
 
-/// The paths of a FieldsV1 value; an entry keyed by list value or index (`v:`, `i:`) makes its
-/// list a leaf, as this model keeps such lists atomic.
+/// The paths of a FieldsV1 value; an entry keyed by list index (`i:`) makes its list a leaf,
+/// as this model keeps such lists atomic.
 pub(crate) fn from_fields_v1(value: &Value) -> Fields {
     let mut out = Fields::new();
     walk_v1(value, &mut Vec::new(), &mut out);
@@ -551,7 +636,57 @@ mod tests {
         );
         assert_eq!(from_fields_v1(&v1), fields);
         let valued = json!({"f:metadata": {"f:finalizers": {".": {}, "v:\"a\"": {}}}});
-        assert_eq!(from_fields_v1(&valued), [p("metadata.finalizers")].into());
+        assert_eq!(from_fields_v1(&valued), [finalizer("a")].into());
+        let indexed = json!({"f:spec": {"f:ports": {"i:0": {}}}});
+        assert_eq!(from_fields_v1(&indexed), [p("spec.ports")].into());
+    }
+
+    fn finalizer(name: &str) -> Path {
+        let mut path = p("metadata.finalizers");
+        path.push(format!("v:\"{name}\""));
+        path
+    }
+
+    #[test]
+    fn finalizers_and_set_lists_have_a_path_per_item() {
+        let schema: JSONSchemaProps = serde_json::from_value(json!({
+            "type": "object",
+            "properties": {"spec": {"type": "object", "properties": {
+                "tags": {"type": "array", "x-kubernetes-list-type": "set",
+                         "items": {"type": "string"}},
+                "ports": {"type": "array", "items": {"type": "integer"}}}}}}))
+        .expect("a schema");
+        let shape = Shape::of(Some(&schema));
+        let obj = json!({"metadata": {"finalizers": ["a", "b"]},
+                         "spec": {"tags": ["x"], "ports": [1, 2]}});
+        let mut tag = p("spec.tags");
+        tag.push("v:\"x\"".to_owned());
+        let want: Fields = [finalizer("a"), finalizer("b"), tag.clone(), p("spec.ports")].into();
+        assert_eq!(leaves(&obj, &shape), want);
+        assert_eq!(dotted(&finalizer("a")), ".metadata.finalizers[=\"a\"]");
+        assert_eq!(get(&obj, &tag), Some(&json!("x")));
+        // FieldsV1 as the apiserver writes it for a set's items
+        assert_eq!(
+            to_fields_v1(&[finalizer("a")].into()),
+            json!({"f:metadata": {"f:finalizers": {"v:\"a\"": {}}}})
+        );
+
+        let mut merged = obj.clone();
+        set(&mut merged, &finalizer("c"), json!("c"));
+        set(&mut merged, &finalizer("a"), json!("a"));
+        assert_eq!(merged["metadata"]["finalizers"], json!(["a", "b", "c"]));
+        remove(&mut merged, &finalizer("b"));
+        assert_eq!(merged["metadata"]["finalizers"], json!(["a", "c"]));
+        remove(&mut merged, &finalizer("a"));
+        remove(&mut merged, &finalizer("c"));
+        assert_eq!(merged["metadata"].get("finalizers"), None);
+
+        let grown = json!({"metadata": {"finalizers": ["a", "b", "c"]},
+                           "spec": {"tags": ["x"], "ports": [1, 2]}});
+        assert_eq!(changed(&obj, &grown, &shape), [finalizer("c")].into());
+        // a list of objects in a set (not a valid schema) stays atomic
+        let odd = json!({"metadata": {"finalizers": [{"a": 1}]}});
+        assert_eq!(leaves(&odd, &shape), [p("metadata.finalizers")].into());
     }
 
     #[test]

@@ -53,8 +53,9 @@
 //!   leave `status` as it was (and create drops it).
 //! - **Server-side apply**, simplified: each manager owns the leaf paths of the objects it
 //!   applied (a list the CRD marks `x-kubernetes-list-type: map` merges item by item on its
-//!   keys, as `status.conditions` keyed by `type` does; other lists and empty objects are
-//!   leaves: atomic, owned and replaced whole), and each update, merge or JSON patch gives the
+//!   keys, as `status.conditions` keyed by `type` does; `metadata.finalizers` and a list of
+//!   scalars marked `x-kubernetes-list-type: set` merge item by item on their values; other lists
+//!   and empty objects are leaves: atomic, owned and replaced whole), and each update, merge or JSON patch gives the
 //!   fields it changed to its `fieldManager` (operation `Update`), taking them from the others.
 //!   An apply sets the fields it names, removes those its manager owned before and no longer
 //!   names (unless another manager owns them too), and creates the object when there is none.

@@ -27,7 +27,7 @@ pub(super) struct ResourceType {
     pub(super) generation: bool,
     /// An update without `resourceVersion` is accepted (built-in kinds), not refused (custom).
     pub(super) unconditional_update: bool,
-    /// Its lists that merge by key under server-side apply.
+    /// Its lists that merge item by item (by key, or as sets) under server-side apply.
     pub(super) shape: Arc<fields::Shape>,
     /// What its CRD's schema admits; `None` for kinds without a CRD.
     pub(super) admission: Option<Arc<Validator>>,

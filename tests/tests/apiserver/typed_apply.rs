@@ -83,18 +83,17 @@ fn helm_config() -> ShipApply {
         )
 }
 
-/// What the manager `purser` applies: the crew and the hold `tea`, disjoint from `helm`'s.
-fn purser_config(finalizer: bool) -> ShipApply {
-    let config = ShipApply::new("victory").with_namespace(NS).with_spec(
-        ShipSpecApply::default()
-            .with_crew_size(820)
-            .with_holds([hold("tea", 12)]),
-    );
-    if finalizer {
-        config.with_finalizers(["apply.operator-gen.dev/purser"])
-    } else {
-        config
-    }
+/// What the manager `purser` applies: the crew, a finalizer and the hold `tea`, disjoint from
+/// `helm`'s.
+fn purser_config() -> ShipApply {
+    ShipApply::new("victory")
+        .with_namespace(NS)
+        .with_finalizers(["apply.operator-gen.dev/purser"])
+        .with_spec(
+            ShipSpecApply::default()
+                .with_crew_size(820)
+                .with_holds([hold("tea", 12)]),
+        )
 }
 
 fn status_config() -> ShipApply {
@@ -179,7 +178,7 @@ async fn typed_apply_on_the_apiserver() {
         .await
         .expect("helm applies");
     let ship = ships
-        .apply(&purser_config(true), &params("purser"))
+        .apply(&purser_config(), &params("purser"))
         .await
         .expect("purser applies disjoint fields without force");
     assert_eq!(ship.spec.captain.as_deref(), Some("nelson"));
@@ -201,7 +200,7 @@ async fn typed_apply_on_the_apiserver() {
     let extracted = ShipApply::extract(&ship, "helm").expect("extracts");
     assert_eq!(json_of(&extracted), json_of(&helm_config()));
     let extracted = ShipApply::extract(&ship, "purser").expect("extracts");
-    assert_eq!(json_of(&extracted), json_of(&purser_config(true)));
+    assert_eq!(json_of(&extracted), json_of(&purser_config()));
     let extracted = ShipApply::extract_status(&ship, "ship-controller").expect("extracts");
     assert_eq!(json_of(&extracted), json_of(&status_config()));
     let nobody = ShipApply::extract(&ship, "nobody").expect("extracts");
@@ -225,6 +224,16 @@ async fn typed_apply_on_the_apiserver() {
         .await
         .expect("helm sets the captain again");
 
+    let steps = finalizer_steps(&ships).await;
+    assert_eq!(
+        steps,
+        [
+            [HELM_FINALIZER, PURSER_FINALIZER].as_slice(),
+            [PURSER_FINALIZER].as_slice(),
+            [PURSER_FINALIZER, HELM_FINALIZER].as_slice()
+        ]
+    );
+
     let (seen, forced) = true_conflict(&ships).await;
     assert_eq!(seen.0, 409);
     assert_eq!(seen.1, "Conflict");
@@ -247,7 +256,7 @@ async fn typed_apply_on_the_apiserver() {
         json!({"holds": [{"name": "rum", "maxLoad": 40}]})
     );
 
-    // the same conflict on the fake API, word for word
+    // the same finalizers and the same conflict on the fake API, word for word
     let fake = FakeApi::new().with_crd(&Ship::crd());
     let fake_ships = Ship::client(fake.client(), NS);
     fake_ships
@@ -255,14 +264,48 @@ async fn typed_apply_on_the_apiserver() {
         .await
         .expect("helm applies on the fake");
     fake_ships
-        .apply(&purser_config(false), &params("purser"))
+        .apply(&purser_config(), &params("purser"))
         .await
         .expect("purser applies on the fake");
+    assert_eq!(
+        finalizer_steps(&fake_ships).await,
+        steps,
+        "the fake merges finalizers otherwise than the apiserver"
+    );
     let (fake_seen, _) = true_conflict(&fake_ships).await;
     assert_eq!(
         fake_seen, seen,
         "the fake's conflict differs from the apiserver's"
     );
+}
+
+const HELM_FINALIZER: &str = "apply.operator-gen.dev/helm";
+const PURSER_FINALIZER: &str = "apply.operator-gen.dev/purser";
+
+/// The finalizers of one set, after each step, once `helm` and `purser` have each applied their
+/// own: both; `helm` applying without its own (it goes, `purser`'s stays); `helm` applying it
+/// again (it comes back after `purser`'s). Each manager's `extract` gives back its own only.
+async fn finalizer_steps(ships: &ShipClient) -> Vec<Vec<String>> {
+    let mut steps = Vec::new();
+    let ship = ships.get("victory").await.expect("the ship");
+    steps.push(ship.finalizers().to_vec());
+    let mut without = helm_config();
+    without.metadata.finalizers = None;
+    let ship = ships
+        .apply(&without, &params("helm"))
+        .await
+        .expect("helm drops its finalizer");
+    steps.push(ship.finalizers().to_vec());
+    let helm = ShipApply::extract(&ship, "helm").expect("extracts");
+    assert_eq!(helm.metadata.finalizers, None, "helm no longer owns one");
+    let ship = ships
+        .apply(&helm_config(), &params("helm"))
+        .await
+        .expect("helm applies its finalizer again");
+    steps.push(ship.finalizers().to_vec());
+    let purser = ShipApply::extract(&ship, "purser").expect("extracts");
+    assert_eq!(json_of(&purser), json_of(&purser_config()));
+    steps
 }
 
 /// `purser` sets the captain `helm` owns: the refusal, then the object after forcing it.
@@ -284,8 +327,7 @@ async fn true_conflict(
     (conflict(refused), forced)
 }
 
-/// On the fake API: the same disjoint applies (one finalizer, as the fake keeps finalizers an
-/// atomic list), extract of each manager and of the status, and a configuration without a name
+/// On the fake API: the same disjoint applies, extract of each manager and of the status, and a configuration without a name
 /// refused before any request.
 #[tokio::test]
 async fn typed_apply_on_the_fake() {
@@ -296,7 +338,7 @@ async fn typed_apply_on_the_fake() {
         .await
         .expect("helm applies");
     ships
-        .apply(&purser_config(false), &params("purser"))
+        .apply(&purser_config(), &params("purser"))
         .await
         .expect("purser applies disjoint fields without force");
     let ship = ships
@@ -308,7 +350,7 @@ async fn typed_apply_on_the_fake() {
     let extracted = ShipApply::extract(&ship, "helm").expect("extracts");
     assert_eq!(json_of(&extracted), json_of(&helm_config()));
     let extracted = ShipApply::extract(&ship, "purser").expect("extracts");
-    assert_eq!(json_of(&extracted), json_of(&purser_config(false)));
+    assert_eq!(json_of(&extracted), json_of(&purser_config()));
     let extracted = ShipApply::extract_status(&ship, "ship-controller").expect("extracts");
     assert_eq!(json_of(&extracted), json_of(&status_config()));
 
