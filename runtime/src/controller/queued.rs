@@ -212,4 +212,62 @@ mod tests {
         assert_eq!(sample(&text, SERIES[5]), Some(0.0), "{text}");
         assert_eq!(queue.depth(), 0);
     }
+
+    /// An object deleted while it waits leaves the queue: kube's controller finds no object for
+    /// its request and runs no reconcile.
+    #[tokio::test]
+    async fn an_object_deleted_while_it_waits_leaves_the_queue() {
+        let fake = crate::fake::FakeApi::new();
+        for name in ["a", "b"] {
+            fake.seed(&config_map("default", name));
+        }
+        let api: Api<ConfigMap> = Api::namespaced(fake.client(), "default");
+        let metrics = Metrics::new();
+        let queue = metrics.queue("configmap");
+        let source = Source::new(api.clone(), watcher::Config::default()).queue(queue.clone());
+        let ctx = Arc::new(Ctx {
+            retries: Retries::in_queue(queue.clone()),
+            gate: Semaphore::new(0),
+            started: Mutex::default(),
+        });
+        let run = generation_changed_from(source)
+            .with_config(Config::default().concurrency(1))
+            .run(
+                |obj: Arc<ConfigMap>, ctx: Arc<Ctx>| async move {
+                    let work = async {
+                        ctx.started.lock().expect("lock").push(obj.name_any());
+                        ctx.gate.acquire().await.expect("gate").forget();
+                        Ok::<_, kube::Error>(Action::await_change())
+                    };
+                    ctx.retries.track(obj.as_ref(), work).await
+                },
+                |obj, error, ctx| ctx.retries.after_failure(obj.as_ref(), error),
+                ctx.clone(),
+            );
+        let task = tokio::spawn(run.for_each(|_| std::future::ready(())));
+        let started = || ctx.started.lock().expect("lock").clone();
+        assert!(
+            eventually(|| started().len() == 1 && queue.depth() == 1).await,
+            "started {:?}, depth {}",
+            started(),
+            queue.depth()
+        );
+        let running = started()[0].clone();
+        let waiting = if running == "a" { "b" } else { "a" };
+        api.delete(waiting, &Default::default())
+            .await
+            .expect("deleted");
+        assert!(eventually(|| queue.depth() == 0).await, "{queue:?}");
+        ctx.gate.add_permits(100);
+        assert!(
+            eventually(|| served(&metrics)[3] == 1.0).await,
+            "{:?}",
+            served(&metrics)
+        );
+        // no reconcile of the deleted object follows
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        task.abort();
+        assert_eq!(started(), [running]);
+        assert_eq!(served(&metrics), [0.0, 2.0, 1.0, 1.0, 0.0]);
+    }
 }
