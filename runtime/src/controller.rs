@@ -18,11 +18,13 @@ use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
+use crate::manager::Queue;
 use crate::shard::Shard;
 use crate::watch::Source;
 use tracing::Instrument;
 
 mod metadata;
+mod queued;
 mod standby;
 mod store;
 mod wakes;
@@ -84,7 +86,11 @@ where
 /// controller first takes the cached objects as they are (each wakes it once), then follows
 /// the watch; the task stops when the controller is dropped. With standby off, or outside a
 /// runtime, the watch starts when the controller first runs.
-pub fn generation_changed_from<K>(source: Source<K>) -> Controller<K>
+///
+/// Work queue ([`Source::queue`]): each object the watch wakes the controller for is added to
+/// the queue's keys, counted once while it waits; an object the watch reports deleted (or a
+/// relist no longer holds) no longer waits.
+pub fn generation_changed_from<K>(mut source: Source<K>) -> Controller<K>
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Default + Eq + Hash + Clone + Unpin,
@@ -93,29 +99,32 @@ where
     let store = store::Compacting::new(writer);
     // on standby only inside a runtime, where the watch's task can be spawned
     let standby = source.is_standby() && tokio::runtime::Handle::try_current().is_ok();
+    let queue = source.take_queue();
     // the cache keeps objects without `managedFields`, which no reconcile reads and which are
     // often the larger part of an object (an update sent without them keeps the stored ones),
     // and as the source's transforms left them
     let events = source.events().default_backoff();
     if standby {
         let warm = standby::follow(events, store, reader.clone());
-        return woken(warm.boxed(), None, reader);
+        return woken(warm.boxed(), None, reader, queue);
     }
-    woken(events.boxed(), Some(store), reader)
+    woken(events.boxed(), Some(store), reader, queue)
 }
 
 /// The controller woken by `events`, applying them to `store` first when it drives the cache
-/// itself (`None`: a standby task does).
+/// itself (`None`: a standby task does), and adding what wakes it to `queue`.
 fn woken<K>(
     events: futures::stream::BoxStream<'static, watcher::Result<watcher::Event<K>>>,
     mut store: Option<store::Compacting<K>>,
     reader: reflector::Store<K>,
+    queue: Option<Queue>,
 ) -> Controller<K>
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Default + Eq + Hash + Clone + Unpin,
 {
     let mut wakes = wakes::Wakes::default();
+    let queued = queue.map(|queue| queued::Queued::new(queue, reader.clone()));
     let trigger = events
         // kube's `reflect`, with the store rebuilt smaller after a mass deletion
         .inspect_ok(move |event| {
@@ -125,7 +134,16 @@ where
         })
         // objects first seen or seen with another generation (kube's `predicate_filter` with
         // `generation.fallback(resource_version)`, forgetting deleted objects)
-        .try_filter_map(move |event| std::future::ready(Ok(wakes.wake(event))));
+        .try_filter_map(move |event| {
+            if let Some(queued) = &queued {
+                queued.forget_gone(&event);
+            }
+            let woke = wakes.wake(event);
+            if let (Some(queued), Some(obj)) = (&queued, &woke) {
+                queued.add(obj);
+            }
+            std::future::ready(Ok(woke))
+        });
     Controller::for_stream(trigger, reader)
         .with_config(controller::Config::default().concurrency(CONCURRENT_RECONCILES))
 }
@@ -238,17 +256,31 @@ pub fn backoff(failures: u32) -> Duration {
 
 /// `namespace/name` of an object (`/name` for a cluster-scoped one), as logs name it.
 pub fn object_key<K: Resource>(obj: &K) -> String {
-    format!("{}/{}", obj.namespace().unwrap_or_default(), obj.name_any())
+    queued::object_key(obj)
 }
 
 /// Consecutive failures per object: a failed reconcile is retried after [`backoff`] of its
-/// count, and a successful one forgets it.
+/// count, and a successful one forgets it. [`in_queue`](Self::in_queue) also follows each
+/// reconcile in the controller's work queue.
 #[derive(Debug, Default)]
 pub struct Retries {
     failures: Mutex<HashMap<String, u32>>,
+    queue: Option<Queue>,
 }
 
 impl Retries {
+    /// Retries that also follow the reconciles in `queue` (give the same queue to the
+    /// controller's [`Source::queue`]): [`track`](Self::track) takes the object's key out of
+    /// the queue when the reconcile starts and counts its work when it ends, and a requeue (by
+    /// [`after_failure`](Self::after_failure), or an `Ok` action other than
+    /// `Action::await_change()`) counts as a retry.
+    pub fn in_queue(queue: Queue) -> Self {
+        Self {
+            failures: Mutex::default(),
+            queue: Some(queue),
+        }
+    }
+
     /// Counts one more failure of `obj`, logs `error`, and says when to try again. Call it
     /// from the controller's error policy.
     pub fn after_failure<K: Resource>(&self, obj: &K, error: &dyn Display) -> Action {
@@ -260,11 +292,15 @@ impl Retries {
             *count
         };
         let delay = backoff(failures);
+        if let Some(queue) = &self.queue {
+            queue.retried();
+        }
         tracing::warn!(object = %key, %error, failures, ?delay, "reconcile failed; retrying");
         Action::requeue(delay)
     }
 
-    /// Awaits one reconcile of `obj`; on success its failures are forgotten.
+    /// Awaits one reconcile of `obj`; on success its failures are forgotten. In a queue
+    /// ([`in_queue`](Self::in_queue)), the reconcile is followed there.
     ///
     /// The reconcile runs in the span `reconcile{object=<namespace>/<name>}`, so every line it
     /// logs names the object.
@@ -273,13 +309,19 @@ impl Retries {
         obj: &K,
         reconcile: impl Future<Output = Result<Action, E>>,
     ) -> Result<Action, E> {
-        let span = tracing::info_span!("reconcile", object = %object_key(obj));
+        let key = object_key(obj);
+        let processing = self.queue.as_ref().map(|queue| queue.start(&key));
+        let span = tracing::info_span!("reconcile", object = %key);
         let result = reconcile.instrument(span).await;
+        if let Some(processing) = processing {
+            let requeue = matches!(&result, Ok(action) if *action != Action::await_change());
+            processing.finish(requeue);
+        }
         if result.is_ok() {
             self.failures
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .remove(&object_key(obj));
+                .remove(&key);
         }
         result
     }

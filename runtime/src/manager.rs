@@ -73,6 +73,7 @@ mod leader;
 mod memory;
 mod metrics;
 mod options;
+mod queue;
 mod serving;
 
 use std::collections::HashMap;
@@ -95,6 +96,7 @@ pub use options::{
     watch_namespace,
 };
 pub use prometheus_client;
+pub use queue::{Processing, Queue};
 pub use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use crate::serve::authz::Authorizer;

@@ -24,6 +24,7 @@ use kube::core::PartialObjectMeta;
 use kube::runtime::watcher::{self, Event, InitialListStrategy};
 use serde::de::DeserializeOwned;
 
+use crate::manager::Queue;
 use crate::shard::Shard;
 
 /// How a watch fills its cache, first and after each relist.
@@ -52,6 +53,7 @@ pub struct Source<K: Resource> {
     lists: Lists,
     transforms: Vec<Transform<K>>,
     standby: bool,
+    queue: Option<Queue>,
 }
 
 impl<K> Source<K>
@@ -68,6 +70,7 @@ where
             lists: Lists::default(),
             transforms: Vec::new(),
             standby: true,
+            queue: None,
         }
     }
 
@@ -107,6 +110,20 @@ where
         self.standby
     }
 
+    /// For a controller: counts the keys its watch wakes it for in `queue`'s work-queue metrics
+    /// ([`Metrics::queue`](crate::manager::Metrics::queue)); its reconciles go through
+    /// [`Retries::in_queue`](crate::controller::Retries::in_queue) of the same queue. An
+    /// informer has no queue and ignores it.
+    pub fn queue(mut self, queue: Queue) -> Self {
+        self.queue = Some(queue);
+        self
+    }
+
+    /// The queue given to [`queue`](Self::queue), taken out of the source.
+    pub(crate) fn take_queue(&mut self) -> Option<Queue> {
+        self.queue.take()
+    }
+
     /// The watch events, objects without `managedFields` and transformed.
     pub fn events(self) -> impl Stream<Item = watcher::Result<Event<K>>> + Send {
         let Source {
@@ -116,6 +133,7 @@ where
             lists,
             transforms,
             standby: _,
+            queue: _,
         } = self;
         let client = api.clone().into_client();
         let start = move |config| crate::shard::watcher(api.clone(), config, shard);

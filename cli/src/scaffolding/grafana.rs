@@ -249,12 +249,18 @@ mod tests {
             &ctx,
         )
         .expect("render");
-        assert!(
-            exprs(&runtime)
-                .iter()
-                .any(|e| e.contains("controller_runtime_reconcile_total{job=\"$job\"")),
-            "{runtime}"
-        );
+        let runtime = exprs(&runtime);
+        for expr in [
+            r#"sum(rate(controller_runtime_reconcile_total{job="$job", namespace="$namespace"}[5m])) by (controller, result)"#,
+            r#"sum(workqueue_depth{job="$job", namespace="$namespace"}) by (name)"#,
+            r#"sum(rate(workqueue_adds_total{job="$job", namespace="$namespace"}[5m])) by (name)"#,
+            r#"histogram_quantile(0.99, sum(rate(workqueue_queue_duration_seconds_bucket{job="$job", namespace="$namespace"}[5m])) by (name, le))"#,
+        ] {
+            assert!(
+                runtime.iter().any(|e| e == expr),
+                "{expr} not in {runtime:#?}"
+            );
+        }
     }
 
     #[test]

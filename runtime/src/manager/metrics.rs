@@ -1,7 +1,10 @@
-//! Prometheus metrics: the manager's registry and controller-runtime's reconcile metrics.
+//! Prometheus metrics: the manager's registry and controller-runtime's reconcile and
+//! work-queue metrics.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::future::Future;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
@@ -14,6 +17,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
 use super::memory::Activity;
+use super::queue::{QUEUE_BUCKETS, Queue, Series};
 use crate::error::{Error, Result};
 
 /// The content type of [`Metrics::encode`]'s output.
@@ -83,10 +87,116 @@ struct NameLabels {
     name: String,
 }
 
+/// The labels of the work-queue metrics: controller-runtime names the queue after its
+/// controller, in both.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct QueueLabels {
+    name: String,
+    controller: String,
+}
+
+/// `workqueue_depth`'s labels; `priority` is empty, as for controller-runtime's queue without
+/// priorities.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DepthLabels {
+    name: String,
+    controller: String,
+    priority: String,
+}
+
 type HistogramFamily<L> = Family<L, Histogram, fn() -> Histogram>;
+type SecondsGauge = Gauge<f64, AtomicU64>;
 
 fn reconcile_histogram() -> Histogram {
     Histogram::new(RECONCILE_TIME_BUCKETS)
+}
+
+fn queue_histogram() -> Histogram {
+    Histogram::new(QUEUE_BUCKETS)
+}
+
+/// controller-runtime's work-queue metric families.
+struct QueueFamilies {
+    depth: Family<DepthLabels, Gauge>,
+    adds: Family<QueueLabels, Counter>,
+    retries: Family<QueueLabels, Counter>,
+    queue_duration: HistogramFamily<QueueLabels>,
+    work_duration: HistogramFamily<QueueLabels>,
+    unfinished: Family<QueueLabels, SecondsGauge>,
+    longest: Family<QueueLabels, SecondsGauge>,
+}
+
+impl QueueFamilies {
+    /// The families, registered in `registry` under controller-runtime's names and help texts.
+    fn register(registry: &mut Registry) -> Self {
+        let families = Self {
+            depth: Family::default(),
+            adds: Family::default(),
+            retries: Family::default(),
+            queue_duration: Family::new_with_constructor(queue_histogram as fn() -> Histogram),
+            work_duration: Family::new_with_constructor(queue_histogram as fn() -> Histogram),
+            unfinished: Family::default(),
+            longest: Family::default(),
+        };
+        registry.register(
+            "workqueue_depth",
+            "Current depth of workqueue by workqueue and priority",
+            families.depth.clone(),
+        );
+        registry.register(
+            "workqueue_adds",
+            "Total number of adds handled by workqueue",
+            families.adds.clone(),
+        );
+        registry.register(
+            "workqueue_queue_duration_seconds",
+            "How long in seconds an item stays in workqueue before being requested",
+            families.queue_duration.clone(),
+        );
+        registry.register(
+            "workqueue_work_duration_seconds",
+            "How long in seconds processing an item from workqueue takes.",
+            families.work_duration.clone(),
+        );
+        registry.register(
+            "workqueue_unfinished_work_seconds",
+            "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
+            families.unfinished.clone(),
+        );
+        registry.register(
+            "workqueue_longest_running_processor_seconds",
+            "How many seconds has the longest running processor for workqueue been running.",
+            families.longest.clone(),
+        );
+        registry.register(
+            "workqueue_retries",
+            "Total number of items added to the workqueue with a non-zero delay (rate-limited requeues, explicit RequeueAfter or AddAfter calls)",
+            families.retries.clone(),
+        );
+        families
+    }
+
+    /// The series of the queue of `controller`.
+    fn series(&self, controller: &str) -> Series {
+        let labels = QueueLabels {
+            name: controller.to_owned(),
+            controller: controller.to_owned(),
+        };
+        let depth = DepthLabels {
+            name: controller.to_owned(),
+            controller: controller.to_owned(),
+            priority: String::new(),
+        };
+        Series {
+            depth: self.depth.get_or_create(&depth).clone(),
+            adds: self.adds.get_or_create(&labels).clone(),
+            retries: self.retries.get_or_create(&labels).clone(),
+            queue_duration: self.queue_duration.get_or_create(&labels).clone(),
+            work_duration: self.work_duration.get_or_create(&labels).clone(),
+            unfinished: self.unfinished.get_or_create(&labels).clone(),
+            longest: self.longest.get_or_create(&labels).clone(),
+        }
+    }
 }
 
 struct Inner {
@@ -96,6 +206,8 @@ struct Inner {
     reconcile_time: HistogramFamily<ControllerLabels>,
     active_workers: Family<ControllerLabels, Gauge>,
     leader_status: Family<NameLabels, Gauge>,
+    queue_families: QueueFamilies,
+    queues: Mutex<BTreeMap<String, Queue>>,
     activity: Arc<Activity>,
 }
 
@@ -164,6 +276,7 @@ impl Metrics {
             "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master",
             leader_status.clone(),
         );
+        let queue_families = QueueFamilies::register(&mut registry);
         Self {
             inner: Arc::new(Inner {
                 registry: Mutex::new(registry),
@@ -172,6 +285,8 @@ impl Metrics {
                 reconcile_time,
                 active_workers,
                 leader_status,
+                queue_families,
+                queues: Mutex::default(),
                 activity: Arc::default(),
             }),
         }
@@ -264,6 +379,22 @@ impl Metrics {
             .set(i64::from(leader));
     }
 
+    /// The work queue of `controller`, made on first use (its metrics are served from then
+    /// on, at zero); every call with the same name gives the same queue. Give it to the
+    /// controller's [`Source::queue`](crate::watch::Source::queue) and
+    /// [`Retries::in_queue`](crate::controller::Retries::in_queue).
+    pub fn queue(&self, controller: &str) -> Queue {
+        let mut queues = self
+            .inner
+            .queues
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        queues
+            .entry(controller.to_owned())
+            .or_insert_with(|| Queue::new(controller, self.inner.queue_families.series(controller)))
+            .clone()
+    }
+
     /// Locks the registry so that the operator can register its own metrics.
     pub fn registry(&self) -> MutexGuard<'_, Registry> {
         self.inner
@@ -274,6 +405,15 @@ impl Metrics {
 
     /// The registry in OpenMetrics text format ([`OPENMETRICS_CONTENT_TYPE`]).
     pub fn encode(&self) -> Result<String> {
+        for queue in self
+            .inner
+            .queues
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+        {
+            queue.refresh();
+        }
         let mut out = String::new();
         prometheus_client::encoding::text::encode(&mut out, &self.registry())
             .map_err(Error::Encode)?;

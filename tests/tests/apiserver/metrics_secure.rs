@@ -5,13 +5,14 @@
 //! without `metrics-reader` (and to a reader asking for another path), and 500 when the manager
 //! itself may not review tokens; with `--metrics-secure=false` it serves plain HTTP to anyone.
 //! And the metric names the dashboards of `edit --plugins grafana` query are all served by a
-//! manager holding its Lease, with the custom metrics of the dashboards' configuration registered.
+//! manager holding its Lease, with the custom metrics of the dashboards' configuration registered
+//! and a controller whose work queue its reconciles went through.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::authentication::v1::TokenRequest;
-use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleRef, Subject};
 use kube::Api;
 use kube::api::{ObjectMeta, PostParams};
@@ -399,8 +400,8 @@ async fn metrics_need_a_token_allowed_to_get_metrics() {
 }
 
 /// The metrics the dashboards of `edit --plugins grafana` query, for the configuration
-/// [`GRAFANA_CONFIG`]: by the runtime (its reconcile metrics, workers in use and leader
-/// election) and by the user (one of each type).
+/// [`GRAFANA_CONFIG`]: by the runtime (its reconcile metrics, workers in use, leader election
+/// and its controllers' work queues) and by the user (one of each type).
 const DASHBOARD_METRICS: &[&str] = &[
     "controller_runtime_active_workers",
     "controller_runtime_reconcile_errors_total",
@@ -410,7 +411,46 @@ const DASHBOARD_METRICS: &[&str] = &[
     "crew_voyage_duration_seconds_bucket",
     "crew_voyages_total",
     "leader_election_master_status",
+    "workqueue_adds_total",
+    "workqueue_depth",
+    "workqueue_longest_running_processor_seconds",
+    "workqueue_queue_duration_seconds_bucket",
+    "workqueue_retries_total",
+    "workqueue_unfinished_work_seconds",
+    "workqueue_work_duration_seconds_bucket",
 ];
+
+/// The work queue the test's ConfigMap controller is followed in.
+const QUEUE_NAME: &str = "configmap";
+
+/// A controller of the ConfigMaps of `default`, in the work queue [`QUEUE_NAME`] of
+/// `manager`'s metrics: each reconcile succeeds at once.
+fn add_configmap_controller(manager: &mut Manager, client: kube::Client) {
+    use operator_gen_runtime::controller::{Retries, generation_changed_from};
+    use operator_gen_runtime::kube::runtime::controller::Action;
+    use operator_gen_runtime::watch::Source;
+    let queue = manager.metrics().queue(QUEUE_NAME);
+    let api: Api<ConfigMap> = Api::namespaced(client, "default");
+    let source = Source::new(api, Default::default()).queue(queue.clone());
+    let controller = generation_changed_from(source)
+        .graceful_shutdown_on(manager.shutdown_signal())
+        .run(
+            |obj: Arc<ConfigMap>, retries: Arc<Retries>| async move {
+                let work = async { Ok::<_, kube::Error>(Action::await_change()) };
+                retries.track(obj.as_ref(), work).await
+            },
+            |obj, error, retries| retries.after_failure(obj.as_ref(), error),
+            Arc::new(Retries::in_queue(queue)),
+        );
+    manager.add_controller_stream(QUEUE_NAME, controller);
+}
+
+/// The value of `series` (a name with its labels, as served) in the body of `/metrics`.
+fn sample(body: &str, series: &str) -> Option<f64> {
+    body.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+        .and_then(|v| v.parse().ok())
+}
 
 const GRAFANA_CONFIG: &str = "customMetrics:\n  - metric: crew_voyages_total\n    type: counter\n  - metric: crew_voyage_duration_seconds\n    type: histogram\n  - metric: crew_ships_sailing\n    type: gauge\n";
 
@@ -494,7 +534,21 @@ async fn grafana_dashboards_query_metrics_the_manager_serves() {
         .health_probe_bind_address("0")
         .leader_elect(true)
         .leader_election_namespace("default");
-    let manager = Manager::with_client(options, "crew", plane.client()).expect("manager");
+    let mut manager = Manager::with_client(options, "crew", plane.client()).expect("manager");
+    // a controller whose reconciles take the ConfigMaps of `default` out of its work queue once
+    // the manager leads
+    let settings = ConfigMap {
+        metadata: ObjectMeta {
+            name: Some("crew-settings".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    Api::<ConfigMap>::namespaced(plane.client(), "default")
+        .create(&PostParams::default(), &settings)
+        .await
+        .expect("the ConfigMap is created");
+    add_configmap_controller(&mut manager, plane.client());
     let voyages = Counter::<u64>::default();
     let sailing = Gauge::<i64>::default();
     let duration = Histogram::new([0.5, 1.0, 5.0]);
@@ -537,21 +591,37 @@ async fn grafana_dashboards_query_metrics_the_manager_serves() {
         {
             let answer = get_http(port, "/metrics").await;
             assert_eq!(answer.status, 200, "{answer:?}");
+            let worked = sample(
+                &answer.body,
+                &format!(
+                    r#"workqueue_work_duration_seconds_count{{name="{QUEUE_NAME}",controller="{QUEUE_NAME}"}}"#
+                ),
+            );
             if answer
                 .body
                 .lines()
                 .any(|l| l.starts_with("leader_election_master_status{") && l.ends_with(" 1"))
+                && worked.is_some_and(|n| n >= 1.0)
             {
                 break answer.body;
             }
         }
         assert!(
             Instant::now() < deadline,
-            "the manager never led, or never served /metrics"
+            "the manager never led, never served /metrics, or its controller reconciled nothing"
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     stop.cancel();
+    // the queue's objects were added and taken by their reconciles
+    let labels = format!(r#"{{name="{QUEUE_NAME}",controller="{QUEUE_NAME}"}}"#);
+    let adds = sample(&body, &format!("workqueue_adds_total{labels}"));
+    assert!(adds.is_some_and(|n| n >= 1.0), "adds {adds:?}\n{body}");
+    let waited = sample(
+        &body,
+        &format!("workqueue_queue_duration_seconds_count{labels}"),
+    );
+    assert!(waited.is_some_and(|n| n >= 1.0), "waits {waited:?}\n{body}");
     let missing: Vec<&String> = queried.iter().filter(|m| !serves(&body, m)).collect();
     println!(
         "compared {} metric names the dashboards query with the manager's /metrics",

@@ -31,6 +31,7 @@ use operator_gen_runtime::events::Recorder;
 use operator_gen_runtime::manager::{Manager, Metrics};
 use operator_gen_runtime::prelude::*;
 use operator_gen_runtime::shard::Shard;
+use operator_gen_runtime::watch::Source;
 
 use crate::api::ship::v1beta1::Frigate;
 use crate::api::ship::v1beta1::FrigateApply;
@@ -59,7 +60,8 @@ pub struct Context {
     pub recorder: Recorder,
     /// Reconcile counters and durations, served on `/metrics`.
     pub metrics: Metrics,
-    /// Consecutive failures per object, for the error policy's backoff.
+    /// Consecutive failures per object, for the error policy's backoff; follows the reconciles
+    /// in the controller's work queue.
     pub retries: Retries,
     /// The share of the objects this replica set reconciles (`--shard-count`, `--shard-index`).
     pub shard: Shard,
@@ -68,18 +70,22 @@ pub struct Context {
 /// Registers the Frigate controller with the manager; it starts once the manager leads.
 pub fn register(mgr: &mut Manager) {
     let api: Api<Frigate> = mgr.watched_api();
+    // the objects waiting for a reconcile, served as controller-runtime's `workqueue_*` metrics
+    let queue = mgr.metrics().queue(CONTROLLER_NAME);
     let ctx = Arc::new(Context {
         client: mgr.client(),
         recorder: mgr.recorder(CONTROLLER_NAME),
         metrics: mgr.metrics(),
-        retries: Retries::default(),
+        retries: Retries::in_queue(queue.clone()),
         shard: mgr.shard(),
     });
     // woken when an object's generation changes (spec edits, deletion marking), not by this
     // controller's own finalizer and status writes: one reconcile per change
     // and only by the objects of this replica set's shard
-    let config = watcher::Config::default();
-    let controller = shared::generation_changed_in_shard(api, config, ctx.shard)
+    let source = Source::new(api, watcher::Config::default())
+        .shard(ctx.shard)
+        .queue(queue);
+    let controller = shared::generation_changed_from(source)
         .graceful_shutdown_on(mgr.shutdown_signal())
         .run(reconcile, error_policy, ctx);
     mgr.add_controller_stream(CONTROLLER_NAME, controller);
