@@ -14,6 +14,7 @@ mod range;
 mod watch;
 
 pub use range::{Selection, Shard, ShardKey};
+pub(crate) use range::{overlap, parse_range};
 pub use watch::{honours_selector, watcher};
 
 #[cfg(test)]
