@@ -4,7 +4,8 @@
 //!
 //! Each Lease of the group carries the label [`GROUP_LABEL`] and annotations naming its group, its
 //! shard key and its hash range. A replica that holds its Lease does not start its controllers
-//! yet: it marks its Lease as reconciling ([`RECONCILING_ANNOTATION`], its identity, written with
+//! yet: it lists the group's Leases (no mark is written while an overlapping one visibly
+//! blocks), marks its Lease as reconciling ([`RECONCILING_ANNOTATION`], its identity, written with
 //! the Lease's `resourceVersion`), then lists the group's Leases. If another Lease that overlaps
 //! its own is held, marked by its current holder, and not expired (unchanged for its lease
 //! duration, on this replica's monotonic clock, since this replica first saw it so), it clears
@@ -16,6 +17,8 @@
 //! are stored, so it sees the other's and backs off: at most one proceeds (both may back off,
 //! and the jitter parts them). A mark counts only while its value is the Lease's holder, so a
 //! replica taking over a dead holder's Lease does not inherit it; releasing the Lease clears it.
+//!
+//! This module stamps and judges the Leases; the elector (`LeaderElector::gate`) runs the steps.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;

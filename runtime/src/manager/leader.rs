@@ -9,6 +9,9 @@
 //! the Lease's `resourceVersion`, so of two candidates only one wins. The leader renews every retry period; if no renewal succeeds within the renew deadline,
 //! leadership is lost. On shutdown the leader empties `holderIdentity` so that a waiting replica
 //! takes over at once.
+//!
+//! Between taking the Lease and starting the controllers, [`LeaderElector::gate`] waits until no
+//! replica of an overlapping shard reconciles (see [`handoff`]).
 
 use std::hash::{BuildHasher, RandomState};
 use std::time::Duration;

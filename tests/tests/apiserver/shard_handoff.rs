@@ -38,7 +38,7 @@ const RETRY: Duration = Duration::from_millis(500);
 /// What an object may wait past a Lease's expiry and a jittered retry period: the requests of
 /// taking the Lease, marking it and listing the group, the controller's first relist, and the
 /// reconcile itself, on a shared machine.
-const SLACK: Duration = Duration::from_millis(1500);
+const SLACK: Duration = Duration::from_millis(2500);
 /// The work a reconcile does before it writes `Ready`: long enough that two replicas woken by
 /// one change would overlap.
 const WORK: Duration = Duration::from_millis(30);
