@@ -57,8 +57,6 @@ struct Reconcile {
     object: String,
     started: Instant,
     ended: Option<Instant>,
-    /// The generation it wrote `Ready` for, if it wrote.
-    wrote: Option<i64>,
 }
 
 type Log = Arc<Mutex<Vec<Reconcile>>>;
@@ -109,7 +107,6 @@ async fn reconcile(obj: Arc<Captain>, ctx: Arc<Ctx>) -> Result<Action, kube::Err
             object: name.clone(),
             started: Instant::now(),
             ended: None,
-            wrote: None,
         });
         log.len() - 1
     };
@@ -137,7 +134,6 @@ async fn reconcile(obj: Arc<Captain>, ctx: Arc<Ctx>) -> Result<Action, kube::Err
     ctx.api
         .patch_status(&name, &PatchParams::default(), &Patch::Merge(&status))
         .await?;
-    lock(&ctx.log)[index].wrote = Some(generation);
     Ok(Action::await_change())
 }
 
@@ -285,10 +281,11 @@ async fn load(
     }
 }
 
-/// Every `Ready` write a watch of the namespace's `Captain`s saw: object, observed generation.
+/// Every `Ready` write a watch of the namespace's `Captain`s saw: object, observed generation,
+/// message (which replica wrote it, and its write's number), and when the watch saw it.
 fn record_ready(
     client: Client,
-    writes: Arc<Mutex<Vec<(String, i64, String)>>>,
+    writes: Arc<Mutex<Vec<(String, i64, String, Instant)>>>,
 ) -> tokio::task::JoinHandle<()> {
     let api: Api<Captain> = Api::namespaced(client, NAMESPACE);
     tokio::spawn(async move {
@@ -302,7 +299,7 @@ fn record_ready(
             if let Some(ready) = ready_generation(&value)
                 && last.get(&obj.name_any()) != Some(&ready)
             {
-                lock(&writes).push((obj.name_any(), ready.0, ready.1.clone()));
+                lock(&writes).push((obj.name_any(), ready.0, ready.1.clone(), Instant::now()));
                 last.insert(obj.name_any(), ready);
             }
         }
@@ -389,7 +386,7 @@ async fn shards_hand_off_without_overlap_or_orphans_when_killed_added_and_recoun
     stop_load.store(true, Ordering::SeqCst);
     loader.await.expect("the load ran");
 
-    // none left behind: every object Ready for its current generation
+    // none left behind: every object Ready for its current generation, and the watch saw it
     let api: Api<Captain> = Api::namespaced(client.clone(), NAMESPACE);
     let deadline = Instant::now() + patience;
     let (objects, behind) = loop {
@@ -399,7 +396,11 @@ async fn shards_hand_off_without_overlap_or_orphans_when_killed_added_and_recoun
             .iter()
             .filter(|o| {
                 let value = serde_json::to_value(o).unwrap_or_default();
-                ready_generation(&value).map(|(g, _)| g) != o.metadata.generation
+                let generation = o.metadata.generation.unwrap_or_default();
+                let seen = lock(&ready_writes)
+                    .iter()
+                    .any(|(name, g, _, _)| *name == o.name_any() && *g == generation);
+                ready_generation(&value).map(|(g, _)| g) != Some(generation) || !seen
             })
             .map(|o| o.name_any())
             .collect::<Vec<_>>();
@@ -415,7 +416,7 @@ async fn shards_hand_off_without_overlap_or_orphans_when_killed_added_and_recoun
     watch.abort();
     assert!(
         behind.is_empty(),
-        "objects never Ready for their generation: {behind:?}"
+        "objects never Ready for their generation, or not seen so by the watch: {behind:?}"
     );
 
     let mut problems = Vec::new();
@@ -427,7 +428,7 @@ async fn shards_hand_off_without_overlap_or_orphans_when_killed_added_and_recoun
     // Ready exactly once per generation: no generation written twice, the last one once
     let writes = lock(&ready_writes).clone();
     let mut per_generation: BTreeMap<(String, i64), Vec<String>> = BTreeMap::new();
-    for (object, generation, message) in &writes {
+    for (object, generation, message, _) in &writes {
         per_generation
             .entry((object.clone(), *generation))
             .or_default()
@@ -533,14 +534,14 @@ async fn shards_hand_off_without_overlap_or_orphans_when_killed_added_and_recoun
         gaps.push(format!("0x{start:016x}..: {gap:.2?}"));
     }
 
-    // the longest a change waited for the reconcile that made its object Ready
+    // the longest a change waited until the watch saw its object Ready for it (or later)
     let mut waited = Duration::ZERO;
     let mut worst = String::new();
     for (object, generation, at) in lock(&changes).iter() {
-        let done = reconciles
+        let done = writes
             .iter()
-            .filter(|r| &r.object == object && r.wrote.is_some_and(|g| g >= *generation))
-            .filter_map(|r| r.ended)
+            .filter(|(o, g, _, _)| o == object && g >= generation)
+            .map(|(_, _, _, seen)| *seen)
             .min();
         match done {
             Some(done) if done.saturating_duration_since(*at) > waited => {
@@ -549,7 +550,7 @@ async fn shards_hand_off_without_overlap_or_orphans_when_killed_added_and_recoun
             }
             Some(_) => {}
             None => problems.push(format!(
-                "{object} generation {generation}: no reconcile wrote Ready for it or a later one"
+                "{object} generation {generation}: the watch saw no Ready for it or a later one"
             )),
         }
     }
