@@ -61,6 +61,9 @@ struct Reconcile {
 
 type Log = Arc<Mutex<Vec<Reconcile>>>;
 
+/// `Ready` writes as a watch saw them: object, observed generation, message, when seen.
+type ReadyWrites = Arc<Mutex<Vec<(String, i64, String, Instant)>>>;
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -283,10 +286,7 @@ async fn load(
 
 /// Every `Ready` write a watch of the namespace's `Captain`s saw: object, observed generation,
 /// message (which replica wrote it, and its write's number), and when the watch saw it.
-fn record_ready(
-    client: Client,
-    writes: Arc<Mutex<Vec<(String, i64, String, Instant)>>>,
-) -> tokio::task::JoinHandle<()> {
+fn record_ready(client: Client, writes: ReadyWrites) -> tokio::task::JoinHandle<()> {
     let api: Api<Captain> = Api::namespaced(client, NAMESPACE);
     tokio::spawn(async move {
         let mut last: BTreeMap<String, (i64, String)> = BTreeMap::new();
@@ -328,7 +328,7 @@ async fn shards_hand_off_without_overlap_or_orphans_when_killed_added_and_recoun
     let client = plane.client();
     create_namespace(&client, NAMESPACE).await;
     let log: Log = Arc::default();
-    let ready_writes = Arc::new(Mutex::new(Vec::new()));
+    let ready_writes: ReadyWrites = Arc::default();
     let watch = record_ready(client.clone(), ready_writes.clone());
     let changes = Arc::new(Mutex::new(Vec::new()));
     let stop_load = Arc::new(AtomicBool::new(false));
