@@ -478,8 +478,9 @@ mod tests {
             "releasing the Lease clears the mark"
         );
         let took = wait_until("shard 0 of 3 leads", Duration::from_secs(3), || new.leads()).await;
-        // its next attempt: within a jittered retry period (0.22 s) and the requests
-        assert!(took < Duration::from_millis(800), "{took:?}");
+        // at its next attempt (a jittered retry period, at most 0.22 s, and the requests): the
+        // release freed it, sooner than the lease duration (1 s)
+        assert!(took < Duration::from_secs(1), "{took:?}");
         assert_eq!(
             running.most.load(Ordering::SeqCst),
             2,
@@ -504,10 +505,10 @@ mod tests {
         let new = Replica::start(&api, shard(1, 2), &running);
         wait_until("shard 1 of 2 leads", Duration::from_secs(5), || new.leads()).await;
         let took = killed.elapsed();
-        // the lease duration (1 s) after it first saw the dead holder's last renewal, and at
-        // most a jittered retry period (0.22 s) and the requests later
+        // the lease duration (1 s) after it first saw the dead holder's last renewal (after
+        // the kill), and then at once, give or take the requests
         assert!(
-            took >= Duration::from_millis(950) && took < Duration::from_millis(1600),
+            took >= Duration::from_millis(950) && took < Duration::from_secs(3),
             "{took:?}"
         );
         new.stop().await;
