@@ -69,6 +69,7 @@
 
 #[cfg(test)]
 mod fake_api;
+mod handoff;
 mod leader;
 mod memory;
 mod metrics;
@@ -101,6 +102,7 @@ pub use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use crate::serve::authz::Authorizer;
 use crate::serve::http::{self, Server};
+use handoff::{Gate, Group};
 pub use leader::JITTER_FACTOR;
 use leader::{LeaderElector, Timings};
 
@@ -351,6 +353,10 @@ impl Manager {
                         },
                         metrics,
                     )
+                    .in_group(Group {
+                        base: options.lease_base(&name),
+                        shard: options.shard(),
+                    })
                 });
                 run_controllers(elector, controllers, &stop, &options).await
             }
@@ -369,6 +375,27 @@ impl Manager {
     }
 }
 
+/// Holds the Lease, then waits until no replica of an overlapping shard reconciles
+/// ([`handoff`]); `false` when `stop` fired first.
+async fn lead(elector: &mut LeaderElector, stop: &CancellationToken) -> bool {
+    loop {
+        if !elector.acquire(stop).await {
+            tracing::info!("shutdown requested before the leader lease was acquired");
+            return false;
+        }
+        match elector.gate(stop).await {
+            Gate::Proceed => return true,
+            Gate::Stopped => {
+                tracing::info!("shutdown requested while waiting for overlapping shards");
+                elector.release().await;
+                return false;
+            }
+            // its own Lease was lost while it waited: it tries for it again
+            Gate::Lost => {}
+        }
+    }
+}
+
 /// Leads (if electing), runs the controllers until `stop`, stops them gracefully, releases.
 async fn run_controllers(
     mut elector: Option<LeaderElector>,
@@ -377,9 +404,8 @@ async fn run_controllers(
     options: &ManagerOptions,
 ) -> Result<()> {
     if let Some(e) = elector.as_mut()
-        && !e.acquire(stop).await
+        && !lead(e, stop).await
     {
-        tracing::info!("shutdown requested before the leader lease was acquired");
         return Ok(());
     }
 

@@ -9,11 +9,17 @@
 //! (inclusive) to `(I + 1) * 2^64 / N` (exclusive), rounded down. [`Shard::selector`] is that
 //! range as a `shardSelector` the apiserver filters lists and watches with; [`Shard::owns`] is
 //! the same test on the client, so both pick the same objects.
+//!
+//! The Leases of every shard count form one group: a replica that holds its Lease starts its
+//! controllers only once no replica of an overlapping shard (of another count, or another key)
+//! reconciles, so a change of the shard count never has two replicas reconcile one object at
+//! once ([`Shard::overlaps`]; the protocol is the manager's).
 
 mod range;
 mod watch;
 
 pub use range::{Selection, Shard, ShardKey};
+pub(crate) use range::{overlap, parse_range};
 pub use watch::{honours_selector, watcher};
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! An in-memory apiserver for tests: serves one kind, Leases, with resourceVersion conflicts.
+//! An in-memory apiserver for tests: serves one kind, Leases, with resourceVersion conflicts, and
+//! lists them by label (`labelSelector=key=value,...`).
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -73,6 +74,7 @@ impl FakeApi {
         }
         let method = req.method().clone();
         let path = req.uri().path().to_owned();
+        let query = req.uri().query().unwrap_or_default().to_owned();
         let body = match req.into_body().collect().await {
             Ok(b) => b.to_bytes(),
             Err(_) => return status(StatusCode::BAD_REQUEST, "BadRequest"),
@@ -91,6 +93,35 @@ impl FakeApi {
                     Some(l) => json(StatusCode::OK, l),
                     None => status(StatusCode::NOT_FOUND, "NotFound"),
                 }
+            }
+            (Method::GET, [ns, "leases"]) => {
+                let selector: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
+                    .filter(|(k, _)| k == "labelSelector")
+                    .flat_map(|(_, v)| {
+                        v.split(',')
+                            .filter_map(|term| term.split_once('='))
+                            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+                let prefix = format!("{ns}/");
+                let items: Vec<&Lease> = state
+                    .leases
+                    .iter()
+                    .filter(|(key, _)| key.starts_with(&prefix))
+                    .map(|(_, lease)| lease)
+                    .filter(|lease| {
+                        selector.iter().all(|(k, v)| {
+                            lease.metadata.labels.as_ref().and_then(|l| l.get(k)) == Some(v)
+                        })
+                    })
+                    .collect();
+                let body = serde_json::json!({
+                    "apiVersion": "coordination.k8s.io/v1", "kind": "LeaseList",
+                    "metadata": {"resourceVersion": state.version.to_string()},
+                    "items": items,
+                });
+                json(StatusCode::OK, &body)
             }
             (Method::POST, [ns, "leases"]) => {
                 let Ok(mut lease) = serde_json::from_slice::<Lease>(&body) else {

@@ -9,6 +9,9 @@
 //! the Lease's `resourceVersion`, so of two candidates only one wins. The leader renews every retry period; if no renewal succeeds within the renew deadline,
 //! leadership is lost. On shutdown the leader empties `holderIdentity` so that a waiting replica
 //! takes over at once.
+//!
+//! Between taking the Lease and starting the controllers, [`LeaderElector::gate`] waits until no
+//! replica of an overlapping shard reconciles (see [`handoff`]).
 
 use std::hash::{BuildHasher, RandomState};
 use std::time::Duration;
@@ -23,6 +26,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::metrics::Metrics;
 use crate::error::{Error, Result};
+
+use super::handoff::{self, Blocker, GROUP_LABEL, Gate, Group};
+use kube::api::ListParams;
 
 /// client-go's `JitterFactor`: a candidate waits between 1 and `1 + JITTER_FACTOR` (2.2) retry
 /// periods between attempts to acquire the Lease.
@@ -219,6 +225,14 @@ pub(crate) struct LeaderElector {
     timings: Timings,
     observed: Option<Observed>,
     metrics: Metrics,
+    /// The group of shard Leases this one is judged against ([`handoff`]), if any.
+    group: Option<Group>,
+    /// Whether this replica's writes mark its Lease as reconciling.
+    marked: bool,
+    /// What this replica saw of the group's other Leases.
+    sightings: handoff::Sightings,
+    /// When a write of the Lease last succeeded.
+    last_held: Option<Instant>,
 }
 
 fn is_conflict(e: &kube::Error) -> bool {
@@ -242,6 +256,17 @@ impl LeaderElector {
             timings,
             observed: None,
             metrics,
+            group: None,
+            marked: false,
+            sightings: handoff::Sightings::default(),
+            last_held: None,
+        }
+    }
+
+    /// Writes the group's label and annotations, and the mark as [`marked`](Self) says.
+    fn stamp(&self, meta: &mut ObjectMeta) {
+        if let Some(group) = &self.group {
+            group.stamp(meta, self.marked.then_some(self.identity.as_str()));
         }
     }
 
@@ -278,7 +303,7 @@ impl LeaderElector {
             };
             let mut spec = LeaseSpec::default();
             record.write_to(&mut spec);
-            let lease = Lease {
+            let mut lease = Lease {
                 metadata: ObjectMeta {
                     name: Some(self.name.clone()),
                     namespace: Some(self.namespace.clone()),
@@ -286,8 +311,10 @@ impl LeaderElector {
                 },
                 spec: Some(spec),
             };
+            self.stamp(&mut lease.metadata);
             return match self.api.create(&PostParams::default(), &lease).await {
                 Ok(_) => {
+                    self.last_held = Some(Instant::now());
                     self.observe(record);
                     Ok(Attempt::Held)
                 }
@@ -310,12 +337,14 @@ impl LeaderElector {
         }
         let next = record.next(&self.identity, now, self.timings.lease_duration);
         next.write_to(lease.spec.get_or_insert_with(LeaseSpec::default));
+        self.stamp(&mut lease.metadata);
         match self
             .api
             .replace(&self.name, &PostParams::default(), &lease)
             .await
         {
             Ok(_) => {
+                self.last_held = Some(Instant::now());
                 self.observe(next);
                 Ok(Attempt::Held)
             }
@@ -358,7 +387,7 @@ impl LeaderElector {
     /// Renews until `stop` fires (`Ok`; call [`release`](Self::release) once the controllers
     /// have stopped) or until the renew deadline passes (`Err(LeadershipLost)`).
     pub async fn hold(&mut self, stop: &CancellationToken) -> Result<()> {
-        let mut last_renew = Instant::now();
+        let mut last_renew = self.last_held.unwrap_or_else(Instant::now);
         loop {
             tokio::select! {
                 () = stop.cancelled() => return Ok(()),
@@ -398,6 +427,7 @@ impl LeaderElector {
     /// Empties the holder if it is still us; errors are logged, the lease then simply expires.
     pub async fn release(&mut self) {
         self.metrics.set_leader(&self.name, false);
+        self.marked = false;
         let attempt = async {
             let Some(mut lease) = self.api.get_opt(&self.name).await? else {
                 return Ok(false);
@@ -409,6 +439,7 @@ impl LeaderElector {
             record
                 .released(Timestamp::now())
                 .write_to(lease.spec.get_or_insert_with(LeaseSpec::default));
+            self.stamp(&mut lease.metadata);
             self.api
                 .replace(&self.name, &PostParams::default(), &lease)
                 .await?;
@@ -424,6 +455,144 @@ impl LeaderElector {
             }
             Err(_) => {
                 tracing::warn!(lease = %self.name, "releasing the leader lease timed out; it will expire")
+            }
+        }
+    }
+}
+
+impl LeaderElector {
+    /// This elector's Lease in `group`: it stamps the group on every write, and
+    /// [`gate`](Self::gate) waits for the group's overlapping Leases.
+    pub fn in_group(mut self, group: Group) -> Self {
+        self.group = Some(group);
+        self
+    }
+
+    /// The time left before the renew deadline, counted from the last successful write.
+    fn left(&self) -> Duration {
+        let since = self.last_held.map_or(Duration::ZERO, |at| {
+            Instant::now().saturating_duration_since(at)
+        });
+        self.timings.renew_deadline.saturating_sub(since)
+    }
+
+    /// Lists the group's Leases and judges them; `None` when the list failed or timed out.
+    async fn look(&mut self) -> Option<Vec<Blocker>> {
+        let group = self.group.clone()?;
+        let params =
+            ListParams::default().labels(&format!("{GROUP_LABEL}={}", group.label_value()));
+        let asked = Instant::now();
+        let listed = match tokio::time::timeout(self.left(), self.api.list(&params)).await {
+            Ok(Ok(list)) => list.items,
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, lease = %self.name, "error listing the shard leases");
+                return None;
+            }
+            Err(_) => {
+                tracing::warn!(lease = %self.name, "listing the shard leases timed out");
+                return None;
+            }
+        };
+        Some(handoff::blockers(
+            &group,
+            &self.name,
+            &listed,
+            &mut self.sightings,
+            Instant::now(),
+            asked,
+            self.timings.lease_duration,
+        ))
+    }
+
+    /// Writes the Lease (a renewal) with the mark on or off; `Err(())` when another replica
+    /// took it.
+    async fn write_mark(&mut self, mark: bool) -> Result<bool, ()> {
+        self.marked = mark;
+        match tokio::time::timeout(self.left(), self.try_acquire_or_renew()).await {
+            Ok(Ok(Attempt::Held)) => Ok(true),
+            Ok(Ok(Attempt::HeldByOther(holder))) => {
+                tracing::error!(lease = %self.name, %holder, "another replica took the lease");
+                self.marked = false;
+                Err(())
+            }
+            Ok(Ok(Attempt::Conflict)) => {
+                tracing::debug!(lease = %self.name, "lease changed while marking it");
+                Ok(false)
+            }
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "error renewing the leader lease");
+                Ok(false)
+            }
+            Err(_) => {
+                tracing::warn!(lease = %self.name, "renewing the leader lease timed out");
+                Ok(false)
+            }
+        }
+    }
+
+    /// Run once the Lease is held, before the controllers start: marks the Lease and returns
+    /// [`Gate::Proceed`] once no overlapping Lease of the group is marked by a live holder;
+    /// until then keeps renewing the Lease, unmarked. Without a group it proceeds at once.
+    pub async fn gate(&mut self, stop: &CancellationToken) -> Gate {
+        if self.group.is_none() {
+            return Gate::Proceed;
+        }
+        let mut waited = false;
+        loop {
+            if stop.is_cancelled() {
+                return Gate::Stopped;
+            }
+            let mut wait = jittered(self.timings.retry_period, random_unit());
+            // look first: no mark is written while an overlapping shard visibly reconciles
+            let mut blocked = self.look().await;
+            if blocked.as_ref().is_some_and(Vec::is_empty) {
+                match self.write_mark(true).await {
+                    Err(()) => return Gate::Lost,
+                    Ok(false) => blocked = None,
+                    Ok(true) => {
+                        blocked = self.look().await;
+                        let in_time = !renew_deadline_passed(
+                            self.last_held.unwrap_or_else(Instant::now),
+                            self.timings.renew_deadline,
+                            Instant::now(),
+                        );
+                        if blocked.as_ref().is_some_and(Vec::is_empty) && in_time {
+                            if waited {
+                                tracing::info!(lease = %self.name, "overlapping shards no longer reconcile; starting");
+                            }
+                            return Gate::Proceed;
+                        }
+                    }
+                }
+            }
+            let blockers = blocked.unwrap_or_default();
+            if let Some(soonest) = blockers.iter().map(|b| b.expires_in).min() {
+                wait = wait.min(soonest);
+            }
+            if !blockers.is_empty() {
+                if waited {
+                    tracing::debug!(lease = %self.name, blockers = %handoff::names(&blockers), "overlapping shards still reconcile");
+                } else {
+                    tracing::info!(lease = %self.name, blockers = %handoff::names(&blockers), "waiting for overlapping shards to stop reconciling");
+                }
+                waited = true;
+            }
+            // clear the mark (if written) and renew
+            if self.write_mark(false).await.is_err() {
+                return Gate::Lost;
+            }
+            if renew_deadline_passed(
+                self.last_held.unwrap_or_else(Instant::now),
+                self.timings.renew_deadline,
+                Instant::now(),
+            ) {
+                tracing::error!(lease = %self.name, "the lease was not renewed within the renew deadline while waiting");
+                self.marked = false;
+                return Gate::Lost;
+            }
+            tokio::select! {
+                () = stop.cancelled() => return Gate::Stopped,
+                () = tokio::time::sleep(wait) => {}
             }
         }
     }

@@ -262,11 +262,16 @@ impl ManagerOptions {
     /// The Lease name: `--leader-election-id`, else `<name>-leader`; with more than one shard,
     /// the shard's own Lease of that name ([`Shard::lease_name`]).
     pub fn lease_name(&self, name: &str) -> String {
-        let base = match &self.leader_election_id {
+        self.shard().lease_name(&self.lease_base(name))
+    }
+
+    /// The Lease name before the shard's suffix: `--leader-election-id`, else `<name>-leader`.
+    /// Every shard's Lease, whatever the shard count, is of this group.
+    pub fn lease_base(&self, name: &str) -> String {
+        match &self.leader_election_id {
             Some(id) if !id.trim().is_empty() => id.trim().to_owned(),
             _ => format!("{name}-leader"),
-        };
-        self.shard().lease_name(&base)
+        }
     }
 
     /// The shard `--shard-index` of `--shard-count`, by `--shard-key`, kept to as

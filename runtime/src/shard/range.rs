@@ -22,6 +22,21 @@ impl ShardKey {
         }
     }
 
+    /// The key as the flag spells it: `uid` or `namespace`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ShardKey::Uid => "uid",
+            ShardKey::Namespace => "namespace",
+        }
+    }
+
+    /// The key [`name`](Self::name) spells, if any.
+    pub fn from_name(name: &str) -> Option<ShardKey> {
+        [ShardKey::Uid, ShardKey::Namespace]
+            .into_iter()
+            .find(|k| k.name() == name)
+    }
+
     /// The field's value on `obj` (empty when unset).
     pub fn value<K: Resource>(self, obj: &K) -> &str {
         let field = match self {
@@ -68,6 +83,27 @@ const SPACE: u128 = 1 << 64;
 /// The first hash of shard `index` of `count`: `index * 2^64 / count`, rounded down.
 fn start(index: u32, count: u32) -> u128 {
     u128::from(index) * SPACE / u128::from(count)
+}
+
+/// Whether some object can be in both the range `a` of its key and the range `b` of its
+/// own: when the keys differ, always (nothing ties an object's uid to its namespace).
+pub(crate) fn overlap(a: (ShardKey, (u128, u128)), b: (ShardKey, (u128, u128))) -> bool {
+    let (a_key, (a_start, a_end)) = a;
+    let (b_key, (b_start, b_end)) = b;
+    a_key != b_key || (a_start < b_end && b_start < a_end)
+}
+
+/// The range [`Shard::range_text`] wrote; `None` for anything else or an empty range.
+pub(crate) fn parse_range(text: &str) -> Option<(u128, u128)> {
+    let (start, end) = text.split_once('-')?;
+    let parse = |t: &str| {
+        let digits = t.strip_prefix("0x")?;
+        (!digits.is_empty() && digits.len() <= 17)
+            .then(|| u128::from_str_radix(digits, 16).ok())
+            .flatten()
+    };
+    let (start, end) = (parse(start)?, parse(end)?);
+    (start < end && end <= SPACE).then_some((start, end))
 }
 
 impl Shard {
@@ -169,6 +205,19 @@ impl Shard {
     pub fn owns<K: Resource>(&self, obj: &K) -> bool {
         let (start, end) = self.range();
         self.count <= 1 || (start..end).contains(&u128::from(Shard::hash(self.key.value(obj))))
+    }
+
+    /// Whether some object can belong to both shards: their keys differ (an object's uid and
+    /// namespace hash apart), or their ranges intersect. A single shard overlaps every shard.
+    pub fn overlaps(&self, other: &Shard) -> bool {
+        overlap((self.key, self.range()), (other.key, other.range()))
+    }
+
+    /// [`range`](Self::range) as text, `0x<start>-0x<end>` (16 lowercase hex digits each, but
+    /// 2^64 as `0x10000000000000000`), as the Lease of a shard records it.
+    pub fn range_text(&self) -> String {
+        let (start, end) = self.range();
+        format!("0x{start:016x}-0x{end:016x}")
     }
 
     /// The Lease this shard's replicas elect their leader with: `base` for a single shard,
@@ -308,6 +357,60 @@ pub(crate) mod tests {
         assert!(by_ns.owns(&obj));
         assert_eq!(ShardKey::Namespace.value(&obj), "team-a");
         assert_eq!(ShardKey::Uid.value(&config_map("a", "b")), "");
+    }
+
+    #[test]
+    fn shards_overlap_when_an_object_can_be_in_both() {
+        let s = |i, n| Shard::new(i, n).expect("shard");
+        // the halves of 2 and the thirds of 3: 0/2 meets 0/3 and 1/3, 1/2 meets 1/3 and 2/3
+        let met: Vec<(u32, u32)> = (0..2)
+            .flat_map(|a| (0..3).map(move |b| (a, b)))
+            .filter(|&(a, b)| s(a, 2).overlaps(&s(b, 3)))
+            .collect();
+        assert_eq!(met, [(0, 0), (0, 1), (1, 1), (1, 2)]);
+        assert!(
+            !s(0, 2).overlaps(&s(1, 2)),
+            "shards of one count are disjoint"
+        );
+        assert!(s(1, 2).overlaps(&s(1, 2)));
+        assert!(
+            Shard::ALL.overlaps(&s(3, 4)),
+            "one shard holds every object"
+        );
+        // by uid and by namespace: any object may be in both
+        assert!(s(0, 2).overlaps(&s(1, 2).by(ShardKey::Namespace)));
+    }
+
+    #[test]
+    fn a_range_round_trips_through_its_text() {
+        assert_eq!(
+            Shard::new(1, 2).expect("shard").range_text(),
+            "0x8000000000000000-0x10000000000000000"
+        );
+        for shard in [
+            Shard::ALL,
+            Shard::new(0, 3).expect("shard"),
+            Shard::new(2, 3).expect("shard"),
+        ] {
+            assert_eq!(parse_range(&shard.range_text()), Some(shard.range()));
+        }
+        for bad in [
+            "",
+            "0x1",
+            "0x2-0x1",
+            "0x0-0x20000000000000000",
+            "1-2",
+            "0x-0x1",
+            "0xg-0x1",
+        ] {
+            assert_eq!(parse_range(bad), None, "{bad:?}");
+        }
+        assert_eq!(ShardKey::from_name("namespace"), Some(ShardKey::Namespace));
+        assert_eq!(
+            ShardKey::from_name(ShardKey::Uid.name()),
+            Some(ShardKey::Uid)
+        );
+        assert_eq!(ShardKey::from_name("name"), None);
     }
 
     #[test]

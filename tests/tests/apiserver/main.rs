@@ -20,6 +20,7 @@ mod fake_admission;
 mod fake_client;
 mod lean_cache;
 mod metrics_secure;
+mod shard_handoff;
 mod sharded_watch;
 mod typed_apply;
 mod warm_standby;

@@ -786,13 +786,6 @@ const UNUSED_GRANTS: &[UnusedGrant] = &[
         role: LEADER_ELECTION,
         group: "coordination.k8s.io",
         resource: "leases",
-        verb: "list",
-        reason: "the elector reads its one Lease by name (get); kubebuilder's leader-election role grants list",
-    },
-    UnusedGrant {
-        role: LEADER_ELECTION,
-        group: "coordination.k8s.io",
-        resource: "leases",
         verb: "watch",
         reason: "the elector polls its Lease every retry period (get) rather than watching it",
     },
