@@ -101,7 +101,8 @@ where
         let warm = standby::follow(events, store, reader.clone());
         return woken(warm.boxed(), None, reader);
     }
-    woken(events.boxed(), Some(store), reader)
+    let settled = standby::settled(events, store, reader.clone());
+    woken(settled.boxed(), None, reader)
 }
 
 /// The controller woken by `events`, applying them to `store` first when it drives the cache
