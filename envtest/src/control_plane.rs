@@ -169,18 +169,7 @@ impl ControlPlane {
             ),
         ];
         let audit_log = match audit_policy {
-            Some(policy) => {
-                let policy_file = root.join("audit-policy.yaml");
-                write(&policy_file, policy)?;
-                let log = root.join("audit.log");
-                apiserver_args.extend([
-                    format!("--audit-policy-file={}", policy_file.display()),
-                    format!("--audit-log-path={}", log.display()),
-                    "--audit-log-format=json".to_owned(),
-                    "--audit-log-mode=blocking".to_owned(),
-                ]);
-                Some(log)
-            }
+            Some(policy) => Some(audit(root, policy, &mut apiserver_args)?),
             None => None,
         };
         // before the caller's flags: a `--feature-gates` of theirs adds to it and overrides it
@@ -367,6 +356,21 @@ impl ControlPlane {
         kube::Client::try_from(config)
             .map_err(Error::kube(format!("cannot create a client for {user}")))
     }
+}
+
+/// Writes `policy` under `root` and adds the flags that make the apiserver audit by it, as JSON
+/// lines each written before it answers; returns the audit log's path.
+fn audit(root: &Path, policy: &str, apiserver_args: &mut Vec<String>) -> Result<PathBuf> {
+    let policy_file = root.join("audit-policy.yaml");
+    write(&policy_file, policy)?;
+    let log = root.join("audit.log");
+    apiserver_args.extend([
+        format!("--audit-policy-file={}", policy_file.display()),
+        format!("--audit-log-path={}", log.display()),
+        "--audit-log-format=json".to_owned(),
+        "--audit-log-mode=blocking".to_owned(),
+    ]);
+    Ok(log)
 }
 
 /// Where the control plane keeps its key material.
