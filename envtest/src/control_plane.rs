@@ -54,8 +54,13 @@ pub struct ControlPlane {
     etcd_url: String,
     kubeconfig: PathBuf,
     audit_log: Option<PathBuf>,
-    // fields drop in declaration order: the apiserver goes before etcd, the temp dir last
-    apiserver: Process,
+    apiserver_binary: PathBuf,
+    apiserver_args: Vec<String>,
+    apiserver_log: PathBuf,
+    timeout: Duration,
+    // fields drop in declaration order: the apiserver goes before etcd, the temp dir last;
+    // `None` between `stop_apiserver` and `start_apiserver`
+    apiserver: Option<Process>,
     etcd: Process,
     dir: tempfile::TempDir,
 }
@@ -164,28 +169,18 @@ impl ControlPlane {
             ),
         ];
         let audit_log = match audit_policy {
-            Some(policy) => {
-                let policy_file = root.join("audit-policy.yaml");
-                write(&policy_file, policy)?;
-                let log = root.join("audit.log");
-                apiserver_args.extend([
-                    format!("--audit-policy-file={}", policy_file.display()),
-                    format!("--audit-log-path={}", log.display()),
-                    "--audit-log-format=json".to_owned(),
-                    "--audit-log-mode=blocking".to_owned(),
-                ]);
-                Some(log)
-            }
+            Some(policy) => Some(audit(root, policy, &mut apiserver_args)?),
             None => None,
         };
         // before the caller's flags: a `--feature-gates` of theirs adds to it and overrides it
         apiserver_args.extend(crate::gates::flag(apiserver_binary));
         apiserver_args.extend(extra_apiserver_args.iter().cloned());
+        let apiserver_log = root.join("kube-apiserver.log");
         let mut apiserver = Process::spawn(
             KUBE_APISERVER,
             apiserver_binary,
             &apiserver_args,
-            root.join("kube-apiserver.log"),
+            apiserver_log.clone(),
         )?;
 
         let admin = pki.client_cert("admin", "system:masters")?;
@@ -202,10 +197,40 @@ impl ControlPlane {
             etcd_url,
             kubeconfig,
             audit_log,
-            apiserver,
+            apiserver_binary: apiserver_binary.to_owned(),
+            apiserver_args,
+            apiserver_log,
+            timeout,
+            apiserver: Some(apiserver),
             etcd,
             dir,
         })
+    }
+
+    /// Kills the kube-apiserver (SIGKILL, as a crashed or evicted apiserver goes) and reaps it;
+    /// etcd keeps running. Requests fail until [`start_apiserver`](Self::start_apiserver).
+    pub fn stop_apiserver(&mut self) {
+        // dropping the process kills and reaps it
+        self.apiserver = None;
+    }
+
+    /// Starts the kube-apiserver again, after [`stop_apiserver`](Self::stop_apiserver), with the
+    /// same flags: the same address, certificates and etcd. Its log is appended to
+    /// [`apiserver_log`](Self::apiserver_log). Waits until it is ready, as at start; does
+    /// nothing when it runs.
+    pub async fn start_apiserver(&mut self) -> Result<()> {
+        if self.apiserver.is_some() {
+            return Ok(());
+        }
+        let mut apiserver = Process::spawn(
+            KUBE_APISERVER,
+            &self.apiserver_binary,
+            &self.apiserver_args,
+            self.apiserver_log.clone(),
+        )?;
+        let ready = wait_ready(&self.client, &mut self.etcd, &mut apiserver, self.timeout).await;
+        self.apiserver = Some(apiserver);
+        ready
     }
 
     /// A client authenticated as `admin` in `system:masters`, which bypasses RBAC.
@@ -242,7 +267,7 @@ impl ControlPlane {
 
     /// The kube-apiserver log file.
     pub fn apiserver_log(&self) -> &Path {
-        self.apiserver.log()
+        &self.apiserver_log
     }
 
     /// The audit log (JSON lines, one `audit.k8s.io/v1` Event each) when
@@ -331,6 +356,21 @@ impl ControlPlane {
         kube::Client::try_from(config)
             .map_err(Error::kube(format!("cannot create a client for {user}")))
     }
+}
+
+/// Writes `policy` under `root` and adds the flags that make the apiserver audit by it, as JSON
+/// lines each written before it answers; returns the audit log's path.
+fn audit(root: &Path, policy: &str, apiserver_args: &mut Vec<String>) -> Result<PathBuf> {
+    let policy_file = root.join("audit-policy.yaml");
+    write(&policy_file, policy)?;
+    let log = root.join("audit.log");
+    apiserver_args.extend([
+        format!("--audit-policy-file={}", policy_file.display()),
+        format!("--audit-log-path={}", log.display()),
+        "--audit-log-format=json".to_owned(),
+        "--audit-log-mode=blocking".to_owned(),
+    ]);
+    Ok(log)
 }
 
 /// Where the control plane keeps its key material.

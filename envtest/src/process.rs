@@ -18,14 +18,19 @@ pub(crate) struct Process {
 }
 
 impl Process {
-    /// Starts `binary` with `args`, stdout and stderr going to `log`.
+    /// Starts `binary` with `args`, stdout and stderr appended to `log` (created when missing: a
+    /// process started again adds to the log of the one before).
     pub(crate) fn spawn(
         name: &'static str,
         binary: &Path,
         args: &[String],
         log: PathBuf,
     ) -> Result<Process> {
-        let out = File::create(&log).map_err(Error::io(&log))?;
+        let out = File::options()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .map_err(Error::io(&log))?;
         let err = out.try_clone().map_err(Error::io(&log))?;
         let child = Command::new(binary)
             .args(args)

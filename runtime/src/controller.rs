@@ -106,16 +106,16 @@ where
     let events = source.events().default_backoff();
     if standby {
         let warm = standby::follow(events, store, reader.clone());
-        return woken(warm.boxed(), None, reader, queue);
+        return woken(warm.boxed(), reader, queue);
     }
-    woken(events.boxed(), Some(store), reader, queue)
+    let settled = standby::settled(events, store, reader.clone());
+    woken(settled.boxed(), reader, queue)
 }
 
-/// The controller woken by `events`, applying them to `store` first when it drives the cache
-/// itself (`None`: a standby task does), and adding what wakes it to `queue`.
+/// The controller woken by `events`, which the cache `reader` reads already holds (the standby
+/// task or [`standby::settled`] drives it), adding what wakes it to `queue`.
 fn woken<K>(
     events: futures::stream::BoxStream<'static, watcher::Result<watcher::Event<K>>>,
-    mut store: Option<store::Compacting<K>>,
     reader: reflector::Store<K>,
     queue: Option<Queue>,
 ) -> Controller<K>
@@ -126,12 +126,6 @@ where
     let mut wakes = wakes::Wakes::default();
     let queued = queue.map(|queue| queued::Queued::new(queue, reader.clone()));
     let trigger = events
-        // kube's `reflect`, with the store rebuilt smaller after a mass deletion
-        .inspect_ok(move |event| {
-            if let Some(store) = store.as_mut() {
-                store.apply(event);
-            }
-        })
         // objects first seen or seen with another generation (kube's `predicate_filter` with
         // `generation.fallback(resource_version)`, forgetting deleted objects)
         .try_filter_map(move |event| {

@@ -52,13 +52,23 @@ pub struct History {
     pub ready: bool,
     /// How often it was seen deleted.
     pub deleted: u32,
+    /// By generation: how often it became `Ready` observed at that generation (from a state
+    /// that was not).
+    pub ready_at: BTreeMap<i64, u32>,
+    /// The generation it was last seen `Ready` for, while it still is.
+    pub ready_for: Option<i64>,
+    /// The last generation seen before its deletion began.
+    pub generation: Option<i64>,
+    /// Whether it exists in the last state seen.
+    pub present: bool,
 }
 
 type Histories = Arc<Mutex<BTreeMap<String, History>>>;
 
 /// A watch of every object of an `Api`, recording each one's [`History`] by `namespace/name`
 /// until dropped. The watch lists and then follows every change; were it to lose its place and
-/// list again, a state it did not see between the two is not recorded.
+/// list again, a state it did not see between the two is not recorded, and an object the new
+/// list no longer holds is recorded as deleted then.
 pub struct Recorder {
     histories: Histories,
     relists: Arc<Mutex<u32>>,
@@ -77,30 +87,66 @@ impl Recorder {
             let relists = relists.clone();
             tokio::spawn(async move {
                 let mut listed = Some(listed);
+                // the objects of the list under way
+                let mut relisted: Option<std::collections::BTreeSet<String>> = None;
                 let mut events = std::pin::pin!(watcher(api, watcher::Config::default()));
                 while let Some(event) = events.next().await {
                     let Ok(event) = event else { continue };
                     let mut histories = histories.lock().unwrap_or_else(|e| e.into_inner());
                     match event {
                         watcher::Event::Apply(obj) | watcher::Event::InitApply(obj) => {
+                            if let Some(relisted) = relisted.as_mut() {
+                                relisted.insert(key(&obj));
+                            }
                             let h = histories.entry(key(&obj)).or_default();
+                            h.present = true;
                             let now = ready_condition(&obj);
                             if now && !h.ready {
                                 h.became_ready += 1;
                             }
                             h.ready = now;
+                            let generation = obj.metadata.generation;
+                            // deletion raises the generation of an object held by a
+                            // finalizer; the last generation is the last one before it
+                            if obj.metadata.deletion_timestamp.is_none() {
+                                h.generation = generation;
+                            }
+                            if ready_for_generation(&obj) {
+                                if h.ready_for != generation
+                                    && let Some(g) = generation
+                                {
+                                    *h.ready_at.entry(g).or_default() += 1;
+                                }
+                                h.ready_for = generation;
+                            } else {
+                                h.ready_for = None;
+                            }
                         }
                         watcher::Event::Delete(obj) => {
                             let h = histories.entry(key(&obj)).or_default();
                             h.deleted += 1;
                             h.ready = false;
+                            h.ready_for = None;
+                            h.present = false;
                         }
                         watcher::Event::Init => {
+                            relisted = Some(std::collections::BTreeSet::new());
                             if listed.is_none() {
                                 *relists.lock().unwrap_or_else(|e| e.into_inner()) += 1;
                             }
                         }
                         watcher::Event::InitDone => {
+                            // an object the list no longer holds was deleted while the watch
+                            // was away: the list is how the watch sees that deletion
+                            let listed_now = relisted.take().unwrap_or_default();
+                            for (k, h) in histories.iter_mut() {
+                                if h.present && !listed_now.contains(k) {
+                                    h.deleted += 1;
+                                    h.ready = false;
+                                    h.ready_for = None;
+                                    h.present = false;
+                                }
+                            }
                             if let Some(tx) = listed.take() {
                                 let _ = tx.send(());
                             }
@@ -166,6 +212,49 @@ pub fn check_histories(histories: &BTreeMap<String, History>, expected: &[String
     problems
 }
 
+/// The problems in the histories of the `expected` objects (`namespace/name`) whose spec may
+/// change: each became `Ready` at most once per generation, exactly once at the last generation
+/// it had before its deletion began (a generation replaced before its reconcile may never be
+/// `Ready`), unless it is one of `deleted_early` (deleted while perhaps never reconciled), and
+/// was deleted exactly once; the watch saw no other object.
+pub fn check_generations(
+    histories: &BTreeMap<String, History>,
+    expected: &[String],
+    deleted_early: &[String],
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    for key in expected {
+        let Some(h) = histories.get(key) else {
+            problems.push(format!("{key}: never seen by the watch"));
+            continue;
+        };
+        for (generation, times) in &h.ready_at {
+            if *times > 1 {
+                problems.push(format!(
+                    "{key}: became Ready {times} times at generation {generation}"
+                ));
+            }
+        }
+        match h.generation {
+            None => problems.push(format!("{key}: seen without a generation")),
+            Some(_) if deleted_early.contains(key) => {}
+            Some(last) if !h.ready_at.contains_key(&last) => {
+                problems.push(format!("{key}: never Ready at its last generation {last}"))
+            }
+            Some(_) => {}
+        }
+        if h.deleted != 1 {
+            problems.push(format!("{key}: seen deleted {} times, not once", h.deleted));
+        }
+    }
+    for key in histories.keys() {
+        if !expected.contains(key) {
+            problems.push(format!("{key}: an object the test did not make"));
+        }
+    }
+    problems
+}
+
 /// What [`check_reconciles`] counted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReconcileCounts {
@@ -186,6 +275,29 @@ pub fn check_reconciles(
     expected: &[String],
     changes: usize,
 ) -> Result<ReconcileCounts, Vec<String>> {
+    check_reconciles_of(reconciles, expected, Some(changes), &[])
+}
+
+/// As [`check_reconciles`], but each object needs only at least one reconcile that did not
+/// fail: under faults a reconcile whose writes were applied but whose answers were lost fails
+/// and runs again, so the count of settled ones per change is not fixed.
+///
+/// An object of `deleted_early` (deleted while perhaps never reconciled: without the finalizer
+/// it is gone at once) needs no reconcile, and its last failed one no retry.
+pub fn check_reconciles_under_faults(
+    reconciles: &[Reconcile],
+    expected: &[String],
+    deleted_early: &[String],
+) -> Result<ReconcileCounts, Vec<String>> {
+    check_reconciles_of(reconciles, expected, None, deleted_early)
+}
+
+fn check_reconciles_of(
+    reconciles: &[Reconcile],
+    expected: &[String],
+    changes: Option<usize>,
+    deleted_early: &[String],
+) -> Result<ReconcileCounts, Vec<String>> {
     let mut problems = Vec::new();
     let mut by_object: BTreeMap<&str, Vec<&Reconcile>> = BTreeMap::new();
     for r in reconciles {
@@ -193,8 +305,11 @@ pub fn check_reconciles(
     }
     let mut counts = ReconcileCounts::default();
     for key in expected {
+        let early = deleted_early.contains(key);
         let Some(mut runs) = by_object.remove(key.as_str()) else {
-            problems.push(format!("{key}: never reconciled"));
+            if !early {
+                problems.push(format!("{key}: never reconciled"));
+            }
             continue;
         };
         runs.sort_by_key(|r| r.started);
@@ -218,7 +333,7 @@ pub fn check_reconciles(
             if r.result.as_deref() == Some("error") {
                 if i + 1 < runs.len() {
                     counts.retried_errors += 1;
-                } else {
+                } else if !early {
                     problems.push(format!(
                         "{key}: the reconcile that failed at {finished} was never retried"
                     ));
@@ -229,10 +344,14 @@ pub fn check_reconciles(
             .iter()
             .filter(|r| r.finished.is_some() && r.result.as_deref() != Some("error"))
             .count();
-        if settled != changes {
-            problems.push(format!(
+        match changes {
+            Some(changes) if settled != changes => problems.push(format!(
                 "{key}: {settled} reconciles that did not fail, for {changes} changes"
-            ));
+            )),
+            None if settled == 0 && !early => {
+                problems.push(format!("{key}: no reconcile that did not fail"));
+            }
+            _ => {}
         }
     }
     for key in by_object.keys() {
@@ -371,6 +490,7 @@ mod tests {
             became_ready,
             ready: false,
             deleted,
+            ..History::default()
         };
         let histories: BTreeMap<String, History> = [
             ("default/a", h(1, 1)),
@@ -390,5 +510,62 @@ mod tests {
                 "default/x: an object the test did not make",
             ]
         );
+    }
+
+    #[test]
+    fn generations_need_one_ready_each_and_the_last_one_ready() {
+        let h = |ready_at: &[(i64, u32)], generation, deleted| History {
+            ready_at: ready_at.iter().copied().collect(),
+            generation: Some(generation),
+            deleted,
+            ..History::default()
+        };
+        let histories: BTreeMap<String, History> = [
+            ("default/a", h(&[(1, 1), (2, 1)], 2, 1)),
+            ("default/b", h(&[(2, 1)], 2, 1)),
+            ("default/c", h(&[(1, 2), (2, 1)], 2, 1)),
+            ("default/d", h(&[(1, 1)], 2, 1)),
+            ("default/e", h(&[(1, 1)], 1, 2)),
+            ("default/g", h(&[], 1, 1)),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        assert_eq!(
+            check_generations(
+                &histories,
+                &keys(&["a", "b", "c", "d", "e", "f", "g"]),
+                &keys(&["g"])
+            ),
+            [
+                "default/c: became Ready 2 times at generation 1",
+                "default/d: never Ready at its last generation 2",
+                "default/e: seen deleted 2 times, not once",
+                "default/f: never seen by the watch",
+            ]
+        );
+    }
+
+    #[test]
+    fn under_faults_a_settled_reconcile_may_repeat() {
+        let runs = [
+            run("default/a", 0, Some(1), "success"),
+            run("default/a", 2, Some(3), "success"),
+            run("default/b", 0, Some(1), "error"),
+        ];
+        let problems = check_reconciles_under_faults(&runs, &keys(&["a", "b", "c"]), &[])
+            .expect_err("b never settled");
+        assert_eq!(
+            problems,
+            [
+                "default/b: the reconcile that failed at 2027-01-15T08:00:01Z was never retried",
+                "default/b: no reconcile that did not fail",
+                "default/c: never reconciled",
+            ]
+        );
+        let counts =
+            check_reconciles_under_faults(&runs, &keys(&["a", "b", "c"]), &keys(&["b", "c"]))
+                .expect("b and c were deleted early; a settled twice");
+        assert_eq!(counts.reconciles, 3);
     }
 }

@@ -102,6 +102,7 @@ pub fn first_difference(
 
 pub mod audit;
 pub mod cli;
+pub mod faults;
 pub mod fuzz;
 pub mod integrity;
 pub mod older;

@@ -3,6 +3,7 @@
 //! log and metrics, and write a kubeconfig for a ServiceAccount token.
 
 use std::cell::Cell;
+use std::future::Future;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -105,10 +106,25 @@ pub struct Project {
 /// directory, so the binary is built and copied out under [`build_lock`].
 /// Call only after [`cli::require_tool`]`("make", ..)` returned true.
 pub fn scaffold_and_build(parent: &Path, name: &str, api_args: &str) -> Project {
+    scaffold_and_build_with(parent, name, &[&format!("create api {api_args}")], |_| {})
+}
+
+/// As [`scaffold_and_build`], with the `operator-gen` commands `commands` after `init` (such as
+/// `create api ...` and `create webhook ...`) and `edit` run on the project directory before
+/// `make manifests` (the user's code in the scaffold's TODOs).
+pub fn scaffold_and_build_with(
+    parent: &Path,
+    name: &str,
+    commands: &[&str],
+    edit: impl FnOnce(&Path),
+) -> Project {
     let dir = parent.join(name);
     std::fs::create_dir_all(&dir).expect("create the project directory");
     operator_gen(&dir, "init --domain my.domain");
-    operator_gen(&dir, &format!("create api {api_args}"));
+    for command in commands {
+        operator_gen(&dir, command);
+    }
+    edit(&dir);
     let tool = format!("OPERATOR_GEN={}", cli::operator_gen_bin().display());
     shell(&dir, "make", &["manifests", &tool]);
 
@@ -312,6 +328,25 @@ impl Drop for ManagerProcess {
     }
 }
 
+/// Polls `check` every 250 ms until it returns `Ok`, for at most `timeout`; on timeout the error
+/// names `what` and the last reason `check` gave.
+pub async fn eventually<T, F, Fut>(what: &str, timeout: Duration, mut check: F) -> Result<T, String>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, String>>,
+{
+    let deadline = Instant::now() + timeout;
+    loop {
+        match check().await {
+            Ok(value) => return Ok(value),
+            Err(reason) if Instant::now() >= deadline => {
+                return Err(format!("{what}: not within {timeout:?}; last: {reason}"));
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(250)).await,
+        }
+    }
+}
+
 /// The default of the flag `--<flag>` as the manager's `--help` states it (`[default: 15s]`).
 pub fn flag_default(binary: &Path, flag: &str) -> String {
     let out = Command::new(binary)
@@ -383,7 +418,8 @@ pub fn http_get(port: u16, path: &str) -> Result<String, String> {
     Ok(body.to_owned())
 }
 
-fn dechunk(mut body: &str) -> String {
+/// The body of a chunked HTTP/1.1 response, its chunks joined.
+pub(crate) fn dechunk(mut body: &str) -> String {
     let mut out = String::new();
     while let Some((size, rest)) = body.split_once("\r\n") {
         let Ok(size) = usize::from_str_radix(size.trim(), 16) else {

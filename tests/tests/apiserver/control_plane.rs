@@ -1,4 +1,4 @@
-//! Against a real etcd and kube-apiserver: CRD apply, validation and pruning; kubeconfig, user and service-account clients.
+//! Against a real etcd and kube-apiserver: CRD apply, validation and pruning; kubeconfig, user and service-account clients; the apiserver stopped and started again.
 
 use std::time::Duration;
 
@@ -299,5 +299,49 @@ async fn a_panicking_test_still_tears_the_control_plane_down() {
     assert!(
         std::net::TcpStream::connect(&address).is_err(),
         "kube-apiserver still listening on {address}"
+    );
+}
+
+#[tokio::test]
+async fn a_stopped_apiserver_starts_again_on_its_address_with_its_data() {
+    require_assets!();
+    let mut plane = ControlPlane::start().await.expect("control plane starts");
+    let url = plane.server_url().to_owned();
+    let address = url.trim_start_matches("https://").to_owned();
+    let namespaces: Api<Namespace> = Api::all(plane.client());
+    let namespace: Namespace =
+        serde_json::from_value(json!({ "metadata": { "name": "kept" } })).expect("namespace");
+    namespaces
+        .create(&PostParams::default(), &namespace)
+        .await
+        .expect("create a namespace");
+
+    plane.stop_apiserver();
+    assert!(
+        std::net::TcpStream::connect(&address).is_err(),
+        "kube-apiserver still listening on {address}"
+    );
+    assert!(
+        namespaces.get("kept").await.is_err(),
+        "a stopped apiserver answered"
+    );
+
+    let first_run = std::fs::read_to_string(plane.apiserver_log()).expect("the apiserver log");
+    assert!(!first_run.is_empty(), "the first run logged nothing");
+    plane
+        .start_apiserver()
+        .await
+        .expect("the apiserver starts again");
+    assert_eq!(plane.server_url(), url);
+    let kept = namespaces
+        .get("kept")
+        .await
+        .expect("the same client reads the namespace from the same etcd");
+    assert_eq!(kept.metadata.name.as_deref(), Some("kept"));
+    let log = std::fs::read_to_string(plane.apiserver_log()).expect("the apiserver log");
+    assert!(
+        log.len() > first_run.len() && log.starts_with(&first_run),
+        "the second run's lines follow the first run's in {}",
+        plane.apiserver_log().display()
     );
 }

@@ -20,6 +20,7 @@ mod envtest_use;
 mod generated_controller_tests;
 mod helm_chart;
 mod operator_e2e;
+mod operator_faults;
 mod portable_project;
 mod publishable;
 mod sample_admission;

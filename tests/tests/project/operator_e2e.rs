@@ -32,10 +32,9 @@
 //! `make` or `kubectl` the tests report the skip (see `tools::skip_or_fail`); in CI they fail
 //! instead.
 
-use std::future::Future;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::StreamExt;
 use k8s_openapi::api::authorization::v1::{
@@ -57,7 +56,8 @@ use operator_gen_tests::audit::{self, UnusedGrant};
 use operator_gen_tests::cli;
 use operator_gen_tests::integrity::{self, Recorder, ready_for_generation};
 use operator_gen_tests::operator::{
-    ManagerProcess, ManagerSettings, Project, flag_default, log_field, scaffold_and_build, shell,
+    ManagerProcess, ManagerSettings, Project, eventually, flag_default, log_field,
+    scaffold_and_build, shell,
 };
 use operator_gen_tests::takeover::{self, LeaseVersion, Replica, Term};
 use operator_gen_tests::tools::{Ran, record_ran};
@@ -83,25 +83,6 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 /// a write and the replica that reads it (the old holder's last renewal, the new holder's read
 /// and write), and a late timer, on a loaded two-core machine.
 const ROUND_TRIPS: Duration = Duration::from_secs(1);
-
-/// Polls `check` every 250 ms until it returns `Ok`, for at most `timeout`; on timeout the error
-/// names `what` and the last reason `check` gave.
-async fn eventually<T, F, Fut>(what: &str, timeout: Duration, mut check: F) -> Result<T, String>
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<T, String>>,
-{
-    let deadline = Instant::now() + timeout;
-    loop {
-        match check().await {
-            Ok(value) => return Ok(value),
-            Err(reason) if Instant::now() >= deadline => {
-                return Err(format!("{what}: not within {timeout:?}; last: {reason}"));
-            }
-            Err(_) => tokio::time::sleep(Duration::from_millis(250)).await,
-        }
-    }
-}
 
 /// Panics with `error` and the logs of `managers`.
 fn fail(error: &str, managers: &[&ManagerProcess]) -> ! {
