@@ -46,7 +46,8 @@ pub trait Applicable: Resource<DynamicType = ()> {
 }
 
 /// The metadata an apply configuration may set: identity, labels, annotations, finalizers and
-/// owner references.
+/// owner references. A `uid` is not a field the manager sets but a precondition: the apply is
+/// refused (409 `Conflict`, "uid mismatch") unless the object of that name has that uid.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectMetaApply {
@@ -56,6 +57,9 @@ pub struct ObjectMetaApply {
     /// The object's namespace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
+    /// The uid the object must have.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
     /// Labels this manager sets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<BTreeMap<String, String>>,
@@ -120,6 +124,23 @@ impl<K: Applicable> ApplyConfiguration<K> {
         let mut out = Self::default();
         out.metadata.name = Some(name.to_owned());
         out
+    }
+
+    /// The apply configuration of the object `obj` itself, setting nothing yet: its name,
+    /// namespace and uid. Applied once that object is deleted, it is refused (409 `Conflict`,
+    /// "uid mismatch") where a configuration of the name alone would create a new object.
+    pub fn of(obj: &K) -> Self {
+        let mut out = Self::default();
+        out.metadata.name = obj.meta().name.clone();
+        out.metadata.namespace = obj.meta().namespace.clone();
+        out.metadata.uid = obj.meta().uid.clone();
+        out
+    }
+
+    /// Sets the uid the object must have for the apply to go through.
+    pub fn with_uid(mut self, uid: &str) -> Self {
+        self.metadata.uid = Some(uid.to_owned());
+        self
     }
 
     /// Sets the namespace.

@@ -363,3 +363,100 @@ async fn typed_apply_on_the_fake() {
         "Failed to build request: failed to validate request: the ShipApply has no metadata.name: build it with ShipApply::new(name)"
     );
 }
+
+/// What `ShipApply::of(ship)` gets on `ships`, step by step, with the two objects' uids written
+/// `<old>` and `<new>` (each backend makes its own): the ship created, then deleted; applying
+/// `of` the deleted ship is refused and creates nothing, where a configuration of the name alone
+/// creates a new ship; applying `of` the deleted ship to that new one is refused too, and `of`
+/// the new one goes through.
+async fn applies_of_a_deleted_ship(ships: &ShipClient) -> Vec<String> {
+    let captain = || ShipSpecApply::default().with_captain("vanderdecken");
+    let mut steps = Vec::new();
+    let old = ships
+        .apply(
+            &ShipApply::new("dutchman").with_spec(captain()),
+            &params("helm"),
+        )
+        .await
+        .expect("the ship is made");
+    let old_uid = old.metadata.uid.clone().expect("a uid");
+    ships
+        .api()
+        .delete("dutchman", &Default::default())
+        .await
+        .expect("deleted");
+    let outcome = |what: &str, result: kube::Result<Ship>, new_uid: Option<&str>| {
+        let text = match result {
+            Ok(ship) => format!("applied, uid {}", ship.metadata.uid.unwrap_or_default()),
+            Err(kube::Error::Api(status)) => {
+                format!("{} {}: {}", status.code, status.reason, status.message)
+            }
+            Err(other) => format!("{other}"),
+        };
+        let mut text = text.replace(&old_uid, "<old>");
+        if let Some(new) = new_uid {
+            text = text.replace(new, "<new>");
+        }
+        format!("{what}: {text}")
+    };
+    let refused = ships
+        .apply(&ShipApply::of(&old).with_spec(captain()), &params("helm"))
+        .await;
+    steps.push(outcome("of the deleted ship", refused, None));
+    let gone = ships.api().get_opt("dutchman").await.expect("a get");
+    steps.push(format!(
+        "after it: {}",
+        if gone.is_some() { "a ship" } else { "no ship" }
+    ));
+    let new = ships
+        .apply(
+            &ShipApply::new("dutchman").with_spec(captain()),
+            &params("helm"),
+        )
+        .await
+        .expect("a configuration of the name makes a new ship");
+    let new_uid = new.metadata.uid.clone().expect("a uid");
+    assert_ne!(new_uid, old_uid);
+    let refused = ships
+        .apply(&ShipApply::of(&old).with_spec(captain()), &params("helm"))
+        .await;
+    steps.push(outcome(
+        "of the deleted ship to the new one",
+        refused,
+        Some(&new_uid),
+    ));
+    let taken = ships
+        .apply(&ShipApply::of(&new).with_spec(captain()), &params("helm"))
+        .await;
+    steps.push(outcome("of the new ship", taken, Some(&new_uid)));
+    steps
+}
+
+/// `ShipApply::of` carries the ship's uid as a precondition: on the real apiserver, an apply for
+/// a deleted ship is 409 `Conflict` and makes no new one, and one for a new ship of the name is
+/// 422 (a uid cannot change); the fake API answers each step alike.
+#[tokio::test]
+async fn an_apply_for_a_deleted_object_creates_nothing() {
+    require_assets!();
+    let plane = ControlPlane::start().await.expect("control plane starts");
+    plane
+        .install_crds(&[Ship::crd()], Duration::from_secs(60))
+        .await
+        .expect("installed");
+    let seen = applies_of_a_deleted_ship(&Ship::client(plane.client(), NS)).await;
+    assert_eq!(
+        seen,
+        [
+            r#"of the deleted ship: 409 Conflict: Operation cannot be fulfilled on ships.apply.operator-gen.dev "dutchman": uid mismatch: the provided object specified uid <old>, and no existing object was found"#,
+            "after it: no ship",
+            r#"of the deleted ship to the new one: 422 Invalid: Ship.apply.operator-gen.dev "dutchman" is invalid: metadata.uid: Invalid value: "<old>": field is immutable"#,
+            "of the new ship: applied, uid <new>",
+        ]
+    );
+    let fake = FakeApi::new().with_crd(&Ship::crd());
+    let on_fake = applies_of_a_deleted_ship(&Ship::client(fake.client(), NS)).await;
+    assert_eq!(
+        on_fake, seen,
+        "the fake answers otherwise than the apiserver"
+    );
+}

@@ -103,7 +103,6 @@ pub async fn reconcile(obj: Arc<FirstMate>, ctx: Arc<Context>) -> Result<Action,
 }
 
 async fn reconcile_with_finalizer(obj: Arc<FirstMate>, ctx: &Context) -> Result<Action, Error> {
-    let name = obj.name_any();
     let client = FirstMate::client(ctx.client.clone());
     // server-side apply as this controller: it owns the fields its apply configurations set
     // (the finalizer, the Ready condition) and no other
@@ -113,7 +112,7 @@ async fn reconcile_with_finalizer(obj: Arc<FirstMate>, ctx: &Context) -> Result<
             cleanup(&obj, ctx).await?;
             // applying nothing drops the finalizer this controller applied; one it did not
             // apply (an older version's JSON patch) goes by a JSON patch
-            let released = client.apply(&FirstMateApply::new(&name), &owner).await?;
+            let released = client.apply(&FirstMateApply::of(&obj), &owner).await?;
             shared::remove_finalizer(client.api(), &released, FINALIZER).await?;
             // done with the object: the recorder forgets its events
             ctx.recorder.forget(&obj.object_ref(&()));
@@ -121,9 +120,10 @@ async fn reconcile_with_finalizer(obj: Arc<FirstMate>, ctx: &Context) -> Result<
         return Ok(Action::await_change());
     }
     // one apply when the finalizer is missing; the reconcile goes on without waiting to be
-    // woken by it
+    // woken by it. Every apply names the object's uid: once the object is deleted it is refused
+    // (409 Conflict) instead of making a new object of the name.
     if !shared::has_finalizer(obj.as_ref(), FINALIZER) {
-        let finalized = FirstMateApply::new(&name).with_finalizers([FINALIZER]);
+        let finalized = FirstMateApply::of(&obj).with_finalizers([FINALIZER]);
         client.apply(&finalized, &owner).await?;
     }
     apply(&obj, &client, ctx).await
@@ -143,7 +143,7 @@ async fn apply(obj: &FirstMate, client: &FirstMateClient, ctx: &Context) -> Resu
         // server-side apply of the status subresource, forced: the Ready condition is this
         // controller's, whoever set it before
         let status = FirstMateStatusApply::default().with_conditions([ready]);
-        let config = FirstMateApply::new(&name).with_status(status);
+        let config = FirstMateApply::of(obj).with_status(status);
         let owner = PatchParams::apply(CONTROLLER_NAME).force();
         client.apply_status(&config, &owner).await?;
         let note = format!("FirstMate {name} is ready");

@@ -103,7 +103,6 @@ pub async fn reconcile(obj: Arc<Captain>, ctx: Arc<Context>) -> Result<Action, E
 }
 
 async fn reconcile_with_finalizer(obj: Arc<Captain>, ctx: &Context) -> Result<Action, Error> {
-    let name = obj.name_any();
     let namespace = obj.namespace().unwrap_or_default();
     let client = Captain::client(ctx.client.clone(), &namespace);
     // server-side apply as this controller: it owns the fields its apply configurations set
@@ -114,7 +113,7 @@ async fn reconcile_with_finalizer(obj: Arc<Captain>, ctx: &Context) -> Result<Ac
             cleanup(&obj, ctx).await?;
             // applying nothing drops the finalizer this controller applied; one it did not
             // apply (an older version's JSON patch) goes by a JSON patch
-            let released = client.apply(&CaptainApply::new(&name), &owner).await?;
+            let released = client.apply(&CaptainApply::of(&obj), &owner).await?;
             shared::remove_finalizer(client.api(), &released, FINALIZER).await?;
             // done with the object: the recorder forgets its events
             ctx.recorder.forget(&obj.object_ref(&()));
@@ -122,9 +121,10 @@ async fn reconcile_with_finalizer(obj: Arc<Captain>, ctx: &Context) -> Result<Ac
         return Ok(Action::await_change());
     }
     // one apply when the finalizer is missing; the reconcile goes on without waiting to be
-    // woken by it
+    // woken by it. Every apply names the object's uid: once the object is deleted it is refused
+    // (409 Conflict) instead of making a new object of the name.
     if !shared::has_finalizer(obj.as_ref(), FINALIZER) {
-        let finalized = CaptainApply::new(&name).with_finalizers([FINALIZER]);
+        let finalized = CaptainApply::of(&obj).with_finalizers([FINALIZER]);
         client.apply(&finalized, &owner).await?;
     }
     apply(&obj, &client, ctx).await
@@ -144,7 +144,7 @@ async fn apply(obj: &Captain, client: &CaptainClient, ctx: &Context) -> Result<A
         // server-side apply of the status subresource, forced: the Ready condition is this
         // controller's, whoever set it before
         let status = CaptainStatusApply::default().with_conditions([ready]);
-        let config = CaptainApply::new(&name).with_status(status);
+        let config = CaptainApply::of(obj).with_status(status);
         let owner = PatchParams::apply(CONTROLLER_NAME).force();
         client.apply_status(&config, &owner).await?;
         let note = format!("Captain {name} is ready");
