@@ -99,16 +99,22 @@ pub struct Output {
     pub stderr: String,
 }
 
-/// Run `operator-gen args...` in `dir`, non-interactively, with a fixed license year.
-pub fn run(dir: &Path, args: &[String]) -> Output {
-    let out = Command::new(operator_gen_bin())
-        .args(args)
-        .current_dir(dir)
+/// `operator-gen` to run in `dir` non-interactively, with a fixed license year and without this
+/// machine's user-level templates (`$XDG_CONFIG_HOME/operator-gen/templates`).
+fn operator_gen_in(dir: &Path) -> Command {
+    let mut c = Command::new(operator_gen_bin());
+    c.current_dir(dir)
         .env("OPERATOR_GEN_YEAR", YEAR)
         .env("NO_COLOR", "1")
-        // no user-level templates (`$XDG_CONFIG_HOME/operator-gen/templates`) of this machine
         .env("XDG_CONFIG_HOME", "/nonexistent/operator-gen-tests")
-        .stdin(Stdio::null())
+        .stdin(Stdio::null());
+    c
+}
+
+/// Run `operator-gen args...` in `dir`, non-interactively, with a fixed license year.
+pub fn run(dir: &Path, args: &[String]) -> Output {
+    let out = operator_gen_in(dir)
+        .args(args)
         .output()
         .expect("run operator-gen");
     Output {
@@ -116,6 +122,36 @@ pub fn run(dir: &Path, args: &[String]) -> Output {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
+}
+
+/// `operator-gen args` (a command line, split by [`split_args`]) to spawn in `dir` as [`run`]
+/// runs it, without `CARGO_TARGET_DIR` (the scan's cache is the project's own, in its
+/// `target/`), stdout discarded and stderr piped: the fault suites start, kill and race these.
+pub fn command(dir: &Path, args: &str) -> Command {
+    let mut c = operator_gen_in(dir);
+    c.args(split_args(args))
+        .env_remove("CARGO_TARGET_DIR")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    c
+}
+
+/// How the tree `now` differs from `expected` (both of [`tree_with_dirs`]): the paths only in
+/// one of them and those whose contents differ.
+pub fn tree_differences(
+    now: &BTreeMap<String, Vec<u8>>,
+    expected: &BTreeMap<String, Vec<u8>>,
+) -> String {
+    let only_now: Vec<&String> = now.keys().filter(|k| !expected.contains_key(*k)).collect();
+    let only_expected: Vec<&String> = expected.keys().filter(|k| !now.contains_key(*k)).collect();
+    let differ: Vec<&String> = now
+        .iter()
+        .filter(|(k, v)| expected.get(*k).is_some_and(|w| w != *v))
+        .map(|(k, _)| k)
+        .collect();
+    format!(
+        "only in the tree: {only_now:?}; only in the expected: {only_expected:?}; contents differ: {differ:?}"
+    )
 }
 
 /// Split a command line on whitespace, keeping "double-quoted" words together.

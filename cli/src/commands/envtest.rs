@@ -450,18 +450,41 @@ fn go_arch() -> &'static str {
     }
 }
 
-/// Builds etcd and kube-apiserver (and kubectl, unless the machine has one) into `out`, and
-/// writes the stamp.
+/// Builds etcd and kube-apiserver (and kubectl, unless the machine has one) with the stamp into
+/// a build directory beside `out`, `.<version>.build.<random>`, which then replaces `out` by a
+/// rename: a build stopped anywhere leaves `out` as it was (or, replacing a stale one, absent),
+/// never part of a version. One build of a cache runs at a time (a lock on its directory); a
+/// second `envtest use` waits and takes the first one's binaries, and a build first removes
+/// the build directories a killed one left.
 fn build(buildable: &Buildable, go: &Path, out: &Path, env: &Env, printer: &Printer) -> Result<()> {
     let go_version = go_env_version(go)?;
     let kubectl = kubectl_choice(env, out);
     let stamp = stamp(buildable, &kubectl, &go_version);
-    std::fs::create_dir_all(out).map_err(|e| Error::io("create", out, e))?;
-    let _ = std::fs::remove_file(out.join(STAMP));
+    let (Some(parent), Some(name)) = (out.parent(), out.file_name()) else {
+        return Err(Error::msg(format!(
+            "{} is not a directory in a cache; set OPERATOR_GEN_CACHE to a directory",
+            out.display()
+        )));
+    };
+    std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+    let _lock = crate::transaction::lock_dir(parent, printer)?;
+    if complete(out) && read_stamp(out).as_deref() == Some(stamp.as_str()) {
+        return Ok(());
+    }
+    let prefix = format!(".{}.build.", name.to_string_lossy());
+    for entry in std::fs::read_dir(parent)
+        .map_err(|e| Error::io("read", parent, e))?
+        .flatten()
+    {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            let left = entry.path();
+            std::fs::remove_dir_all(&left).map_err(|e| Error::io("remove", &left, e))?;
+        }
+    }
     let work = tempfile::Builder::new()
-        .prefix(".build.")
-        .tempdir_in(out)
-        .map_err(|e| Error::io("create a build directory in", out, e))?;
+        .prefix(&prefix)
+        .tempdir_in(parent)
+        .map_err(|e| Error::io("create a build directory in", parent, e))?;
     let modules = work.path().join("modules");
     for file in KUBE_MODULE.iter().chain(ETCD_MODULE) {
         let path = modules.join(file.path);
@@ -538,18 +561,37 @@ fn build(buildable: &Buildable, go: &Path, out: &Path, env: &Env, printer: &Prin
         let link = work.path().join("kubectl");
         symlink(Path::new(&kubectl), &link)?;
     }
-    for binary in BINARIES {
-        let from = work.path().join(binary);
-        let to = out.join(binary);
-        std::fs::rename(&from, &to).map_err(|e| Error::io("move into place", &to, e))?;
-    }
-    let stamp_path = out.join(STAMP);
+    let stamp_path = work.path().join(STAMP);
     std::fs::write(&stamp_path, format!("{stamp}\n"))
         .map_err(|e| Error::io("write", &stamp_path, e))?;
+    std::fs::remove_dir_all(&modules).map_err(|e| Error::io("remove", &modules, e))?;
+    set_readable(work.path())?;
+    if out.exists() {
+        // the stale version goes beside, under the build directories' prefix, then away
+        let old = parent.join(format!("{prefix}old"));
+        std::fs::rename(out, &old).map_err(|e| Error::io("move aside", out, e))?;
+        std::fs::remove_dir_all(&old).map_err(|e| Error::io("remove", &old, e))?;
+    }
+    let built = work.keep();
+    std::fs::rename(&built, out).map_err(|e| Error::io("move into place", out, e))?;
     printer.status(
         "Built",
         &format!("in {}s into {}", started.elapsed().as_secs(), out.display()),
     );
+    Ok(())
+}
+
+/// A build directory as a directory of binaries is: readable by all (a temporary directory is
+/// its owner's only).
+#[cfg(unix)]
+fn set_readable(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| Error::io("set permissions on", dir, e))
+}
+
+#[cfg(not(unix))]
+fn set_readable(_dir: &Path) -> Result<()> {
     Ok(())
 }
 
