@@ -37,6 +37,42 @@ spec:
         image: controller:latest
 ";
 
+/// A small CRD of the group crew.my.domain (a kind Barge) for `create api --from-crd` to import.
+pub const BARGE_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: barges.crew.my.domain
+spec:
+  group: crew.my.domain
+  names:
+    kind: Barge
+    listKind: BargeList
+    plural: barges
+    singular: barge
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          apiVersion:
+            type: string
+          kind:
+            type: string
+          metadata:
+            type: object
+          spec:
+            type: object
+            properties:
+              cargo:
+                type: integer
+                format: int32
+                minimum: 0
+";
+
 /// The workspace root (the operator-gen checkout).
 pub fn workspace_root() -> PathBuf {
     // Prefer the variable cargo sets when it runs the test: this library may have been built

@@ -472,6 +472,7 @@ fn build(buildable: &Buildable, go: &Path, out: &Path, env: &Env, printer: &Prin
         return Ok(());
     }
     let prefix = format!(".{}.build.", name.to_string_lossy());
+    // what killed builds left
     for entry in std::fs::read_dir(parent)
         .map_err(|e| Error::io("read", parent, e))?
         .flatten()
@@ -485,7 +486,39 @@ fn build(buildable: &Buildable, go: &Path, out: &Path, env: &Env, printer: &Prin
         .prefix(&prefix)
         .tempdir_in(parent)
         .map_err(|e| Error::io("create a build directory in", parent, e))?;
-    let modules = work.path().join("modules");
+    let started = std::time::Instant::now();
+    compile(buildable, go, work.path(), &kubectl, env, printer)?;
+    let stamp_path = work.path().join(STAMP);
+    std::fs::write(&stamp_path, format!("{stamp}\n"))
+        .map_err(|e| Error::io("write", &stamp_path, e))?;
+    set_readable(work.path())?;
+    if out.exists() {
+        // the stale version goes beside, under the build directories' prefix, then away
+        let old = parent.join(format!("{prefix}old"));
+        std::fs::rename(out, &old).map_err(|e| Error::io("move aside", out, e))?;
+        std::fs::remove_dir_all(&old).map_err(|e| Error::io("remove", &old, e))?;
+    }
+    let built = work.keep();
+    std::fs::rename(&built, out).map_err(|e| Error::io("move into place", out, e))?;
+    printer.status(
+        "Built",
+        &format!("in {}s into {}", started.elapsed().as_secs(), out.display()),
+    );
+    Ok(())
+}
+
+/// Builds etcd and kube-apiserver, and kubectl when `kubectl` is `built` (else links the
+/// machine's), into `work` from the embedded wrapper modules (written to `work/modules`, removed
+/// after).
+fn compile(
+    buildable: &Buildable,
+    go: &Path,
+    work: &Path,
+    kubectl: &str,
+    env: &Env,
+    printer: &Printer,
+) -> Result<()> {
+    let modules = work.join("modules");
     for file in KUBE_MODULE.iter().chain(ETCD_MODULE) {
         let path = modules.join(file.path);
         if let Some(parent) = path.parent() {
@@ -511,7 +544,7 @@ fn build(buildable: &Buildable, go: &Path, out: &Path, env: &Env, printer: &Prin
             .env("CGO_ENABLED", "0")
             .env("GOFLAGS", &flags)
             .args(["build", "-ldflags", ldflags, "-o"])
-            .arg(work.path().join(output))
+            .arg(work.join(output))
             .arg(package)
             .status()
             .map_err(|e| {
@@ -528,7 +561,6 @@ fn build(buildable: &Buildable, go: &Path, out: &Path, env: &Env, printer: &Prin
             )))
         }
     };
-    let started = std::time::Instant::now();
     printer.status("Building", &format!("etcd {}", buildable.etcd));
     go_build("etcd", "-s -w", "etcd", ".")?;
     let minor = buildable
@@ -558,27 +590,10 @@ fn build(buildable: &Buildable, go: &Path, out: &Path, env: &Env, printer: &Prin
         printer.status("Building", &format!("kubectl {}", buildable.kubernetes));
         go_build("kubernetes", &version_flags, "kubectl", "./kubectl")?;
     } else {
-        let link = work.path().join("kubectl");
-        symlink(Path::new(&kubectl), &link)?;
+        let link = work.join("kubectl");
+        symlink(Path::new(kubectl), &link)?;
     }
-    let stamp_path = work.path().join(STAMP);
-    std::fs::write(&stamp_path, format!("{stamp}\n"))
-        .map_err(|e| Error::io("write", &stamp_path, e))?;
-    std::fs::remove_dir_all(&modules).map_err(|e| Error::io("remove", &modules, e))?;
-    set_readable(work.path())?;
-    if out.exists() {
-        // the stale version goes beside, under the build directories' prefix, then away
-        let old = parent.join(format!("{prefix}old"));
-        std::fs::rename(out, &old).map_err(|e| Error::io("move aside", out, e))?;
-        std::fs::remove_dir_all(&old).map_err(|e| Error::io("remove", &old, e))?;
-    }
-    let built = work.keep();
-    std::fs::rename(&built, out).map_err(|e| Error::io("move into place", out, e))?;
-    printer.status(
-        "Built",
-        &format!("in {}s into {}", started.elapsed().as_secs(), out.display()),
-    );
-    Ok(())
+    std::fs::remove_dir_all(&modules).map_err(|e| Error::io("remove", &modules, e))
 }
 
 /// A build directory as a directory of binaries is: readable by all (a temporary directory is

@@ -185,42 +185,6 @@ const LEFTOVERS: &[(&str, &str)] = &[
     ),
 ];
 
-/// A small CRD of the project's group that `create api --from-crd` imports.
-const BARGE_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: barges.crew.my.domain
-spec:
-  group: crew.my.domain
-  names:
-    kind: Barge
-    listKind: BargeList
-    plural: barges
-    singular: barge
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          apiVersion:
-            type: string
-          kind:
-            type: string
-          metadata:
-            type: object
-          spec:
-            type: object
-            properties:
-              cargo:
-                type: integer
-                format: int32
-                minimum: 0
-";
-
 /// A kubebuilder v4 PROJECT of one kind, crew/v1 Captain, for `alpha migrate`.
 const KB_PROJECT: &str = "domain: my.domain
 layout:
@@ -307,7 +271,7 @@ fn make_world(world: World, dir: &Path) {
                 let out = cli::run(&demo, &cli::split_args(args));
                 assert_eq!(out.code, 0, "setup `{args}`: {}", out.stderr);
             }
-            std::fs::write(demo.join("barge-crd.yaml"), BARGE_CRD).expect("write");
+            std::fs::write(demo.join("barge-crd.yaml"), cli::BARGE_CRD).expect("write");
             let install = demo.join("dist/install.yaml");
             std::fs::create_dir_all(install.parent().expect("parent")).expect("mkdir");
             std::fs::write(install, cli::MINIMAL_INSTALL).expect("write");

@@ -1,8 +1,13 @@
-//! Interrupts and contention: `init`, `create api`, `create webhook`, `manifests`, `delete api`, `edit --multigroup` and `edit --plugins helm`, each SIGKILLed after every
-//! file operation of its commit (through the test-only `OPERATOR_GEN_TEST_PAUSE_AFTER` hook),
-//! leave the tree exactly as it was before or after the command once the next command has
-//! recovered, and running the command again gives the after state. Two `create api` for
-//! different kinds started together on one project both land: the second waits for the first.
+//! Interrupts and contention: each command that writes a project through the journal (`init`,
+//! `init --existing`, `create api` plain, with `--image` and with `--from-crd`, `create
+//! webhook`, `manifests`, `delete api`, `edit --multigroup`, `edit --plugins` helm, grafana and
+//! autoupdate) SIGKILLed after every file operation of its commit (through the test-only
+//! `OPERATOR_GEN_TEST_PAUSE_AFTER` hook) leaves the tree exactly as it was before or after the
+//! command once the next command has recovered, and running the command again gives the after
+//! state. Two `create api` for different kinds started together on one project both land: the
+//! second waits for the first. (`alpha generate` is killed in its replay by `cli_alpha.rs`;
+//! `alpha migrate` and `envtest use`, which write a staging directory and rename it, are killed
+//! at random times by `cli_faults.rs`.)
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -109,6 +114,47 @@ const CASES: &[Case] = &[
         files: &[("dist/install.yaml", cli::MINIMAL_INSTALL)],
         args: "edit --plugins helm",
         done_again: None,
+    },
+    Case {
+        name: "edit --plugins grafana",
+        setup: &["init"],
+        files: &[],
+        args: "edit --plugins grafana",
+        done_again: None,
+    },
+    Case {
+        name: "edit --plugins autoupdate",
+        setup: &["init"],
+        files: &[],
+        args: "edit --plugins autoupdate",
+        done_again: None,
+    },
+    Case {
+        name: "create api --image",
+        setup: &["init"],
+        files: &[],
+        args: "create api --group crew --version v1 --kind Sloop --image busybox:1.36",
+        done_again: Some("API resource already exists"),
+    },
+    Case {
+        name: "create api --from-crd",
+        setup: &["init"],
+        files: &[("barge-crd.yaml", cli::BARGE_CRD)],
+        args: "create api --from-crd barge-crd.yaml",
+        done_again: Some("API resource already exists"),
+    },
+    Case {
+        name: "init --existing",
+        setup: &[],
+        files: &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+            ),
+            ("src/main.rs", "fn main() {}\n"),
+        ],
+        args: "init --existing",
+        done_again: Some("target directory is already initialized"),
     },
 ];
 
