@@ -468,9 +468,15 @@ pub fn run_bounded(
 
 /// Runs `git args...` in `dir`; panics with its stderr when it fails, else returns its stdout.
 pub fn git(dir: &Path, args: &[&str]) -> String {
+    git_with(dir, args, &[])
+}
+
+/// [`git`] with the variables `env` set.
+fn git_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
     let out = Command::new("git")
         .args(args)
         .current_dir(dir)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()
         .expect("run git");
@@ -480,6 +486,32 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The commit date of [`git_commit_all`]: two repositories made from the same files have the
+/// same commits.
+pub const GIT_DATE: &str = "2026-01-01T00:00:00Z";
+
+/// Makes `dir` a git repository on branch `main` (committer Crew, unsigned) and commits every
+/// file in it as `scaffold`, dated [`GIT_DATE`].
+pub fn git_commit_all(dir: &Path) {
+    for args in [
+        &["init", "--quiet", "--initial-branch", "main"][..],
+        &["config", "user.name", "Crew"],
+        &["config", "user.email", "crew@example.com"],
+        &["config", "commit.gpgsign", "false"],
+        &["add", "--all"],
+    ] {
+        git(dir, args);
+    }
+    git_with(
+        dir,
+        &["commit", "--quiet", "-m", "scaffold"],
+        &[
+            ("GIT_AUTHOR_DATE", GIT_DATE),
+            ("GIT_COMMITTER_DATE", GIT_DATE),
+        ],
+    );
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ use operator_gen::printer::{Printer, Verbosity};
 use operator_gen::transaction;
 use operator_gen_tests::{cli, older};
 
-use cli::tree_differences as differences;
+use cli::{GIT_DATE, tree_differences as differences};
 
 /// The project of [`World::Project`]: one kind, its manifests not yet generated (so that
 /// `manifests` has files to write).
@@ -65,9 +65,6 @@ const WORLDS: &[World] = &[
     World::Cache,
     World::Git,
 ];
-
-/// The commit dates of every git commit in the [`World::Git`] world.
-const GIT_DATE: &str = "2026-01-01T00:00:00Z";
 
 /// A command that writes, as a user types it in its world; `again` is what a re-run after it
 /// completed says, when it refuses (exit 1), else `None` (exit 0).
@@ -322,23 +319,7 @@ fn make_world(world: World, dir: &Path) {
                     .is_ok_and(|s| s.success());
                 assert!(ok, "older `{args}` failed");
             }
-            for args in [
-                &["init", "--quiet", "--initial-branch", "main"][..],
-                &["config", "user.name", "Crew"],
-                &["config", "user.email", "crew@example.com"],
-                &["config", "commit.gpgsign", "false"],
-                &["add", "--all"],
-            ] {
-                cli::git(&demo, args);
-            }
-            let ok = Command::new("git")
-                .args(["commit", "--quiet", "-m", "scaffold"])
-                .current_dir(&demo)
-                .env("GIT_AUTHOR_DATE", GIT_DATE)
-                .env("GIT_COMMITTER_DATE", GIT_DATE)
-                .status()
-                .is_ok_and(|s| s.success());
-            assert!(ok, "git commit");
+            cli::git_commit_all(&demo);
         }
     }
 }

@@ -338,4 +338,8 @@ fn a_second_command_waits_for_the_first_and_both_land() {
         }
         assert_both_kinds(&dir, &format!("race {trial}"));
     }
+    println!(
+        "`{CAPTAIN}` held after file operation 3 while `{FRIGATE}` waited, then 6 races of the \
+         two: both kinds landed every time"
+    );
 }
