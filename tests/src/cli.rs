@@ -73,6 +73,76 @@ spec:
                 minimum: 0
 ";
 
+/// A kubebuilder v4 PROJECT of one kind, crew/v1 Captain, for `alpha migrate` (see
+/// [`kubebuilder_project`]).
+pub const KB_PROJECT: &str = "domain: my.domain
+layout:
+- go.kubebuilder.io/v4
+projectName: demo
+repo: example.com/demo
+resources:
+- api:
+    crdVersion: v1
+    namespaced: true
+  controller: true
+  domain: my.domain
+  group: crew
+  kind: Captain
+  path: example.com/demo/api/v1
+  version: v1
+version: \"3\"
+";
+
+/// Its types, as kubebuilder scaffolds them with a field added.
+pub const KB_TYPES: &str = "package v1
+
+import (
+	metav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"
+)
+
+// CaptainSpec defines the desired state of Captain.
+type CaptainSpec struct {
+	// +optional
+	Size *int32 `json:\"size,omitempty\"`
+}
+
+// CaptainStatus defines the observed state of Captain.
+type CaptainStatus struct {
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+
+// Captain is the Schema for the captains API.
+type Captain struct {
+	metav1.TypeMeta   `json:\",inline\"`
+	metav1.ObjectMeta `json:\"metadata,omitempty\"`
+
+	Spec   CaptainSpec   `json:\"spec,omitempty\"`
+	Status CaptainStatus `json:\"status,omitempty\"`
+}
+
+// +kubebuilder:object:root=true
+
+// CaptainList contains a list of Captain.
+type CaptainList struct {
+	metav1.TypeMeta `json:\",inline\"`
+	metav1.ListMeta `json:\"metadata,omitempty\"`
+	Items           []Captain `json:\"items\"`
+}
+";
+
+/// Where [`KB_TYPES`] is in the project of [`KB_PROJECT`].
+pub const KB_TYPES_FILE: &str = "api/v1/captain_types.go";
+
+/// The kubebuilder project of [`KB_PROJECT`] and [`KB_TYPES`] in `dir`.
+pub fn kubebuilder_project(dir: &Path) {
+    let types = dir.join(KB_TYPES_FILE);
+    std::fs::create_dir_all(types.parent().expect("parent")).expect("mkdir");
+    std::fs::write(dir.join("PROJECT"), KB_PROJECT).expect("write");
+    std::fs::write(types, KB_TYPES).expect("write");
+}
+
 /// The workspace root (the operator-gen checkout).
 pub fn workspace_root() -> PathBuf {
     // Prefer the variable cargo sets when it runs the test: this library may have been built

@@ -44,7 +44,7 @@ enum World {
     Project,
     /// `demo/`, an empty directory; the command runs in it.
     Empty,
-    /// `kb/`, a kubebuilder v4 project of one kind ([`KB_PROJECT`], [`KB_TYPES`]); the command
+    /// `kb/`, a kubebuilder v4 project of one kind ([`cli::kubebuilder_project`]); the command
     /// runs in the world and writes `demo/`.
     Kubebuilder,
     /// `cache/envtest/`, an empty cache (`OPERATOR_GEN_CACHE=cache`), with the stand-in
@@ -206,64 +206,6 @@ const LEFTOVERS: &[(&str, &str)] = &[
     ),
 ];
 
-/// A kubebuilder v4 PROJECT of one kind, crew/v1 Captain, for `alpha migrate`.
-const KB_PROJECT: &str = "domain: my.domain
-layout:
-- go.kubebuilder.io/v4
-projectName: demo
-repo: example.com/demo
-resources:
-- api:
-    crdVersion: v1
-    namespaced: true
-  controller: true
-  domain: my.domain
-  group: crew
-  kind: Captain
-  path: example.com/demo/api/v1
-  version: v1
-version: \"3\"
-";
-
-/// Its types, as kubebuilder scaffolds them with a field added.
-const KB_TYPES: &str = "package v1
-
-import (
-	metav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"
-)
-
-// CaptainSpec defines the desired state of Captain.
-type CaptainSpec struct {
-	// +optional
-	Size *int32 `json:\"size,omitempty\"`
-}
-
-// CaptainStatus defines the observed state of Captain.
-type CaptainStatus struct {
-}
-
-// +kubebuilder:object:root=true
-// +kubebuilder:subresource:status
-
-// Captain is the Schema for the captains API.
-type Captain struct {
-	metav1.TypeMeta   `json:\",inline\"`
-	metav1.ObjectMeta `json:\"metadata,omitempty\"`
-
-	Spec   CaptainSpec   `json:\"spec,omitempty\"`
-	Status CaptainStatus `json:\"status,omitempty\"`
-}
-
-// +kubebuilder:object:root=true
-
-// CaptainList contains a list of Captain.
-type CaptainList struct {
-	metav1.TypeMeta `json:\",inline\"`
-	metav1.ListMeta `json:\"metadata,omitempty\"`
-	Items           []Captain `json:\"items\"`
-}
-";
-
 /// A stand-in for `go` (no network, no compiler): `go env GOVERSION` prints a version, and
 /// `go build ... -o OUT ...` waits a little, as a build does, then writes to OUT a small
 /// executable that prints the kube-apiserver version.
@@ -299,10 +241,7 @@ fn make_world(world: World, dir: &Path) {
         }
         World::Empty => std::fs::create_dir_all(&demo).expect("mkdir"),
         World::Kubebuilder => {
-            let kb = dir.join("kb");
-            std::fs::create_dir_all(kb.join("api/v1")).expect("mkdir");
-            std::fs::write(kb.join("PROJECT"), KB_PROJECT).expect("write");
-            std::fs::write(kb.join("api/v1/captain_types.go"), KB_TYPES).expect("write");
+            cli::kubebuilder_project(&dir.join("kb"));
         }
         World::Cache => std::fs::create_dir_all(dir.join("cache/envtest")).expect("mkdir"),
         World::Git => {

@@ -512,3 +512,115 @@ fn alpha_generate_in_place_on_a_project_it_cannot_write_leaves_nothing_beside_it
     assert_eq!(beside, [OsString::from("demo")], "left beside the project");
     assert!(before == after, "the project changed");
 }
+
+/// `alpha migrate`'s input: the Go types file of a kubebuilder project made hostile, and the
+/// fragments its one `error:` line must hold (the file's name among them), or `None` where the
+/// migration is defined to succeed.
+type GoRow = (&'static str, fn(&Path), Option<&'static [&'static str]>);
+
+const GO_ROWS: &[GoRow] = &[
+    (
+        "a symlink to /dev/zero",
+        |go| symlink("/dev/zero", go),
+        Some(&[cli::KB_TYPES_FILE, "a character device, not a regular file"]),
+    ),
+    (
+        "a FIFO",
+        |go| mkfifo(go),
+        Some(&[
+            cli::KB_TYPES_FILE,
+            "a FIFO (named pipe), not a regular file",
+        ]),
+    ),
+    (
+        "a symlink loop",
+        |go| symlink("captain_types.go", go),
+        Some(&[cli::KB_TYPES_FILE, "a symbolic link loop"]),
+    ),
+    (
+        "9 MiB",
+        |go| {
+            let mut text = cli::KB_TYPES.as_bytes().to_vec();
+            text.extend_from_slice(b"// ");
+            text.resize(9 << 20, b'x');
+            std::fs::write(go, text).expect("write");
+        },
+        Some(&[cli::KB_TYPES_FILE, "more than the 8.0 MiB"]),
+    ),
+    (
+        "3,000 nested brackets",
+        |go| {
+            let deep = format!("var deep = {}0{}\n", "(".repeat(3000), ")".repeat(3000));
+            std::fs::write(go, format!("{}{deep}", cli::KB_TYPES)).expect("write");
+        },
+        // the Go reader takes the nesting: the constant is not a type, and the kind migrates
+        None,
+    ),
+    (
+        "not UTF-8",
+        |go| {
+            std::fs::write(go, [cli::KB_TYPES.as_bytes(), b"// caf\xe9\n"].concat()).expect("write")
+        },
+        Some(&[cli::KB_TYPES_FILE, "not UTF-8 text"]),
+    ),
+];
+
+#[test]
+fn alpha_migrate_refuses_a_hostile_go_file_by_name_and_writes_nothing() {
+    let mut wrong = Vec::new();
+    for (what, plant, fragments) in GO_ROWS {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let kb = tmp.path().join("kb");
+        cli::kubebuilder_project(&kb);
+        let go = kb.join(cli::KB_TYPES_FILE);
+        std::fs::remove_file(&go).expect("remove");
+        plant(&go);
+        let before = snapshot(&kb);
+        let args = cli::split_args("alpha migrate --input-dir kb --output-dir out");
+        let out = cli::run_bounded(tmp.path(), &[], &args, MEMORY, LIMIT);
+        let what = format!("{} {what} × `alpha migrate`", cli::KB_TYPES_FILE);
+        let Some(out) = out else {
+            wrong.push(format!("{what}: still running after {LIMIT:?}; killed"));
+            continue;
+        };
+        let stderr = out.stderr.trim_end();
+        println!(
+            "{what}: exit {}: {}",
+            out.code,
+            stderr.lines().last().unwrap_or("")
+        );
+        if snapshot(&kb) != before {
+            wrong.push(format!("{what}: the input changed"));
+        }
+        let Some(fragments) = *fragments else {
+            if out.code != 0 || !tmp.path().join("out/PROJECT").is_file() {
+                wrong.push(format!(
+                    "{what}: exit {} without the output: {stderr}",
+                    out.code
+                ));
+            }
+            continue;
+        };
+        let lines: Vec<&str> = stderr.lines().collect();
+        if out.code != 1 || lines.len() != 1 || !lines[0].starts_with("error: ") {
+            wrong.push(format!(
+                "{what}: exit {} with {stderr:?}, not one `error:` line",
+                out.code
+            ));
+        }
+        let missing: Vec<&&str> = fragments.iter().filter(|f| !stderr.contains(*f)).collect();
+        if !missing.is_empty() {
+            wrong.push(format!("{what}: the error lacks {missing:?}: {stderr}"));
+        }
+        let beside: Vec<OsString> = std::fs::read_dir(tmp.path())
+            .expect("read dir")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        if beside != [OsString::from("kb")] {
+            wrong.push(format!("{what}: wrote beside the input: {beside:?}"));
+        }
+    }
+    println!("tried {} hostile Go projects", GO_ROWS.len());
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
