@@ -98,6 +98,20 @@ fn io_fix(kind: std::io::ErrorKind) -> &'static str {
     }
 }
 
+/// The fix for a tool's failure (git's, say) whose message names the operating system's error
+/// for a full disk or a read-only file system, as [`Error::Io`] gives it; `None` for any other.
+pub fn os_message_fix(message: &str) -> Option<&'static str> {
+    use std::io::ErrorKind;
+    [
+        ("No space left on device", ErrorKind::StorageFull),
+        ("Disk quota exceeded", ErrorKind::QuotaExceeded),
+        ("Read-only file system", ErrorKind::ReadOnlyFilesystem),
+    ]
+    .into_iter()
+    .find(|(text, _)| message.contains(text))
+    .map(|(_, kind)| io_fix(kind))
+}
+
 fn lower_first(s: &str) -> String {
     let mut chars = s.chars();
     match chars.next() {
@@ -141,6 +155,23 @@ mod tests {
             ),
             "{read_only}"
         );
+    }
+
+    #[test]
+    fn a_tools_message_of_a_full_disk_or_a_read_only_file_system_has_their_fix() {
+        let full =
+            os_message_fix("fatal: unable to write loose object file: No space left on device");
+        assert!(
+            full.is_some_and(|f| f.starts_with("the disk is full")),
+            "{full:?}"
+        );
+        let read_only =
+            os_message_fix("error: unable to create '.git/index.lock': Read-only file system");
+        assert!(
+            read_only.is_some_and(|f| f.starts_with("the file system is read-only")),
+            "{read_only:?}"
+        );
+        assert_eq!(os_message_fix("fatal: not a git repository"), None);
     }
 
     #[test]

@@ -82,6 +82,15 @@ pub struct ProjectLock {
 /// Lock the project at `root` (waiting, with a message, while another command holds it), then
 /// recover any commit an interrupted command left behind.
 pub fn lock(root: &Path, printer: &Printer) -> Result<ProjectLock> {
+    let lock = lock_dir(root, printer)?;
+    recover(root, printer)?;
+    Ok(lock)
+}
+
+/// Lock the directory `root` (waiting, with a message, while another command holds it), without
+/// recovering anything: for a directory that is not a project (a cache, the parent an output
+/// directory is made in), whose writer keeps it whole by a rename of its own.
+pub fn lock_dir(root: &Path, printer: &Printer) -> Result<ProjectLock> {
     let file = open_lock_file(root)?;
     match file.try_lock() {
         Ok(()) => {}
@@ -91,13 +100,12 @@ pub fn lock(root: &Path, printer: &Printer) -> Result<ProjectLock> {
                 root.display()
             ));
             file.lock()
-                .map_err(|e| Error::io("lock the project directory", root, e))?;
+                .map_err(|e| Error::io("lock the directory", root, e))?;
         }
         Err(std::fs::TryLockError::Error(e)) => {
-            return Err(Error::io("lock the project directory", root, e));
+            return Err(Error::io("lock the directory", root, e));
         }
     }
-    recover(root, printer)?;
     Ok(ProjectLock { _file: file })
 }
 
@@ -105,7 +113,7 @@ pub fn lock(root: &Path, printer: &Printer) -> Result<ProjectLock> {
 /// is added to the tree), else `.operator-gen.lock` in it.
 #[cfg(unix)]
 fn open_lock_file(root: &Path) -> Result<File> {
-    File::open(root).map_err(|e| Error::io("open the project directory", root, e))
+    File::open(root).map_err(|e| Error::io("open the directory", root, e))
 }
 
 #[cfg(not(unix))]

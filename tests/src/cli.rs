@@ -37,6 +37,112 @@ spec:
         image: controller:latest
 ";
 
+/// A small CRD of the group crew.my.domain (a kind Barge) for `create api --from-crd` to import.
+pub const BARGE_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: barges.crew.my.domain
+spec:
+  group: crew.my.domain
+  names:
+    kind: Barge
+    listKind: BargeList
+    plural: barges
+    singular: barge
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          apiVersion:
+            type: string
+          kind:
+            type: string
+          metadata:
+            type: object
+          spec:
+            type: object
+            properties:
+              cargo:
+                type: integer
+                format: int32
+                minimum: 0
+";
+
+/// A kubebuilder v4 PROJECT of one kind, crew/v1 Captain, for `alpha migrate` (see
+/// [`kubebuilder_project`]).
+pub const KB_PROJECT: &str = "domain: my.domain
+layout:
+- go.kubebuilder.io/v4
+projectName: demo
+repo: example.com/demo
+resources:
+- api:
+    crdVersion: v1
+    namespaced: true
+  controller: true
+  domain: my.domain
+  group: crew
+  kind: Captain
+  path: example.com/demo/api/v1
+  version: v1
+version: \"3\"
+";
+
+/// Its types, as kubebuilder scaffolds them with a field added.
+pub const KB_TYPES: &str = "package v1
+
+import (
+	metav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"
+)
+
+// CaptainSpec defines the desired state of Captain.
+type CaptainSpec struct {
+	// +optional
+	Size *int32 `json:\"size,omitempty\"`
+}
+
+// CaptainStatus defines the observed state of Captain.
+type CaptainStatus struct {
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+
+// Captain is the Schema for the captains API.
+type Captain struct {
+	metav1.TypeMeta   `json:\",inline\"`
+	metav1.ObjectMeta `json:\"metadata,omitempty\"`
+
+	Spec   CaptainSpec   `json:\"spec,omitempty\"`
+	Status CaptainStatus `json:\"status,omitempty\"`
+}
+
+// +kubebuilder:object:root=true
+
+// CaptainList contains a list of Captain.
+type CaptainList struct {
+	metav1.TypeMeta `json:\",inline\"`
+	metav1.ListMeta `json:\"metadata,omitempty\"`
+	Items           []Captain `json:\"items\"`
+}
+";
+
+/// Where [`KB_TYPES`] is in the project of [`KB_PROJECT`].
+pub const KB_TYPES_FILE: &str = "api/v1/captain_types.go";
+
+/// The kubebuilder project of [`KB_PROJECT`] and [`KB_TYPES`] in `dir`.
+pub fn kubebuilder_project(dir: &Path) {
+    let types = dir.join(KB_TYPES_FILE);
+    std::fs::create_dir_all(types.parent().expect("parent")).expect("mkdir");
+    std::fs::write(dir.join("PROJECT"), KB_PROJECT).expect("write");
+    std::fs::write(types, KB_TYPES).expect("write");
+}
+
 /// The workspace root (the operator-gen checkout).
 pub fn workspace_root() -> PathBuf {
     // Prefer the variable cargo sets when it runs the test: this library may have been built
@@ -99,16 +205,22 @@ pub struct Output {
     pub stderr: String,
 }
 
-/// Run `operator-gen args...` in `dir`, non-interactively, with a fixed license year.
-pub fn run(dir: &Path, args: &[String]) -> Output {
-    let out = Command::new(operator_gen_bin())
-        .args(args)
-        .current_dir(dir)
+/// `operator-gen` to run in `dir` non-interactively, with a fixed license year and without this
+/// machine's user-level templates (`$XDG_CONFIG_HOME/operator-gen/templates`).
+fn operator_gen_in(dir: &Path) -> Command {
+    let mut c = Command::new(operator_gen_bin());
+    c.current_dir(dir)
         .env("OPERATOR_GEN_YEAR", YEAR)
         .env("NO_COLOR", "1")
-        // no user-level templates (`$XDG_CONFIG_HOME/operator-gen/templates`) of this machine
         .env("XDG_CONFIG_HOME", "/nonexistent/operator-gen-tests")
-        .stdin(Stdio::null())
+        .stdin(Stdio::null());
+    c
+}
+
+/// Run `operator-gen args...` in `dir`, non-interactively, with a fixed license year.
+pub fn run(dir: &Path, args: &[String]) -> Output {
+    let out = operator_gen_in(dir)
+        .args(args)
         .output()
         .expect("run operator-gen");
     Output {
@@ -116,6 +228,36 @@ pub fn run(dir: &Path, args: &[String]) -> Output {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
+}
+
+/// `operator-gen args` (a command line, split by [`split_args`]) to spawn in `dir` as [`run`]
+/// runs it, without `CARGO_TARGET_DIR` (the scan's cache is the project's own, in its
+/// `target/`), stdout discarded and stderr piped: the fault suites start, kill and race these.
+pub fn command(dir: &Path, args: &str) -> Command {
+    let mut c = operator_gen_in(dir);
+    c.args(split_args(args))
+        .env_remove("CARGO_TARGET_DIR")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    c
+}
+
+/// How the tree `now` differs from `expected` (both of [`tree_with_dirs`]): the paths only in
+/// one of them and those whose contents differ.
+pub fn tree_differences(
+    now: &BTreeMap<String, Vec<u8>>,
+    expected: &BTreeMap<String, Vec<u8>>,
+) -> String {
+    let only_now: Vec<&String> = now.keys().filter(|k| !expected.contains_key(*k)).collect();
+    let only_expected: Vec<&String> = expected.keys().filter(|k| !now.contains_key(*k)).collect();
+    let differ: Vec<&String> = now
+        .iter()
+        .filter(|(k, v)| expected.get(*k).is_some_and(|w| w != *v))
+        .map(|(k, _)| k)
+        .collect();
+    format!(
+        "only in the tree: {only_now:?}; only in the expected: {only_expected:?}; contents differ: {differ:?}"
+    )
 }
 
 /// Split a command line on whitespace, keeping "double-quoted" words together.
@@ -396,9 +538,15 @@ pub fn run_bounded(
 
 /// Runs `git args...` in `dir`; panics with its stderr when it fails, else returns its stdout.
 pub fn git(dir: &Path, args: &[&str]) -> String {
+    git_with(dir, args, &[])
+}
+
+/// [`git`] with the variables `env` set.
+fn git_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
     let out = Command::new("git")
         .args(args)
         .current_dir(dir)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()
         .expect("run git");
@@ -408,6 +556,32 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The commit date of [`git_commit_all`]: two repositories made from the same files have the
+/// same commits.
+pub const GIT_DATE: &str = "2026-01-01T00:00:00Z";
+
+/// Makes `dir` a git repository on branch `main` (committer Crew, unsigned) and commits every
+/// file in it as `scaffold`, dated [`GIT_DATE`].
+pub fn git_commit_all(dir: &Path) {
+    for args in [
+        &["init", "--quiet", "--initial-branch", "main"][..],
+        &["config", "user.name", "Crew"],
+        &["config", "user.email", "crew@example.com"],
+        &["config", "commit.gpgsign", "false"],
+        &["add", "--all"],
+    ] {
+        git(dir, args);
+    }
+    git_with(
+        dir,
+        &["commit", "--quiet", "-m", "scaffold"],
+        &[
+            ("GIT_AUTHOR_DATE", GIT_DATE),
+            ("GIT_COMMITTER_DATE", GIT_DATE),
+        ],
+    );
 }
 
 #[cfg(test)]

@@ -450,19 +450,75 @@ fn go_arch() -> &'static str {
     }
 }
 
-/// Builds etcd and kube-apiserver (and kubectl, unless the machine has one) into `out`, and
-/// writes the stamp.
+/// Builds etcd and kube-apiserver (and kubectl, unless the machine has one) with the stamp into
+/// a build directory beside `out`, `.<version>.build.<random>`, which then replaces `out` by a
+/// rename: a build stopped anywhere leaves `out` as it was (or, replacing a stale one, absent),
+/// never part of a version. One build of a cache runs at a time (a lock on its directory); a
+/// second `envtest use` waits and takes the first one's binaries, and a build first removes
+/// the build directories a killed one left.
 fn build(buildable: &Buildable, go: &Path, out: &Path, env: &Env, printer: &Printer) -> Result<()> {
     let go_version = go_env_version(go)?;
     let kubectl = kubectl_choice(env, out);
     let stamp = stamp(buildable, &kubectl, &go_version);
-    std::fs::create_dir_all(out).map_err(|e| Error::io("create", out, e))?;
-    let _ = std::fs::remove_file(out.join(STAMP));
+    let (Some(parent), Some(name)) = (out.parent(), out.file_name()) else {
+        return Err(Error::msg(format!(
+            "{} is not a directory in a cache; set OPERATOR_GEN_CACHE to a directory",
+            out.display()
+        )));
+    };
+    std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+    let _lock = crate::transaction::lock_dir(parent, printer)?;
+    if complete(out) && read_stamp(out).as_deref() == Some(stamp.as_str()) {
+        return Ok(());
+    }
+    let prefix = format!(".{}.build.", name.to_string_lossy());
+    // what killed builds left
+    for entry in std::fs::read_dir(parent)
+        .map_err(|e| Error::io("read", parent, e))?
+        .flatten()
+    {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            let left = entry.path();
+            std::fs::remove_dir_all(&left).map_err(|e| Error::io("remove", &left, e))?;
+        }
+    }
     let work = tempfile::Builder::new()
-        .prefix(".build.")
-        .tempdir_in(out)
-        .map_err(|e| Error::io("create a build directory in", out, e))?;
-    let modules = work.path().join("modules");
+        .prefix(&prefix)
+        .tempdir_in(parent)
+        .map_err(|e| Error::io("create a build directory in", parent, e))?;
+    let started = std::time::Instant::now();
+    compile(buildable, go, work.path(), &kubectl, env, printer)?;
+    let stamp_path = work.path().join(STAMP);
+    std::fs::write(&stamp_path, format!("{stamp}\n"))
+        .map_err(|e| Error::io("write", &stamp_path, e))?;
+    set_readable(work.path())?;
+    if out.exists() {
+        // the stale version goes beside, under the build directories' prefix, then away
+        let old = parent.join(format!("{prefix}old"));
+        std::fs::rename(out, &old).map_err(|e| Error::io("move aside", out, e))?;
+        std::fs::remove_dir_all(&old).map_err(|e| Error::io("remove", &old, e))?;
+    }
+    let built = work.keep();
+    std::fs::rename(&built, out).map_err(|e| Error::io("move into place", out, e))?;
+    printer.status(
+        "Built",
+        &format!("in {}s into {}", started.elapsed().as_secs(), out.display()),
+    );
+    Ok(())
+}
+
+/// Builds etcd and kube-apiserver, and kubectl when `kubectl` is `built` (else links the
+/// machine's), into `work` from the embedded wrapper modules (written to `work/modules`, removed
+/// after).
+fn compile(
+    buildable: &Buildable,
+    go: &Path,
+    work: &Path,
+    kubectl: &str,
+    env: &Env,
+    printer: &Printer,
+) -> Result<()> {
+    let modules = work.join("modules");
     for file in KUBE_MODULE.iter().chain(ETCD_MODULE) {
         let path = modules.join(file.path);
         if let Some(parent) = path.parent() {
@@ -488,7 +544,7 @@ fn build(buildable: &Buildable, go: &Path, out: &Path, env: &Env, printer: &Prin
             .env("CGO_ENABLED", "0")
             .env("GOFLAGS", &flags)
             .args(["build", "-ldflags", ldflags, "-o"])
-            .arg(work.path().join(output))
+            .arg(work.join(output))
             .arg(package)
             .status()
             .map_err(|e| {
@@ -505,7 +561,6 @@ fn build(buildable: &Buildable, go: &Path, out: &Path, env: &Env, printer: &Prin
             )))
         }
     };
-    let started = std::time::Instant::now();
     printer.status("Building", &format!("etcd {}", buildable.etcd));
     go_build("etcd", "-s -w", "etcd", ".")?;
     let minor = buildable
@@ -535,21 +590,23 @@ fn build(buildable: &Buildable, go: &Path, out: &Path, env: &Env, printer: &Prin
         printer.status("Building", &format!("kubectl {}", buildable.kubernetes));
         go_build("kubernetes", &version_flags, "kubectl", "./kubectl")?;
     } else {
-        let link = work.path().join("kubectl");
-        symlink(Path::new(&kubectl), &link)?;
+        let link = work.join("kubectl");
+        symlink(Path::new(kubectl), &link)?;
     }
-    for binary in BINARIES {
-        let from = work.path().join(binary);
-        let to = out.join(binary);
-        std::fs::rename(&from, &to).map_err(|e| Error::io("move into place", &to, e))?;
-    }
-    let stamp_path = out.join(STAMP);
-    std::fs::write(&stamp_path, format!("{stamp}\n"))
-        .map_err(|e| Error::io("write", &stamp_path, e))?;
-    printer.status(
-        "Built",
-        &format!("in {}s into {}", started.elapsed().as_secs(), out.display()),
-    );
+    std::fs::remove_dir_all(&modules).map_err(|e| Error::io("remove", &modules, e))
+}
+
+/// A build directory as a directory of binaries is: readable by all (a temporary directory is
+/// its owner's only).
+#[cfg(unix)]
+fn set_readable(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| Error::io("set permissions on", dir, e))
+}
+
+#[cfg(not(unix))]
+fn set_readable(_dir: &Path) -> Result<()> {
     Ok(())
 }
 

@@ -479,6 +479,19 @@ fn replay_here(
     Ok(())
 }
 
+/// The error of a failed `git args`: the first line of its stderr and the fix, a full disk's or
+/// a read-only file system's when git names one.
+fn git_failed(args: &[&str], stderr: &[u8]) -> Error {
+    let stderr = String::from_utf8_lossy(stderr);
+    let fix = crate::error::os_message_fix(&stderr)
+        .unwrap_or("fix the repository and run alpha update again");
+    Error::msg(format!(
+        "`git {}` failed: {}; {fix}",
+        args.join(" "),
+        stderr.lines().next().unwrap_or("no message").trim()
+    ))
+}
+
 /// git, run in the project's work tree.
 struct Git {
     root: PathBuf,
@@ -532,12 +545,7 @@ impl Git {
     fn output_raw(&self, args: &[&str]) -> Result<String> {
         let out = self.run(&mut self.command(args), args)?;
         if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            return Err(Error::msg(format!(
-                "`git {}` failed: {}; fix the repository and run alpha update again",
-                args.join(" "),
-                stderr.lines().next().unwrap_or("no message").trim()
-            )));
+            return Err(git_failed(args, &out.stderr));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
@@ -580,14 +588,7 @@ impl Git {
             cmd.current_dir(dir).env("GIT_INDEX_FILE", index);
             let out = self.run(&mut cmd, &args)?;
             if !out.status.success() {
-                return Err(Error::msg(format!(
-                    "`git {}` failed: {}; fix the repository and run alpha update again",
-                    args.join(" "),
-                    String::from_utf8_lossy(&out.stderr)
-                        .lines()
-                        .next()
-                        .unwrap_or("no message")
-                )));
+                return Err(git_failed(&args, &out.stderr));
             }
             if args.contains(&"write-tree") {
                 return Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned());

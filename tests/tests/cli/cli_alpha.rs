@@ -65,12 +65,7 @@ fn older_project(older: &Path, dir: &Path, edit_makefile: bool) -> String {
     assert!(read(dir, "PROJECT").contains(&format!("cliVersion: {OLDER}")));
     assert!(read(dir, "Makefile").contains(OLD_IMG));
     assert!(read(dir, "Dockerfile").starts_with(OLD_DOCKERFILE));
-    git(dir, &["init", "--quiet", "--initial-branch", "main"]);
-    git(dir, &["config", "user.name", "Crew"]);
-    git(dir, &["config", "user.email", "crew@example.com"]);
-    git(dir, &["config", "commit.gpgsign", "false"]);
-    git(dir, &["add", "--all"]);
-    git(dir, &["commit", "--quiet", "-m", "scaffold"]);
+    cli::git_commit_all(dir);
     replace(dir, "src/controller/captain.rs", TODO, USER_CODE);
     if edit_makefile {
         replace(dir, "Makefile", OLD_IMG, USER_IMG);

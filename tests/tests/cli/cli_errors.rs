@@ -1251,21 +1251,7 @@ fn set_up(dir: &Path, setup: Setup) {
         }
         Setup::Git(edits) => {
             ok("init");
-            for args in [
-                &["init", "--quiet", "--initial-branch", "main"][..],
-                &["config", "user.name", "Crew"],
-                &["config", "user.email", "crew@example.com"],
-                &["config", "commit.gpgsign", "false"],
-                &["add", "--all"],
-                &["commit", "--quiet", "-m", "scaffold"],
-            ] {
-                let status = std::process::Command::new("git")
-                    .args(args)
-                    .current_dir(dir)
-                    .status()
-                    .expect("run git");
-                assert!(status.success(), "setup `git {args:?}` failed");
-            }
+            cli::git_commit_all(dir);
             apply(dir, edits);
         }
     }

@@ -1,15 +1,20 @@
 //! Faults across commands, beside `cli_interrupt.rs` (each command killed after every file
-//! operation of its commit) and `cli_hostile.rs` (hostile files):
+//! operation of its commits) and `cli_hostile.rs` (hostile files). Every command that writes is
+//! a row of [`COMMANDS`], run in its world ([`World`]: the project; an empty directory for
+//! `init`; a kubebuilder project for `alpha migrate` to write an output beside; an empty cache
+//! and a stand-in `go` for `envtest use`; a git repository holding a project of the older
+//! operator-gen for `alpha update`), and the whole world's tree is what is compared:
 //!
-//! - every pair of the commands that change a project (each command with itself included),
-//!   started together on one project, ends as one of the two serial orders: the tree and both
-//!   exit codes are those of running one and then the other;
+//! - every pair of the commands of one world (each command with itself included), started
+//!   together, ends as one of the two serial orders: the tree and both exit codes are those of
+//!   running one and then the other;
 //! - each command SIGKILLed at seeded pseudo-random times over its run leaves the old or the new
-//!   tree once recovered, and a re-run gives the new tree;
+//!   tree once recovered (the staging directories of [`LEFTOVERS`] aside), and a re-run gives
+//!   the new tree exactly; `alpha update` is left out ([`NOT_KILL_SAFE`]);
 //! - on a real tmpfs, filled so that only a few bytes to a few pages are left, each command
-//!   either completes or fails with one line saying the disk is full, and leaves the tree as it
-//!   was; remounted read-only, each refuses with one line saying the file system is read-only
-//!   (or, with nothing to write, succeeds), and changes nothing.
+//!   either completes as on a roomy disk or fails with one line saying the disk is full, and
+//!   leaves the tree as it was; remounted read-only, each refuses with one line saying the file
+//!   system is read-only (or, with nothing to write, succeeds), and changes nothing.
 //!
 //! Each test prints what it tried.
 
@@ -20,125 +25,329 @@ use std::time::Instant;
 
 use operator_gen::printer::{Printer, Verbosity};
 use operator_gen::transaction;
-use operator_gen_tests::cli;
+use operator_gen_tests::{cli, older};
 
-use cli::tree_with_dirs as tree;
+use cli::{GIT_DATE, tree_differences as differences};
 
-/// The project every row starts from: one kind, its manifests not yet generated (so that
-/// `manifests` has files to write), the release manifest the Helm plugin reads and a CRD to
-/// import.
+/// The project of [`World::Project`]: one kind, its manifests not yet generated (so that
+/// `manifests` has files to write).
 const SETUP: &[&str] = &[
     "init",
     "create api --group crew --version v1 --kind Captain",
 ];
 
-/// The commands that change a project, each as a user types it on the project of [`SETUP`].
-const COMMANDS: &[(&str, &str)] = &[
-    (
-        "create api Frigate",
-        "create api --group crew --version v1 --kind Frigate",
-    ),
-    (
-        "create api Captain v2",
-        "create api --group crew --version v2 --kind Captain",
-    ),
-    (
-        "create webhook",
-        "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation",
-    ),
-    ("manifests", "manifests"),
-    (
-        "delete api",
-        "delete api --group crew --version v1 --kind Captain",
-    ),
-    ("edit --multigroup", "edit --multigroup"),
-    ("edit --plugins helm", "edit --plugins helm"),
-    ("alpha generate", "alpha generate"),
-    (
-        "create api --image",
-        "create api --group crew --version v1 --kind Sloop --image busybox:1.36",
-    ),
-    (
-        "create api --from-crd",
-        "create api --from-crd barge-crd.yaml",
-    ),
-    ("edit --plugins grafana", "edit --plugins grafana"),
-    ("edit --plugins autoupdate", "edit --plugins autoupdate"),
+/// What a command starts from: a directory, its *world*, holding it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum World {
+    /// `demo/`, the project of [`SETUP`] with a CRD to import (`barge-crd.yaml`) and the
+    /// release manifest the Helm plugin reads; the command runs in `demo/`.
+    Project,
+    /// `demo/`, an empty directory; the command runs in it.
+    Empty,
+    /// `kb/`, a kubebuilder v4 project of one kind ([`cli::kubebuilder_project`]); the command
+    /// runs in the world and writes `demo/`.
+    Kubebuilder,
+    /// `cache/envtest/`, an empty cache (`OPERATOR_GEN_CACHE=cache`), with the stand-in
+    /// [`FAKE_GO`] first on `PATH`; the command runs in the world.
+    Cache,
+    /// `demo/`, a project scaffolded by the older operator-gen of [`older`] (init, crew/v1
+    /// Captain) committed on `main` of a git repository; the command runs in `demo/` with
+    /// `--from-binary` that operator-gen, and git's commit dates fixed ([`GIT_DATE`]) so that
+    /// two runs make the same commits. Git's state is compared by HEAD, the branches and `git
+    /// status` (see [`tree`]).
+    Git,
+}
+
+const WORLDS: &[World] = &[
+    World::Project,
+    World::Empty,
+    World::Kubebuilder,
+    World::Cache,
+    World::Git,
 ];
 
-/// A small CRD of the project's group that `create api --from-crd` imports.
-const BARGE_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: barges.crew.my.domain
-spec:
-  group: crew.my.domain
-  names:
-    kind: Barge
-    listKind: BargeList
-    plural: barges
-    singular: barge
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          apiVersion:
-            type: string
-          kind:
-            type: string
-          metadata:
-            type: object
-          spec:
-            type: object
-            properties:
-              cargo:
-                type: integer
-                format: int32
-                minimum: 0
+/// A command that writes, as a user types it in its world; `again` is what a re-run after it
+/// completed says, when it refuses (exit 1), else `None` (exit 0).
+struct Row {
+    name: &'static str,
+    args: &'static str,
+    world: World,
+    again: Option<&'static str>,
+}
+
+const fn row(
+    name: &'static str,
+    args: &'static str,
+    world: World,
+    again: Option<&'static str>,
+) -> Row {
+    Row {
+        name,
+        args,
+        world,
+        again,
+    }
+}
+
+const API_EXISTS: Option<&str> = Some("API resource already exists");
+
+/// The commands that write.
+const COMMANDS: &[Row] = &[
+    row(
+        "create api Frigate",
+        "create api --group crew --version v1 --kind Frigate",
+        World::Project,
+        API_EXISTS,
+    ),
+    row(
+        "create api Captain v2",
+        "create api --group crew --version v2 --kind Captain",
+        World::Project,
+        API_EXISTS,
+    ),
+    row(
+        "create webhook",
+        "create webhook --group crew --version v1 --kind Captain --defaulting --programmatic-validation",
+        World::Project,
+        Some("defaulting webhook already exists"),
+    ),
+    row("manifests", "manifests", World::Project, None),
+    row(
+        "delete api",
+        "delete api --group crew --version v1 --kind Captain",
+        World::Project,
+        Some("is not in PROJECT"),
+    ),
+    row(
+        "edit --multigroup",
+        "edit --multigroup",
+        World::Project,
+        Some("the project is already multigroup"),
+    ),
+    row(
+        "edit --plugins helm",
+        "edit --plugins helm",
+        World::Project,
+        None,
+    ),
+    // in place it leaves the old tree in `demo-backup`, which a second run will not replace
+    row(
+        "alpha generate",
+        "alpha generate",
+        World::Project,
+        Some("exists from an earlier alpha generate"),
+    ),
+    row(
+        "create api --image",
+        "create api --group crew --version v1 --kind Sloop --image busybox:1.36",
+        World::Project,
+        API_EXISTS,
+    ),
+    row(
+        "create api --from-crd",
+        "create api --from-crd barge-crd.yaml",
+        World::Project,
+        API_EXISTS,
+    ),
+    row(
+        "edit --plugins grafana",
+        "edit --plugins grafana",
+        World::Project,
+        None,
+    ),
+    row(
+        "edit --plugins autoupdate",
+        "edit --plugins autoupdate",
+        World::Project,
+        None,
+    ),
+    row(
+        "init",
+        "init",
+        World::Empty,
+        Some("target directory is already initialized"),
+    ),
+    row(
+        "alpha migrate",
+        "alpha migrate --input-dir kb --output-dir demo",
+        World::Kubebuilder,
+        Some("is not empty"),
+    ),
+    row("envtest use", "envtest use", World::Cache, None),
+    // a re-run on the merge branch it leaves checked out finds this version's cliVersion there
+    row(
+        "alpha update",
+        "alpha update",
+        World::Git,
+        Some("so there is nothing to update"),
+    ),
+];
+
+/// The rows the random kills leave out, and why.
+const NOT_KILL_SAFE: &[(&str, &str)] = &[(
+    "alpha update",
+    "its merge sets three branches, checks out the fourth and merges into the work tree with git commands one after another, none all or nothing across them: a kill there leaves some branches or a half-merged work tree, which the next alpha update refuses",
+)];
+
+/// The staging directories a killed command may leave in its world (by path prefix), each
+/// removed by the command's next run, and why recovery does not take them.
+const LEFTOVERS: &[(&str, &str)] = &[
+    (
+        ".demo.operator-gen-migrate/",
+        "alpha migrate writes its output there and renames it into place; a kill before the rename leaves it, and the next alpha migrate replaces it",
+    ),
+    (
+        ".demo.operator-gen-generate/",
+        "alpha generate writes the new tree there; a kill before the swap leaves it, and the next alpha generate replaces it",
+    ),
+    (
+        "cache/envtest/.1.37.2.build.",
+        "envtest use builds there and renames the directory into place; a kill before the rename leaves it, and the next build removes it",
+    ),
+];
+
+/// A stand-in for `go` (no network, no compiler): `go env GOVERSION` prints a version, and
+/// `go build ... -o OUT ...` waits a little, as a build does, then writes to OUT a small
+/// executable that prints the kube-apiserver version.
+const FAKE_GO: &str = "#!/bin/sh
+case \"$1\" in
+env) echo go1.26.0 ;;
+build)
+  while [ \"$#\" -gt 0 ]; do
+    if [ \"$1\" = -o ]; then out=\"$2\"; fi
+    shift
+  done
+  sleep 0.05
+  printf '#!/bin/sh\\necho Kubernetes v1.37.2\\n' > \"$out\" || exit 1
+  chmod +x \"$out\" || exit 1 ;;
+*) exit 2 ;;
+esac
 ";
 
-/// A project of [`SETUP`] in `dir`.
-fn base_project(dir: &Path) {
-    std::fs::create_dir_all(dir).expect("mkdir");
-    for args in SETUP {
-        let out = cli::run(dir, &cli::split_args(args));
-        assert_eq!(out.code, 0, "setup `{args}`: {}", out.stderr);
+/// The world `world` in `dir` (see [`World`]).
+fn make_world(world: World, dir: &Path) {
+    let demo = dir.join("demo");
+    match world {
+        World::Project => {
+            std::fs::create_dir_all(&demo).expect("mkdir");
+            for args in SETUP {
+                let out = cli::run(&demo, &cli::split_args(args));
+                assert_eq!(out.code, 0, "setup `{args}`: {}", out.stderr);
+            }
+            std::fs::write(demo.join("barge-crd.yaml"), cli::BARGE_CRD).expect("write");
+            let install = demo.join("dist/install.yaml");
+            std::fs::create_dir_all(install.parent().expect("parent")).expect("mkdir");
+            std::fs::write(install, cli::MINIMAL_INSTALL).expect("write");
+        }
+        World::Empty => std::fs::create_dir_all(&demo).expect("mkdir"),
+        World::Kubebuilder => {
+            cli::kubebuilder_project(&dir.join("kb"));
+        }
+        World::Cache => std::fs::create_dir_all(dir.join("cache/envtest")).expect("mkdir"),
+        World::Git => {
+            let older = older::operator_gen().expect("the older operator-gen");
+            std::fs::create_dir_all(&demo).expect("mkdir");
+            for args in SETUP {
+                let ok = Command::new(older)
+                    .args(cli::split_args(args))
+                    .current_dir(&demo)
+                    .env("OPERATOR_GEN_YEAR", cli::YEAR)
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .status()
+                    .is_ok_and(|s| s.success());
+                assert!(ok, "older `{args}` failed");
+            }
+            cli::git_commit_all(&demo);
+        }
     }
-    std::fs::write(dir.join("barge-crd.yaml"), BARGE_CRD).expect("write");
-    let install = dir.join("dist/install.yaml");
-    std::fs::create_dir_all(install.parent().expect("parent")).expect("mkdir");
-    std::fs::write(install, cli::MINIMAL_INSTALL).expect("write");
 }
 
-/// `parent/<name>/demo`, with nothing in `parent/<name>` (`alpha generate` in place leaves its
-/// backup beside the project).
-fn fresh(parent: &Path, name: &str) -> PathBuf {
-    let _ = std::fs::remove_dir_all(parent.join(name));
-    parent.join(name).join("demo")
+/// What every test needs: each world made once (runs copy them), the stand-in `go` and the
+/// older operator-gen (`None` after the skip rule where it cannot be built: its rows skip).
+struct Fixture {
+    bases: BTreeMap<World, PathBuf>,
+    go: PathBuf,
+    older: Option<&'static Path>,
 }
 
-fn command(dir: &Path, args: &str) -> Command {
-    let mut c = Command::new(cli::operator_gen_bin());
-    c.args(cli::split_args(args))
-        .current_dir(dir)
-        .env("OPERATOR_GEN_YEAR", cli::YEAR)
-        .env("NO_COLOR", "1")
-        .env_remove("CARGO_TARGET_DIR")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    c
+impl Fixture {
+    fn new(tmp: &Path) -> Fixture {
+        use std::os::unix::fs::PermissionsExt;
+        let older = older::operator_gen();
+        let bases = WORLDS
+            .iter()
+            .filter(|w| **w != World::Git || older.is_some())
+            .map(|w| {
+                let dir = tmp.join(format!("base-{w:?}"));
+                make_world(*w, &dir);
+                (*w, dir)
+            })
+            .collect();
+        let go = tmp.join("fake-go/bin");
+        std::fs::create_dir_all(&go).expect("mkdir");
+        std::fs::write(go.join("go"), FAKE_GO).expect("write");
+        std::fs::set_permissions(go.join("go"), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        Fixture { bases, go, older }
+    }
+
+    /// The rows of [`COMMANDS`] this machine can run.
+    fn rows(&self) -> impl Iterator<Item = &'static Row> + '_ {
+        COMMANDS
+            .iter()
+            .filter(|r| self.bases.contains_key(&r.world))
+    }
+
+    /// A copy of `row`'s world at `<parent>/<name>`, replacing what was there.
+    fn fresh(&self, parent: &Path, name: &str, row: &Row) -> PathBuf {
+        let dir = parent.join(name);
+        let _ = std::fs::remove_dir_all(&dir);
+        cli::copy_dir(&self.bases[&row.world], &dir);
+        dir
+    }
+
+    /// `row`'s command, to spawn in the world `world`.
+    fn command(&self, world: &Path, row: &Row) -> Command {
+        match row.world {
+            World::Project | World::Empty => cli::command(&world.join("demo"), row.args),
+            World::Kubebuilder => cli::command(world, row.args),
+            World::Cache => {
+                let mut c = cli::command(world, row.args);
+                c.env("OPERATOR_GEN_CACHE", world.join("cache"))
+                    .env("PATH", format!("{}:/usr/bin:/bin", self.go.display()))
+                    .env("HOME", world.join("home"))
+                    .env("ENVTEST_BUILD_KUBECTL", "1")
+                    .env_remove("XDG_CACHE_HOME")
+                    .env_remove("XDG_DATA_HOME")
+                    .env_remove("KUBEBUILDER_ASSETS")
+                    .env_remove("GOFLAGS");
+                c
+            }
+            World::Git => {
+                let mut c = cli::command(&world.join("demo"), row.args);
+                c.arg("--from-binary")
+                    .arg(self.older.expect("the older operator-gen"))
+                    .env("GIT_AUTHOR_DATE", GIT_DATE)
+                    .env("GIT_COMMITTER_DATE", GIT_DATE);
+                c
+            }
+        }
+    }
+
+    fn spawn(&self, world: &Path, row: &Row) -> Child {
+        self.command(world, row).spawn().expect("spawn")
+    }
+
+    /// `row` run to the end in `world`.
+    fn run(&self, world: &Path, row: &Row) -> Outcome {
+        finish(self.spawn(world, row))
+    }
 }
 
-/// A command's exit code and the project's tree after it.
+/// A command's exit code and stderr.
 type Outcome = (i32, String);
 
-/// Run `args` to the end in `dir`: its exit code and stderr.
 fn finish(child: Child) -> Outcome {
     let out = child.wait_with_output().expect("wait");
     (
@@ -147,47 +356,65 @@ fn finish(child: Child) -> Outcome {
     )
 }
 
-fn differences(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
-    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    keys.into_iter()
-        .filter(|k| a.get(*k) != b.get(*k))
-        .cloned()
-        .collect()
+/// The world's tree (of [`cli::tree_with_dirs`]) without the project's `target/` (build output
+/// and the scan's cache, not the project's sources).
+fn tree(world: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut tree = cli::tree_with_dirs(world);
+    tree.retain(|path, _| !path.starts_with("demo/target/") && !path.starts_with("demo/.git/"));
+    let repo = world.join("demo");
+    if repo.join(".git").is_dir() {
+        // git's state as a user sees it; its objects, index and logs are git's business
+        for (name, args) in [
+            ("HEAD", &["symbolic-ref", "HEAD"][..]),
+            (
+                "branches",
+                &["for-each-ref", "--format=%(refname) %(objectname)"],
+            ),
+            ("status", &["--no-optional-locks", "status", "--porcelain"]),
+        ] {
+            tree.insert(format!("git {name}"), cli::git(&repo, args).into_bytes());
+        }
+    }
+    tree
+}
+
+/// `tree` without the [`LEFTOVERS`], and their paths.
+fn settled(tree: BTreeMap<String, Vec<u8>>) -> (BTreeMap<String, Vec<u8>>, Vec<String>) {
+    let (left, kept): (BTreeMap<_, _>, BTreeMap<_, _>) = tree
+        .into_iter()
+        .partition(|(k, _)| LEFTOVERS.iter().any(|(l, _)| k.starts_with(l)));
+    (kept, left.into_keys().collect())
 }
 
 #[test]
 fn every_pair_of_commands_started_together_ends_as_one_serial_order() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let base = tmp.path().join("base/demo");
-    base_project(&base);
+    let fx = Fixture::new(tmp.path());
     let mut report = Vec::new();
-    for (i, (a_name, a)) in COMMANDS.iter().enumerate() {
-        for (b_name, b) in &COMMANDS[i..] {
-            let pair = format!("{a_name} | {b_name}");
+    let rows: Vec<&Row> = fx.rows().collect();
+    for (i, a) in rows.iter().enumerate() {
+        for b in rows[i..].iter().filter(|b| b.world == a.world) {
+            let pair = format!("{} | {}", a.name, b.name);
             // the two serial orders
             let mut orders = Vec::new();
             for (k, (first, second)) in [(a, b), (b, a)].into_iter().enumerate() {
-                let dir = fresh(tmp.path(), "serial");
-                cli::copy_dir(&base, &dir);
-                let one = finish(command(&dir, first).spawn().expect("spawn")).0;
-                let two = finish(command(&dir, second).spawn().expect("spawn")).0;
+                let dir = fx.fresh(tmp.path(), "serial", a);
+                let one = fx.run(&dir, first).0;
+                let two = fx.run(&dir, second).0;
                 // codes keyed by the command's place in the pair, not the order it ran in
                 let codes = if k == 0 { (one, two) } else { (two, one) };
                 orders.push((codes, tree(&dir)));
             }
             let mut landed = [0usize; 2];
             for trial in 0..2 {
-                let dir = fresh(tmp.path(), "race");
-                cli::copy_dir(&base, &dir);
+                let dir = fx.fresh(tmp.path(), "race", a);
                 // each of the two spawned first once
                 let (x, y) = if trial == 0 {
-                    let x = command(&dir, a).spawn().expect("spawn");
-                    (x, command(&dir, b).spawn().expect("spawn"))
+                    let x = fx.spawn(&dir, a);
+                    (x, fx.spawn(&dir, b))
                 } else {
-                    let y = command(&dir, b).spawn().expect("spawn");
-                    (command(&dir, a).spawn().expect("spawn"), y)
+                    let y = fx.spawn(&dir, b);
+                    (fx.spawn(&dir, a), y)
                 };
                 let ((xc, xe), (yc, ye)) = (finish(x), finish(y));
                 for err in [&xe, &ye] {
@@ -198,12 +425,12 @@ fn every_pair_of_commands_started_together_ends_as_one_serial_order() {
                     .iter()
                     .position(|(codes, t)| *codes == (xc, yc) && *t == now)
                 else {
-                    let near: Vec<Vec<String>> =
+                    let near: Vec<String> =
                         orders.iter().map(|(_, t)| differences(&now, t)).collect();
                     panic!(
                         "{pair}, race {trial}: exit codes ({xc}, {yc}) and the tree match neither \
-                         serial order (serial codes {:?} and {:?}; files differing from each: \
-                         {near:?}); stderr:\n{xe}\n{ye}",
+                         serial order (serial codes {:?} and {:?}; against each: {near:?}); \
+                         stderr:\n{xe}\n{ye}",
                         orders[0].0, orders[1].0
                     );
                 };
@@ -213,8 +440,8 @@ fn every_pair_of_commands_started_together_ends_as_one_serial_order() {
                 format!("{pair}: 2 races, each as both serial orders (which agree)")
             } else {
                 format!(
-                    "{pair}: 2 races, {} as `{a_name}` first, {} as `{b_name}` first",
-                    landed[0], landed[1]
+                    "{pair}: 2 races, {} as `{}` first, {} as `{}` first",
+                    landed[0], a.name, landed[1], b.name
                 )
             });
         }
@@ -222,7 +449,7 @@ fn every_pair_of_commands_started_together_ends_as_one_serial_order() {
     println!(
         "{} pairs of {} commands raced:\n{}",
         report.len(),
-        COMMANDS.len(),
+        rows.len(),
         report.join("\n")
     );
 }
@@ -240,79 +467,71 @@ impl Seeded {
     }
 }
 
-/// Re-running a command that already completed: its exit code is 0, or 1 with this message.
-fn done_again(args: &str) -> Option<&'static str> {
-    match args
-        .split_whitespace()
-        .take(2)
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
-        ["create", "api"] => Some("API resource already exists"),
-        ["create", "webhook"] => Some("defaulting webhook already exists"),
-        ["delete", "api"] => Some("is not in PROJECT"),
-        ["edit", "--multigroup"] => Some("the project is already multigroup"),
-        // in place it leaves the old tree in `<dir>-backup`, which a second run will not replace
-        ["alpha", "generate"] => Some("exists from an earlier alpha generate"),
-        _ => None,
-    }
-}
-
 #[test]
 fn a_command_killed_at_random_times_leaves_the_old_or_the_new_tree() {
     const TRIALS: usize = 12;
     let quiet = Printer::new(Verbosity::Quiet);
     let tmp = tempfile::tempdir().expect("tempdir");
-    let base = tmp.path().join("base/demo");
-    base_project(&base);
-    let before = tree(&base);
+    let fx = Fixture::new(tmp.path());
     let mut seed = Seeded(0x005e_ed0f_fa17);
     let mut report = Vec::new();
-    for (name, args) in COMMANDS {
-        let done = fresh(tmp.path(), "done");
-        cli::copy_dir(&base, &done);
+    for row in fx.rows() {
+        if let Some((_, why)) = NOT_KILL_SAFE.iter().find(|(name, _)| *name == row.name) {
+            report.push(format!("{}: not killed: {why}", row.name));
+            continue;
+        }
+        let args = row.args;
+        let done = fx.fresh(tmp.path(), "done", row);
+        let before = tree(&done);
         let start = Instant::now();
-        let (code, err) = finish(command(&done, args).spawn().expect("spawn"));
+        let (code, err) = fx.run(&done, row);
         let took = start.elapsed();
         assert_eq!(code, 0, "`{args}`: {err}");
         let after = tree(&done);
-        let (mut old, mut new) = (0, 0);
+        let (mut old, mut new, mut left) = (0, 0, 0);
         for trial in 0..TRIALS {
-            let dir = fresh(tmp.path(), "kill");
-            cli::copy_dir(&base, &dir);
+            let dir = fx.fresh(tmp.path(), "kill", row);
             // anywhere from the start to a little past the uninterrupted run's length
             let at = took.mul_f64(seed.next() * 1.2);
-            let mut child = command(&dir, args).spawn().expect("spawn");
+            let mut child = fx.spawn(&dir, row);
             std::thread::sleep(at);
             let _ = child.kill();
             let (_, err) = finish(child);
             let what = format!("`{args}` killed {at:?} in (trial {trial})");
             assert!(!err.contains("panicked"), "{what}: {err}");
-            transaction::recover(&dir, &quiet).expect("recover");
-            let now = tree(&dir);
+            if dir.join("demo").is_dir() {
+                transaction::recover(&dir.join("demo"), &quiet).expect("recover");
+            }
+            let (now, leftovers) = settled(tree(&dir));
+            left += usize::from(!leftovers.is_empty());
             if now == before {
                 old += 1;
             } else if now == after {
                 new += 1;
             } else {
                 panic!(
-                    "{what}: recovered, the tree is neither the old nor the new one; differing \
-                     from the new: {:?}",
+                    "{what}: recovered, the tree is neither the old nor the new one; against the \
+                     new: {}",
                     differences(&now, &after)
                 );
             }
-            let out = cli::run(&dir, &cli::split_args(args));
-            let completed = out.code == 0
-                || done_again(args).is_some_and(|m| out.code == 1 && out.stderr.contains(m));
-            assert!(completed, "{what}: the re-run failed: {}", out.stderr);
+            let (code, err) = fx.run(&dir, row);
+            let completed = match row.again {
+                None => code == 0,
+                Some(m) => code == 0 || (code == 1 && err.contains(m)),
+            };
+            assert!(completed, "{what}: the re-run failed: {err}");
+            let now = tree(&dir);
             assert!(
-                tree(&dir) == after,
-                "{what}: the re-run does not give the new tree: {:?}",
-                differences(&tree(&dir), &after)
+                now == after,
+                "{what}: the re-run does not give the new tree: {}",
+                differences(&now, &after)
             );
         }
         report.push(format!(
-            "{name}: {TRIALS} kills over its {took:?} run, {old} left the old tree, {new} the new"
+            "{}: {TRIALS} kills over its {took:?} run, {old} left the old tree, {new} the new, \
+             {left} a staging directory the re-run removed",
+            row.name
         ));
     }
     println!("{}", report.join("\n"));
@@ -395,34 +614,32 @@ fn fill(fs: &Tmpfs, filler: &Path, left: u64) {
 #[test]
 fn on_a_full_or_read_only_disk_each_command_completes_or_says_why_and_changes_nothing() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let base = tmp.path().join("base/demo");
-    base_project(&base);
+    let fx = Fixture::new(tmp.path());
     let Some(fs) = Tmpfs::mount(tmp.path(), "8m") else {
         return;
     };
-    let before = tree(&base);
     let filler = fs.0.join("filler");
     let mut report = Vec::new();
-    for (name, args) in COMMANDS {
-        let roomy = fresh(tmp.path(), "roomy");
-        cli::copy_dir(&base, &roomy);
-        let out = cli::run(&roomy, &cli::split_args(args));
-        assert_eq!(out.code, 0, "`{args}`: {}", out.stderr);
+    for row in fx.rows() {
+        let args = row.args;
+        let roomy = fx.fresh(tmp.path(), "roomy", row);
+        let before = tree(&roomy);
+        let (code, err) = fx.run(&roomy, row);
+        assert_eq!(code, 0, "`{args}`: {err}");
         let after = tree(&roomy);
         let (mut full, mut fit) = (0, 0);
         for left in [0u64, 2 << 10, 8 << 10, 32 << 10, 128 << 10, 2 << 20] {
             let _ = std::fs::remove_file(&filler);
-            let dir = fresh(&fs.0, "project");
-            cli::copy_dir(&base, &dir);
+            let dir = fx.fresh(&fs.0, "world", row);
             fill(&fs, &filler, left);
             let what = format!("`{args}` with {left} bytes left");
-            let (code, err) = finish(command(&dir, args).spawn().expect("spawn"));
+            let (code, err) = fx.run(&dir, row);
             assert!(!err.contains("panicked"), "{what}: {err}");
+            let now = tree(&dir);
             if code == 0 {
-                let now = tree(&dir);
                 assert!(
                     now == after,
-                    "{what}: completed, but not as on a roomy disk: {:?}",
+                    "{what}: completed, but not as on a roomy disk: {}",
                     differences(&now, &after)
                 );
                 fit += 1;
@@ -438,10 +655,9 @@ fn on_a_full_or_read_only_disk_each_command_completes_or_says_why_and_changes_no
                 1,
                 "{what}: not one error line: {err}"
             );
-            let now = tree(&dir);
             assert!(
                 now == before,
-                "{what}: the refusal changed the project: {:?}",
+                "{what}: the refusal changed the world: {}",
                 differences(&now, &before)
             );
         }
@@ -450,32 +666,42 @@ fn on_a_full_or_read_only_disk_each_command_completes_or_says_why_and_changes_no
             "`{args}`: never ran out of room with 0 bytes left"
         );
         report.push(format!(
-            "{name}: 6 fill levels, {full} refused as a full disk with the tree unchanged, {fit} completed"
+            "{}: 6 fill levels, {full} refused as a full disk with the tree unchanged, {fit} completed",
+            row.name
         ));
     }
 
     let _ = std::fs::remove_file(&filler);
-    let dir = fresh(&fs.0, "project");
-    cli::copy_dir(&base, &dir);
+    // a world for each command, all made before the remount
+    let worlds: Vec<(PathBuf, BTreeMap<String, Vec<u8>>)> = fx
+        .rows()
+        .enumerate()
+        .map(|(i, row)| {
+            let dir = fx.fresh(&fs.0, &format!("read-only-{i}"), row);
+            let before = tree(&dir);
+            (dir, before)
+        })
+        .collect();
     fs.remount("ro");
-    for (name, args) in COMMANDS {
-        let what = format!("`{args}` on a read-only file system");
-        let (code, err) = finish(command(&dir, args).spawn().expect("spawn"));
+    for (row, (dir, before)) in fx.rows().zip(&worlds) {
+        let what = format!("`{}` on a read-only file system", row.args);
+        let (code, err) = fx.run(dir, row);
         assert!(!err.contains("panicked"), "{what}: {err}");
         // a command with nothing to write may succeed; one that must write refuses, saying why
         assert!(
             code == 0 || (code == 1 && err.contains("the file system is read-only")),
             "{what}: failed without saying the file system is read-only: {err}"
         );
-        let now = tree(&dir);
-        assert!(now == before, "{what}: {:?}", differences(&now, &before));
+        let now = tree(dir);
+        assert!(now == *before, "{what}: {}", differences(&now, before));
         let verdict = if code == 0 {
             "had nothing to write"
         } else {
             "refused"
         };
         report.push(format!(
-            "{name}: {verdict} on the read-only mount, nothing changed"
+            "{}: {verdict} on the read-only mount, nothing changed",
+            row.name
         ));
     }
     fs.remount("rw");

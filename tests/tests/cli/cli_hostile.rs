@@ -1,11 +1,14 @@
 //! Hostile files: a table of what a project may hold in place of a source file (a device, a
 //! FIFO, a symlink loop or one leading out of the project, a huge or deeply nested file, text or
-//! a name that is not UTF-8, a tree the user cannot write) × the commands that read a project's
-//! Rust (`manifests`, `create api`, `create webhook`, `delete api`, `edit --multigroup`). Each
-//! run must end within a time bound, in a bounded address space, without a panic or an abort;
-//! a refusal is one `error:` line naming the file and leaves the project as it was. Then the
-//! temporary files: a killed `manifests`' cache file is removed by a later run, and `alpha
-//! generate` in place on a project it cannot write leaves nothing beside it.
+//! a name that is not UTF-8, a tree the user cannot write) × every command that reads a
+//! project's files (`manifests`, `create api` plain and `--from-crd`, `create webhook`, `delete
+//! api`, `edit --multigroup`, `edit --plugins` helm, grafana and autoupdate, `alpha generate`,
+//! `init --existing` on the crate). Each run must end within a time bound, in a bounded address
+//! space, without a panic or an abort; a refusal is one `error:` line naming the file and leaves
+//! the project as it was. The commands that never read `src/main.rs` are listed with the reason
+//! in [`NOT_READING_MAIN`]. Then the temporary files: a killed `manifests`' cache file is removed
+//! by a later run, and `alpha generate` in place on a project it cannot write leaves nothing
+//! beside it.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -24,14 +27,59 @@ const MEMORY: u64 = 4 << 30;
 
 const CAPTAIN: &str = "create api --group crew --version v1 --kind Captain";
 
-/// The commands of the table.
+/// The commands of the table: every command that reads a project's files.
 const COMMANDS: &[&str] = &[
     "manifests",
     "create api --group crew --version v1 --kind Mate",
     "create webhook --group crew --version v1 --kind Captain --defaulting",
     "delete api --group crew --version v1 --kind Captain",
     "edit --multigroup",
+    "create api --from-crd barge-crd.yaml",
+    "edit --plugins helm",
+    "edit --plugins grafana",
+    "edit --plugins autoupdate",
+    "alpha generate --output-dir ../generated",
+    INIT_EXISTING,
 ];
+
+/// The commands that never read `src/main.rs`, and why: a row that plants its hostile thing
+/// there ([`Row::in_main`]) succeeds for them.
+const NOT_READING_MAIN: &[(&str, &str)] = &[
+    (
+        "edit --plugins helm",
+        "the chart is made from PROJECT and dist/install.yaml",
+    ),
+    (
+        "edit --plugins grafana",
+        "the dashboards are made from PROJECT",
+    ),
+    (
+        "edit --plugins autoupdate",
+        "the workflow is made from PROJECT",
+    ),
+    (
+        "alpha generate --output-dir ../generated",
+        "src/main.rs is the scaffold's: the output gets it anew from the templates",
+    ),
+];
+
+/// `init --existing` runs on the crate without what init adds around it ([`without_project`]).
+const INIT_EXISTING: &str = "init --existing";
+
+/// What `init --existing` adds around a crate, taken out of the project before it runs.
+const ADDED_BY_INIT: &[&str] = &["PROJECT", "Makefile", "hack/boilerplate.rs.txt", "config"];
+
+/// The project as the crate `init --existing` starts from.
+fn without_project(dir: &Path) {
+    for rel in ADDED_BY_INIT {
+        let path = dir.join(rel);
+        if path.is_dir() {
+            std::fs::remove_dir_all(path).expect("remove");
+        } else {
+            std::fs::remove_file(path).expect("remove");
+        }
+    }
+}
 
 /// What a command does with a hostile project.
 #[derive(Clone, Copy, Debug)]
@@ -51,6 +99,8 @@ struct Row {
     expect: fn(&str) -> Expect,
     /// Whether the commands run as a user who cannot write the tree.
     unprivileged: bool,
+    /// Whether the hostile thing is in `src/main.rs` (see [`NOT_READING_MAIN`]).
+    in_main: bool,
 }
 
 const MAIN: &str = "src/main.rs";
@@ -94,6 +144,7 @@ fn rows() -> Vec<Row> {
                 ])
             },
             unprivileged: false,
+            in_main: true,
         },
         Row {
             what: "#[path = \"/dev/zero\"] mod zero; in src/main.rs",
@@ -101,12 +152,13 @@ fn rows() -> Vec<Row> {
             // only the scan follows module declarations; the scaffold commands read no file
             // through them
             expect: |command| match command {
-                "manifests" => {
+                "manifests" | INIT_EXISTING => {
                     Expect::Refused(&["/dev/zero:", "a character device, not a regular file"])
                 }
                 _ => Expect::Succeeds,
             },
             unprivileged: false,
+            in_main: true,
         },
         Row {
             what: "src/main.rs a FIFO",
@@ -115,12 +167,14 @@ fn rows() -> Vec<Row> {
                 Expect::Refused(&["src/main.rs", "a FIFO (named pipe), not a regular file"])
             },
             unprivileged: false,
+            in_main: true,
         },
         Row {
             what: "src/main.rs a symlink loop",
             plant: |dir, _| replace_main(dir, |main| symlink("main.rs", main)),
             expect: |_| Expect::Refused(&["src/main.rs", "a symbolic link loop"]),
             unprivileged: false,
+            in_main: true,
         },
         Row {
             what: "src/main.rs a symlink to a regular file outside the project",
@@ -132,6 +186,7 @@ fn rows() -> Vec<Row> {
             // the project, never the file outside (checked after every row)
             expect: |_| Expect::Succeeds,
             unprivileged: false,
+            in_main: true,
         },
         Row {
             what: "src/main.rs of 9 MiB",
@@ -143,6 +198,7 @@ fn rows() -> Vec<Row> {
             },
             expect: |_| Expect::Refused(&["src/main.rs", "more than the 8.0 MiB"]),
             unprivileged: false,
+            in_main: true,
         },
         Row {
             what: "3,000 nested brackets in src/main.rs",
@@ -154,12 +210,14 @@ fn rows() -> Vec<Row> {
                 Expect::Refused(&["src/main.rs:", "brackets nest more than 128 levels deep"])
             },
             unprivileged: false,
+            in_main: true,
         },
         Row {
             what: "src/main.rs not UTF-8",
             plant: |dir, _| append(dir, MAIN, b"// caf\xe9\n"),
             expect: |_| Expect::Refused(&["src/main.rs", "not UTF-8 text"]),
             unprivileged: false,
+            in_main: true,
         },
         Row {
             what: "a file named caf\\xe9.rs (not UTF-8) in src/api/v1",
@@ -169,20 +227,23 @@ fn rows() -> Vec<Row> {
                 std::fs::write(OsString::from_vec(name), "pub struct X;\n").expect("write");
             },
             // no module can be such a file (a module's name and a #[path] are UTF-8); only
-            // `edit --multigroup`, which moves the directory's files, must name it
+            // `edit --multigroup`, which moves the directory's files, and `alpha generate`,
+            // which carries them over, must name it
             expect: |command| match command {
-                "edit --multigroup" => {
+                "edit --multigroup" | "alpha generate --output-dir ../generated" => {
                     Expect::Refused(&["src/api/v1/caf", "its name is not UTF-8"])
                 }
                 _ => Expect::Succeeds,
             },
             unprivileged: false,
+            in_main: false,
         },
         Row {
             what: "a tree the user cannot write",
             plant: |dir, _| cli::make_read_only(dir),
             expect: |_| Expect::Refused(&["permission denied"]),
             unprivileged: true,
+            in_main: false,
         },
     ]
 }
@@ -235,6 +296,10 @@ fn base(tmp: &Path) -> std::path::PathBuf {
         let out = cli::run(&dir, &cli::split_args(args));
         assert_eq!(out.code, 0, "`{args}` failed: {}", out.stderr);
     }
+    // what `create api --from-crd` and `edit --plugins helm` read besides the sources
+    std::fs::write(dir.join("barge-crd.yaml"), cli::BARGE_CRD).expect("write");
+    std::fs::create_dir_all(dir.join("dist")).expect("mkdir");
+    std::fs::write(dir.join("dist/install.yaml"), cli::MINIMAL_INSTALL).expect("write");
     dir
 }
 
@@ -251,6 +316,9 @@ fn try_one(base: &Path, row: &Row, command: &str, as_root: bool) -> Vec<String> 
     let tmp = tempfile::tempdir().expect("tempdir");
     let (dir, outside) = (tmp.path().join("demo"), tmp.path().join("outside"));
     cli::copy_dir(base, &dir);
+    if command == INIT_EXISTING {
+        without_project(&dir);
+    }
     std::fs::create_dir_all(&outside).expect("mkdir");
     std::fs::write(outside.join("keep"), "").expect("write");
     (row.plant)(&dir, &outside);
@@ -265,7 +333,11 @@ fn try_one(base: &Path, row: &Row, command: &str, as_root: bool) -> Vec<String> 
     let took = started.elapsed();
     let (after, outside_after) = (snapshot(&dir), snapshot(&outside));
     make_writable(tmp.path());
-    let expect = (row.expect)(command);
+    let expect = if row.in_main && NOT_READING_MAIN.iter().any(|(c, _)| *c == command) {
+        Expect::Succeeds
+    } else {
+        (row.expect)(command)
+    };
     let what = format!("{} × `{command}`", row.what);
     let Some(out) = out else {
         return vec![format!("{what}: still running after {LIMIT:?}; killed")];
@@ -289,9 +361,14 @@ fn try_one(base: &Path, row: &Row, command: &str, as_root: bool) -> Vec<String> 
         }
         Expect::Succeeds => {}
         Expect::Refused(fragments) => {
+            // the error is the last line; before it only `alpha generate` prints, its replay's
+            // status lines
             let lines: Vec<&str> = stderr.lines().collect();
+            let status =
+                |l: &&str| command.starts_with("alpha generate") && l.starts_with("      replay ");
             let missing: Vec<&&str> = fragments.iter().filter(|f| !stderr.contains(*f)).collect();
-            if out.code != 1 || lines.len() != 1 || !lines[0].starts_with("error: ") {
+            let (last, earlier) = lines.split_last().unwrap_or((&"", &[]));
+            if out.code != 1 || !last.starts_with("error: ") || !earlier.iter().all(status) {
                 wrong.push(format!(
                     "{what}: exit {} with {stderr:?}, not one `error:` line",
                     out.code
@@ -434,4 +511,116 @@ fn alpha_generate_in_place_on_a_project_it_cannot_write_leaves_nothing_beside_it
     );
     assert_eq!(beside, [OsString::from("demo")], "left beside the project");
     assert!(before == after, "the project changed");
+}
+
+/// `alpha migrate`'s input: the Go types file of a kubebuilder project made hostile, and the
+/// fragments its one `error:` line must hold (the file's name among them), or `None` where the
+/// migration is defined to succeed.
+type GoRow = (&'static str, fn(&Path), Option<&'static [&'static str]>);
+
+const GO_ROWS: &[GoRow] = &[
+    (
+        "a symlink to /dev/zero",
+        |go| symlink("/dev/zero", go),
+        Some(&[cli::KB_TYPES_FILE, "a character device, not a regular file"]),
+    ),
+    (
+        "a FIFO",
+        |go| mkfifo(go),
+        Some(&[
+            cli::KB_TYPES_FILE,
+            "a FIFO (named pipe), not a regular file",
+        ]),
+    ),
+    (
+        "a symlink loop",
+        |go| symlink("captain_types.go", go),
+        Some(&[cli::KB_TYPES_FILE, "a symbolic link loop"]),
+    ),
+    (
+        "9 MiB",
+        |go| {
+            let mut text = cli::KB_TYPES.as_bytes().to_vec();
+            text.extend_from_slice(b"// ");
+            text.resize(9 << 20, b'x');
+            std::fs::write(go, text).expect("write");
+        },
+        Some(&[cli::KB_TYPES_FILE, "more than the 8.0 MiB"]),
+    ),
+    (
+        "3,000 nested brackets",
+        |go| {
+            let deep = format!("var deep = {}0{}\n", "(".repeat(3000), ")".repeat(3000));
+            std::fs::write(go, format!("{}{deep}", cli::KB_TYPES)).expect("write");
+        },
+        // the Go reader takes the nesting: the constant is not a type, and the kind migrates
+        None,
+    ),
+    (
+        "not UTF-8",
+        |go| {
+            std::fs::write(go, [cli::KB_TYPES.as_bytes(), b"// caf\xe9\n"].concat()).expect("write")
+        },
+        Some(&[cli::KB_TYPES_FILE, "not UTF-8 text"]),
+    ),
+];
+
+#[test]
+fn alpha_migrate_refuses_a_hostile_go_file_by_name_and_writes_nothing() {
+    let mut wrong = Vec::new();
+    for (what, plant, fragments) in GO_ROWS {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let kb = tmp.path().join("kb");
+        cli::kubebuilder_project(&kb);
+        let go = kb.join(cli::KB_TYPES_FILE);
+        std::fs::remove_file(&go).expect("remove");
+        plant(&go);
+        let before = snapshot(&kb);
+        let args = cli::split_args("alpha migrate --input-dir kb --output-dir out");
+        let out = cli::run_bounded(tmp.path(), &[], &args, MEMORY, LIMIT);
+        let what = format!("{} {what} × `alpha migrate`", cli::KB_TYPES_FILE);
+        let Some(out) = out else {
+            wrong.push(format!("{what}: still running after {LIMIT:?}; killed"));
+            continue;
+        };
+        let stderr = out.stderr.trim_end();
+        println!(
+            "{what}: exit {}: {}",
+            out.code,
+            stderr.lines().last().unwrap_or("")
+        );
+        if snapshot(&kb) != before {
+            wrong.push(format!("{what}: the input changed"));
+        }
+        let Some(fragments) = *fragments else {
+            if out.code != 0 || !tmp.path().join("out/PROJECT").is_file() {
+                wrong.push(format!(
+                    "{what}: exit {} without the output: {stderr}",
+                    out.code
+                ));
+            }
+            continue;
+        };
+        let lines: Vec<&str> = stderr.lines().collect();
+        if out.code != 1 || lines.len() != 1 || !lines[0].starts_with("error: ") {
+            wrong.push(format!(
+                "{what}: exit {} with {stderr:?}, not one `error:` line",
+                out.code
+            ));
+        }
+        let missing: Vec<&&str> = fragments.iter().filter(|f| !stderr.contains(*f)).collect();
+        if !missing.is_empty() {
+            wrong.push(format!("{what}: the error lacks {missing:?}: {stderr}"));
+        }
+        let beside: Vec<OsString> = std::fs::read_dir(tmp.path())
+            .expect("read dir")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        if beside != [OsString::from("kb")] {
+            wrong.push(format!("{what}: wrote beside the input: {beside:?}"));
+        }
+    }
+    println!("tried {} hostile Go projects", GO_ROWS.len());
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -1,13 +1,17 @@
-//! Interrupts and contention: `init`, `create api`, `create webhook`, `manifests`, `delete api`, `edit --multigroup` and `edit --plugins helm`, each SIGKILLed after every
-//! file operation of its commit (through the test-only `OPERATOR_GEN_TEST_PAUSE_AFTER` hook),
-//! leave the tree exactly as it was before or after the command once the next command has
-//! recovered, and running the command again gives the after state. Two `create api` for
-//! different kinds started together on one project both land: the second waits for the first.
+//! Interrupts and contention: each command that writes a project through the journal (`init`,
+//! `init --existing`, `create api` plain, with `--image` and with `--from-crd`, `create
+//! webhook`, `manifests`, `delete api`, `edit --multigroup`, `edit --plugins` helm, grafana and
+//! autoupdate) SIGKILLed after every file operation of its commit (through the test-only
+//! `OPERATOR_GEN_TEST_PAUSE_AFTER` hook) leaves the tree exactly as it was before or after the
+//! command once the next command has recovered, and running the command again gives the after
+//! state. Two `create api` for different kinds started together on one project both land: the
+//! second waits for the first. (`alpha generate` is killed in its replay by `cli_alpha.rs`;
+//! `alpha migrate` and `envtest use`, which write a staging directory and rename it, are killed
+//! at random times by `cli_faults.rs`.)
 
-use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStderr, Command, Stdio};
+use std::process::{Child, ChildStderr, Stdio};
 
 use operator_gen::printer::{Printer, Verbosity};
 use operator_gen::transaction;
@@ -16,37 +20,13 @@ use operator_gen_tests::cli;
 const CAPTAIN: &str = "create api --group crew --version v1 --kind Captain";
 const FRIGATE: &str = "create api --group crew --version v1 --kind Frigate";
 
-use cli::tree_with_dirs as tree;
-
-fn describe(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> String {
-    let only_a: Vec<&String> = a.keys().filter(|k| !b.contains_key(*k)).collect();
-    let only_b: Vec<&String> = b.keys().filter(|k| !a.contains_key(*k)).collect();
-    let differ: Vec<&String> = a
-        .iter()
-        .filter(|(k, v)| b.get(*k).is_some_and(|w| w != *v))
-        .map(|(k, _)| k)
-        .collect();
-    format!(
-        "only in the tree: {only_a:?}; only in the expected: {only_b:?}; contents differ: {differ:?}"
-    )
-}
-
-fn command(dir: &Path, args: &str) -> Command {
-    let mut c = Command::new(cli::operator_gen_bin());
-    c.args(cli::split_args(args))
-        .current_dir(dir)
-        .env("OPERATOR_GEN_YEAR", cli::YEAR)
-        .env("NO_COLOR", "1");
-    c
-}
+use cli::{command, tree_differences as describe, tree_with_dirs as tree};
 
 /// Start `args` paused after file operation `n`; `None` when the command finished first.
 fn start_paused(dir: &Path, args: &str, n: u64) -> Option<(Child, BufReader<ChildStderr>)> {
     let mut child = command(dir, args)
         .env(transaction::PAUSE_AFTER, n.to_string())
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
         .spawn()
         .expect("spawn operator-gen");
     let mut err = BufReader::new(child.stderr.take().expect("stderr"));
@@ -134,6 +114,47 @@ const CASES: &[Case] = &[
         files: &[("dist/install.yaml", cli::MINIMAL_INSTALL)],
         args: "edit --plugins helm",
         done_again: None,
+    },
+    Case {
+        name: "edit --plugins grafana",
+        setup: &["init"],
+        files: &[],
+        args: "edit --plugins grafana",
+        done_again: None,
+    },
+    Case {
+        name: "edit --plugins autoupdate",
+        setup: &["init"],
+        files: &[],
+        args: "edit --plugins autoupdate",
+        done_again: None,
+    },
+    Case {
+        name: "create api --image",
+        setup: &["init"],
+        files: &[],
+        args: "create api --group crew --version v1 --kind Sloop --image busybox:1.36",
+        done_again: Some("API resource already exists"),
+    },
+    Case {
+        name: "create api --from-crd",
+        setup: &["init"],
+        files: &[("barge-crd.yaml", cli::BARGE_CRD)],
+        args: "create api --from-crd barge-crd.yaml",
+        done_again: Some("API resource already exists"),
+    },
+    Case {
+        name: "init --existing",
+        setup: &[],
+        files: &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+            ),
+            ("src/main.rs", "fn main() {}\n"),
+        ],
+        args: "init --existing",
+        done_again: Some("target directory is already initialized"),
     },
 ];
 
@@ -277,12 +298,7 @@ fn a_second_command_waits_for_the_first_and_both_land() {
     cli::copy_dir(&base, &dir);
     let (mut first, mut first_err) =
         start_paused(&dir, CAPTAIN, 3).expect("create api has more than 3 file operations");
-    let mut second = command(&dir, FRIGATE)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
+    let mut second = command(&dir, FRIGATE).spawn().expect("spawn");
     let mut second_err = BufReader::new(second.stderr.take().expect("stderr"));
     let mut seen = String::new();
     assert!(
@@ -310,14 +326,7 @@ fn a_second_command_waits_for_the_first_and_both_land() {
     for trial in 0..6 {
         let dir = tmp.path().join(format!("race-{trial}/demo"));
         cli::copy_dir(&base, &dir);
-        let spawn = |args: &str| {
-            command(&dir, args)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawn")
-        };
+        let spawn = |args: &str| command(&dir, args).spawn().expect("spawn");
         let (a, b) = (spawn(CAPTAIN), spawn(FRIGATE));
         for (child, args) in [(a, CAPTAIN), (b, FRIGATE)] {
             let out = child.wait_with_output().expect("wait");
@@ -329,4 +338,8 @@ fn a_second_command_waits_for_the_first_and_both_land() {
         }
         assert_both_kinds(&dir, &format!("race {trial}"));
     }
+    println!(
+        "`{CAPTAIN}` held after file operation 3 while `{FRIGATE}` waited, then 6 races of the \
+         two: both kinds landed every time"
+    );
 }
