@@ -104,6 +104,7 @@ pub mod audit;
 pub mod cli;
 pub mod fuzz;
 pub mod integrity;
+pub mod load;
 pub mod older;
 pub mod operator;
 pub mod standby;
