@@ -42,9 +42,9 @@ use kube::runtime::{WatchStreamExt, watcher};
 use operator_gen_runtime::shard::Shard;
 use operator_gen_tests::integrity::ready_for_generation;
 use operator_gen_tests::load::{
-    Operator, PeakRss, Running, account_kubeconfig, account_user, audited_plane, audited_requests,
-    build_go, build_ours, clock_ticks, cpu_seconds, create_all, delete_all, go_tools, guestbooks,
-    rss_mib,
+    Operator, PeakRss, Running, account_kubeconfig, account_user, audit_files, audited_plane,
+    audited_requests, build_go, build_ours, clock_ticks, cpu_seconds, create_all, delete_all,
+    go_tools, guestbooks, rss_mib,
 };
 
 /// What the watch knows of one object.
@@ -326,7 +326,9 @@ async fn run(op: &Operator, go: bool, shards: u32, plan: Plan, scratch: &Path) -
     for (f, account) in figures.iter_mut().zip(&accounts) {
         f.requests = requests.remove(&account_user(account)).unwrap_or_default();
     }
-    remove_quietly(&audit);
+    for file in audit_files(&audit) {
+        remove_quietly(&file);
+    }
     Run {
         objects: n,
         go,

@@ -524,13 +524,42 @@ pub fn guestbooks(plane: &ControlPlane) -> Api<DynamicObject> {
     Api::namespaced_with(plane.client(), "default", &ApiResource::from_gvk(&gvk))
 }
 
-/// The distinct audited requests in `log`, by user, then by verb, resource
-/// (`resource/subresource`) and response code.
+/// The audit log `log` and the files the apiserver rotated it to (`<stem>-<time>.log` beside
+/// it, each time it reached 100 MB), oldest first.
+pub fn audit_files(log: &Path) -> Vec<PathBuf> {
+    let stem = log
+        .file_stem()
+        .map(|s| format!("{}-", s.to_string_lossy()))
+        .unwrap_or_default();
+    let mut rotated: Vec<PathBuf> = log
+        .parent()
+        .and_then(|dir| std::fs::read_dir(dir).ok())
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .is_some_and(|f| f.starts_with(&stem) && f.ends_with(".log"))
+        })
+        .collect();
+    rotated.sort();
+    rotated.push(log.to_path_buf());
+    rotated
+}
+
+/// The distinct audited requests in `log` and its rotated files, by user, then by verb,
+/// resource (`resource/subresource`) and response code.
 pub fn audited_requests(log: &Path) -> BTreeMap<String, BTreeMap<String, usize>> {
-    let file = std::fs::File::open(log).expect("the audit log");
     let mut seen = BTreeSet::new();
     let mut counts: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
-    for line in BufReader::new(file).lines().map_while(Result::ok) {
+    let lines = audit_files(log).into_iter().flat_map(|path| {
+        let file = std::fs::File::open(&path)
+            .unwrap_or_else(|e| panic!("cannot read the audit log {}: {e}", path.display()));
+        BufReader::new(file).lines().map_while(Result::ok)
+    });
+    for line in lines {
         let Ok(event) = serde_json::from_str::<serde_json::Value>(&line) else {
             continue;
         };
@@ -658,4 +687,35 @@ pub async fn account_kubeconfig(plane: &ControlPlane, account: &str, out: &Path)
         .and_then(|s| s.token)
         .expect("token");
     crate::operator::token_kubeconfig(plane.kubeconfig(), &token, out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn audit_files_are_the_rotated_logs_oldest_first_then_the_log() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for name in [
+            "audit.log",
+            "audit-2026-11-27T22-03-04.304.log",
+            "audit-2026-11-27T22-00-16.352.log",
+            "audit-policy.yaml",
+            "replica-0.log",
+        ] {
+            std::fs::write(dir.path().join(name), "").expect("write");
+        }
+        let names: Vec<String> = audit_files(&dir.path().join("audit.log"))
+            .iter()
+            .filter_map(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "audit-2026-11-27T22-00-16.352.log",
+                "audit-2026-11-27T22-03-04.304.log",
+                "audit.log"
+            ]
+        );
+    }
 }
