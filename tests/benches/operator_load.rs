@@ -33,261 +33,19 @@
 //! operator's RSS after deletion over its idle RSS (the backlog run's over the streamed run's
 //! idle), and the ratios Go / ours.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use kube::api::{
-    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, PostParams,
-};
-use operator_gen_envtest::{ControlPlane, Settings};
-use operator_gen_runtime::futures::{self, StreamExt};
-use operator_gen_tests::cli;
 use operator_gen_tests::integrity::ready_for_generation;
-use operator_gen_tests::operator::{
-    free_port, generated_target_dir, http_get, operator_gen, shell,
+use operator_gen_tests::load::{
+    Operator, PeakRss, Running, account_kubeconfig, account_user, audited_plane, audited_requests,
+    build_go, build_ours, clock_ticks, cpu_seconds, create_all, delete_all, go_tools, guestbooks,
+    rss_mib, status_mib, wait_all,
 };
-use operator_gen_tests::tools;
 
-const GROUP: &str = "webapp.my.domain";
-const KIND: &str = "Guestbook";
 const OPERATOR_ACCOUNT: &str = "operator";
-
-/// The Go controller: the same work as the scaffold's `reconcile_with_finalizer` and `apply`.
-const GO_CONTROLLER: &str = r#"package controller
-
-import (
-	"context"
-	"fmt"
-
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/tools/record"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
-
-	webappv1 "my.domain/guestbook/api/v1"
-)
-
-const guestbookFinalizer = "webapp.my.domain/finalizer"
-
-// GuestbookReconciler reconciles a Guestbook object
-type GuestbookReconciler struct {
-	client.Client
-	Scheme   *runtime.Scheme
-	recorder record.EventRecorder
-}
-
-// +kubebuilder:rbac:groups=webapp.my.domain,resources=guestbooks,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=webapp.my.domain,resources=guestbooks/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=webapp.my.domain,resources=guestbooks/finalizers,verbs=update
-// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
-
-func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	var gb webappv1.Guestbook
-	if err := r.Get(ctx, req.NamespacedName, &gb); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !gb.DeletionTimestamp.IsZero() {
-		if controllerutil.ContainsFinalizer(&gb, guestbookFinalizer) {
-			r.recorder.Eventf(&gb, corev1.EventTypeNormal, "Deleting", "Guestbook %s is being deleted", gb.Name)
-			patch := client.MergeFrom(gb.DeepCopy())
-			controllerutil.RemoveFinalizer(&gb, guestbookFinalizer)
-			if err := r.Patch(ctx, &gb, patch); err != nil {
-				return ctrl.Result{}, err
-			}
-		}
-		return ctrl.Result{}, nil
-	}
-	if !controllerutil.ContainsFinalizer(&gb, guestbookFinalizer) {
-		patch := client.MergeFrom(gb.DeepCopy())
-		controllerutil.AddFinalizer(&gb, guestbookFinalizer)
-		if err := r.Patch(ctx, &gb, patch); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	ready := meta.FindStatusCondition(gb.Status.Conditions, "Ready")
-	if ready == nil || ready.Status != metav1.ConditionTrue || ready.ObservedGeneration != gb.Generation {
-		patch := client.MergeFrom(gb.DeepCopy())
-		meta.SetStatusCondition(&gb.Status.Conditions, metav1.Condition{
-			Type:               "Ready",
-			Status:             metav1.ConditionTrue,
-			Reason:             "Reconciled",
-			Message:            fmt.Sprintf("Guestbook %s is reconciled", gb.Name),
-			ObservedGeneration: gb.Generation,
-		})
-		if err := r.Status().Patch(ctx, &gb, patch); err != nil {
-			return ctrl.Result{}, err
-		}
-		r.recorder.Eventf(&gb, corev1.EventTypeNormal, "Reconciled", "Guestbook %s is ready", gb.Name)
-	}
-	return ctrl.Result{}, nil
-}
-
-// SetupWithManager sets up the controller with the Manager.
-func (r *GuestbookReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	r.recorder = mgr.GetEventRecorderFor("guestbook")
-	return ctrl.NewControllerManagedBy(mgr).
-		For(&webappv1.Guestbook{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Named("guestbook").
-		Complete(r)
-}
-"#;
-
-/// One operator under test: how to start it, and its CRD.
-struct Operator {
-    name: &'static str,
-    binary: PathBuf,
-    /// Flags beyond the metrics and probe addresses.
-    extra_args: Vec<String>,
-    crd: PathBuf,
-}
-
-/// Our project, built `--release` in the shared target directory.
-fn build_ours(parent: &Path) -> Operator {
-    let dir = parent.join("guestbook");
-    std::fs::create_dir_all(&dir).expect("mkdir");
-    operator_gen(&dir, "init --domain my.domain");
-    operator_gen(
-        &dir,
-        "create api --group webapp --version v1 --kind Guestbook --yes",
-    );
-    let tool = format!("OPERATOR_GEN={}", cli::operator_gen_bin().display());
-    shell(&dir, "make", &["manifests", &tool]);
-    shell(
-        &dir,
-        &cli::cargo(),
-        &["build", "--release", "--bin", "manager"],
-    );
-    let binary = parent.join("manager-rust");
-    std::fs::copy(generated_target_dir().join("release/manager"), &binary)
-        .expect("copy the manager");
-    // plain-HTTP metrics, when the manager serves them over HTTPS by default
-    let help = Command::new(&binary)
-        .arg("--help")
-        .output()
-        .expect("manager --help");
-    let mut extra_args = Vec::new();
-    if String::from_utf8_lossy(&help.stdout).contains("--metrics-secure") {
-        extra_args.push("--metrics-secure=false".to_owned());
-    }
-    Operator {
-        name: "operator-gen (Rust)",
-        binary,
-        extra_args,
-        crd: dir.join("config/crd/bases/webapp.my.domain_guestbooks.yaml"),
-    }
-}
-
-fn go(dir: &Path, program: &Path, args: &[&str]) {
-    let status = tools::offline_go(Command::new(program).current_dir(dir).args(args))
-        .env("GOSUMDB", "off")
-        .env("CGO_ENABLED", "0")
-        .stdout(Stdio::null())
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
-    assert!(
-        status.success(),
-        "`{} {}` failed in {}",
-        program.display(),
-        args.join(" "),
-        dir.display()
-    );
-}
-
-/// kubebuilder's project with the Go controller above, built by `go build`.
-fn build_go(parent: &Path, kubebuilder: &Path, controller_gen: &Path) -> Operator {
-    let dir = parent.join("guestbook-go");
-    std::fs::create_dir_all(&dir).expect("mkdir");
-    go(
-        &dir,
-        kubebuilder,
-        &[
-            "init",
-            "--domain",
-            "my.domain",
-            "--repo",
-            "my.domain/guestbook",
-            "--skip-go-version-check",
-        ],
-    );
-    go(
-        &dir,
-        kubebuilder,
-        &[
-            "create",
-            "api",
-            "--group",
-            "webapp",
-            "--version",
-            "v1",
-            "--kind",
-            KIND,
-            "--resource",
-            "--controller",
-            "--make=false",
-        ],
-    );
-    std::fs::write(
-        dir.join("internal/controller/guestbook_controller.go"),
-        GO_CONTROLLER,
-    )
-    .expect("write the Go controller");
-    // the Makefile's `generate` and `manifests` commands
-    go(
-        &dir,
-        controller_gen,
-        &["object:headerFile=hack/boilerplate.go.txt", "paths=./..."],
-    );
-    go(
-        &dir,
-        controller_gen,
-        &[
-            "rbac:roleName=manager-role",
-            "crd",
-            "webhook",
-            "paths=./...",
-            "output:crd:artifacts:config=config/crd/bases",
-        ],
-    );
-    let binary = parent.join("manager-go");
-    go(
-        &dir,
-        Path::new("go"),
-        &["build", "-o", &binary.to_string_lossy(), "./cmd"],
-    );
-    Operator {
-        name: "kubebuilder v4 (Go)",
-        binary,
-        extra_args: vec!["--metrics-secure=false".to_owned()],
-        crd: dir.join("config/crd/bases/webapp.my.domain_guestbooks.yaml"),
-    }
-}
-
-/// `VmRSS` of `pid` in MiB, 0 once it is gone.
-fn rss_mib(pid: u32) -> f64 {
-    status_mib(pid, "VmRSS:")
-}
-
-/// A field of `/proc/<pid>/status` given in kB (`VmRSS:`, `RssAnon:`), in MiB; 0 once the
-/// process is gone.
-fn status_mib(pid: u32, field: &str) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(field))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
-}
+/// Creates and deletes in flight at once.
+const IN_FLIGHT: usize = 32;
 
 /// With `LOAD_SMAPS_DIR` set, copies `/proc/<pid>/smaps` there as `<run>-<moment>.smaps`, to
 /// see which mappings hold the RSS.
@@ -304,150 +62,6 @@ fn keep_smaps(pid: u32, run: &Path, moment: &str) {
         .and_then(|()| std::fs::copy(format!("/proc/{pid}/smaps"), &to));
     if let Err(e) = copied {
         eprintln!("operator_load: cannot keep {}: {e}", to.display());
-    }
-}
-
-/// User plus system CPU seconds `pid` has used.
-fn cpu_seconds(pid: u32, ticks_per_second: f64) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // fields after the command name in parentheses; utime and stime are the 14th and 15th
-    let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks: f64 = [11, 12]
-        .iter()
-        .filter_map(|&i| fields.get(i).and_then(|f| f.parse::<f64>().ok()))
-        .sum();
-    ticks / ticks_per_second
-}
-
-fn clock_ticks() -> f64 {
-    let out = Command::new("getconf")
-        .arg("CLK_TCK")
-        .output()
-        .expect("getconf CLK_TCK");
-    String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .parse()
-        .unwrap_or(100.0)
-}
-
-/// Samples the RSS of `pid` every 20 ms and keeps the peak, until dropped.
-struct PeakRss {
-    peak_kib: Arc<AtomicU64>,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl PeakRss {
-    fn watch(pid: u32) -> PeakRss {
-        let peak_kib = Arc::new(AtomicU64::new(0));
-        let stop = Arc::new(AtomicBool::new(false));
-        let (peak, halt) = (peak_kib.clone(), stop.clone());
-        let thread = std::thread::spawn(move || {
-            while !halt.load(Ordering::Relaxed) {
-                let kib = (rss_mib(pid) * 1024.0) as u64;
-                peak.fetch_max(kib, Ordering::Relaxed);
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        });
-        PeakRss {
-            peak_kib,
-            stop,
-            thread: Some(thread),
-        }
-    }
-
-    fn reset(&self) {
-        self.peak_kib.store(0, Ordering::Relaxed);
-    }
-
-    fn peak_mib(&self) -> f64 {
-        self.peak_kib.load(Ordering::Relaxed) as f64 / 1024.0
-    }
-}
-
-impl Drop for PeakRss {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-/// A running operator process, killed on drop.
-struct Running {
-    child: Child,
-    metrics_port: u16,
-}
-
-impl Running {
-    fn start(op: &Operator, kubeconfig: &Path, log: &Path) -> Running {
-        let metrics_port = free_port();
-        let probe_port = free_port();
-        let log = std::fs::File::create(log).expect("create the log");
-        let child = Command::new(&op.binary)
-            .arg(format!("--metrics-bind-address=127.0.0.1:{metrics_port}"))
-            .arg(format!(
-                "--health-probe-bind-address=127.0.0.1:{probe_port}"
-            ))
-            .args(&op.extra_args)
-            .env("KUBECONFIG", kubeconfig)
-            .env_remove("WATCH_NAMESPACE")
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().expect("log handle"))
-            .stderr(log)
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", op.binary.display()));
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while http_get(probe_port, "/readyz").is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "{} does not serve /readyz",
-                op.name
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Running {
-            child,
-            metrics_port,
-        }
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// `controller_runtime_reconcile_total` of the controller for `result`, or summed over
-    /// every result (`success`, `requeue`, `requeue_after`, `error`) when `None`.
-    fn reconciles(&self, result: Option<&str>) -> f64 {
-        let body = http_get(self.metrics_port, "/metrics")
-            .unwrap_or_else(|e| panic!("no metrics on port {}: {e}", self.metrics_port));
-        let samples: Vec<&str> = body
-            .lines()
-            .filter(|l| {
-                l.starts_with("controller_runtime_reconcile_total{")
-                    && l.contains("controller=\"guestbook\"")
-            })
-            .collect();
-        assert!(
-            !samples.is_empty(),
-            "no controller_runtime_reconcile_total for the guestbook controller:\n{body}"
-        );
-        samples
-            .iter()
-            .filter(|l| result.is_none_or(|r| l.contains(&format!("result=\"{r}\""))))
-            .filter_map(|l| l.rsplit(' ').next().and_then(|v| v.parse::<f64>().ok()))
-            .sum::<f64>()
-            + 0.0
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -489,120 +103,6 @@ struct Measurement {
     requests: std::collections::BTreeMap<String, usize>,
 }
 
-const AUDIT_POLICY: &str = "apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: [RequestReceived]
-rules:
-- level: Metadata
-  users: [\"system:serviceaccount:default:operator\"]
-- level: None
-";
-
-/// Distinct requests of the operator's account in the audit log, by verb and resource
-/// (`resource/subresource`), with their response codes.
-fn audited_requests(log: &Path) -> std::collections::BTreeMap<String, usize> {
-    let file = std::fs::File::open(log).expect("the audit log");
-    let mut seen = std::collections::BTreeSet::new();
-    let mut counts = std::collections::BTreeMap::new();
-    for line in BufReader::new(file).lines().map_while(Result::ok) {
-        let Ok(event) = serde_json::from_str::<serde_json::Value>(&line) else {
-            continue;
-        };
-        let Some(id) = event["auditID"].as_str() else {
-            continue;
-        };
-        if !seen.insert(id.to_owned()) {
-            continue;
-        }
-        let object = &event["objectRef"];
-        let resource = match object["subresource"].as_str() {
-            Some(sub) => format!("{}/{sub}", object["resource"].as_str().unwrap_or("-")),
-            None => object["resource"].as_str().unwrap_or("-").to_owned(),
-        };
-        let code = event["responseStatus"]["code"]
-            .as_i64()
-            .map_or("-".to_owned(), |c| c.to_string());
-        let key = format!(
-            "{} {resource} {code}",
-            event["verb"].as_str().unwrap_or("-")
-        );
-        *counts.entry(key).or_insert(0) += 1;
-    }
-    counts
-}
-
-fn guestbook(name: &str) -> DynamicObject {
-    let gvk = GroupVersionKind::gvk(GROUP, "v1", KIND);
-    let mut obj = DynamicObject::new(name, &ApiResource::from_gvk(&gvk));
-    obj.data = serde_json::json!({ "spec": { "foo": name } });
-    obj
-}
-
-async fn create_all(api: &Api<DynamicObject>, n: usize) {
-    futures::stream::iter(0..n)
-        .map(|i| {
-            let api = api.clone();
-            async move {
-                api.create(&PostParams::default(), &guestbook(&format!("gb-{i:05}")))
-                    .await
-                    .expect("create a guestbook")
-            }
-        })
-        .buffer_unordered(32)
-        .collect::<Vec<_>>()
-        .await;
-}
-
-async fn wait_all(api: &Api<DynamicObject>, what: &str, done: impl Fn(&[DynamicObject]) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(600);
-    loop {
-        let list = api.list(&ListParams::default()).await.expect("list");
-        if done(&list.items) {
-            return;
-        }
-        assert!(Instant::now() < deadline, "{what} never happened");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// The operator's account, bound to cluster-admin, and a kubeconfig with its token.
-async fn operator_kubeconfig(plane: &ControlPlane, out: &Path) {
-    use k8s_openapi::api::core::v1::ServiceAccount;
-    use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
-    let client = plane.client();
-    let accounts: Api<ServiceAccount> = Api::namespaced(client.clone(), "default");
-    let account: ServiceAccount = serde_json::from_value(serde_json::json!({
-        "metadata": { "name": OPERATOR_ACCOUNT }
-    }))
-    .expect("account");
-    accounts
-        .create(&PostParams::default(), &account)
-        .await
-        .expect("create the account");
-    let binding: ClusterRoleBinding = serde_json::from_value(serde_json::json!({
-        "metadata": { "name": "operator-admin" },
-        "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin" },
-        "subjects": [{ "kind": "ServiceAccount", "name": OPERATOR_ACCOUNT, "namespace": "default" }]
-    }))
-    .expect("binding");
-    Api::<ClusterRoleBinding>::all(client)
-        .create(&PostParams::default(), &binding)
-        .await
-        .expect("bind the account");
-    let token = accounts
-        .create_token_request(
-            OPERATOR_ACCOUNT,
-            &PostParams::default(),
-            &Default::default(),
-        )
-        .await
-        .expect("a token")
-        .status
-        .and_then(|s| s.token)
-        .expect("token");
-    operator_gen_tests::operator::token_kubeconfig(plane.kubeconfig(), &token, out);
-}
-
 async fn run(op: &Operator, load: Load, n: usize, scratch: &Path, ticks: f64) -> Measurement {
     let dir = scratch.join(format!(
         "{}-{}",
@@ -613,35 +113,16 @@ async fn run(op: &Operator, load: Load, n: usize, scratch: &Path, ticks: f64) ->
         load.name()
     ));
     std::fs::create_dir_all(&dir).expect("mkdir");
-    let policy = dir.join("audit-policy.yaml");
-    std::fs::write(&policy, AUDIT_POLICY).expect("write the audit policy");
-    let audit = dir.join("audit.log");
-    let plane = ControlPlane::start_with(Settings {
-        apiserver_args: vec![
-            format!("--audit-policy-file={}", policy.display()),
-            format!("--audit-log-path={}", audit.display()),
-        ],
-        ..Settings::default()
-    })
-    .await
-    .expect("control plane starts");
-    let crd_text = std::fs::read_to_string(&op.crd).expect("the CRD");
-    let crd = serde_saphyr::from_str(&crd_text).expect("the CRD is YAML");
-    plane
-        .install_crds(&[crd], Duration::from_secs(60))
-        .await
-        .expect("the CRD is established");
+    let (plane, audit) = audited_plane(&dir, &[OPERATOR_ACCOUNT.to_owned()], &[], &op.crd).await;
     let kubeconfig = dir.join("operator.kubeconfig");
-    operator_kubeconfig(&plane, &kubeconfig).await;
-    let gvk = GroupVersionKind::gvk(GROUP, "v1", KIND);
-    let api: Api<DynamicObject> =
-        Api::namespaced_with(plane.client(), "default", &ApiResource::from_gvk(&gvk));
+    account_kubeconfig(&plane, OPERATOR_ACCOUNT, &kubeconfig).await;
+    let api = guestbooks(&plane);
 
     if load == Load::Backlog {
-        create_all(&api, n).await;
+        create_all(&api, n, IN_FLIGHT).await;
     }
     let started = Instant::now();
-    let operator = Running::start(op, &kubeconfig, &dir.join("operator.log"));
+    let operator = Running::start(op, &[], &kubeconfig, &dir.join("operator.log"));
     let peak = PeakRss::watch(operator.pid());
     let mut m = Measurement::default();
     let from = if load == Load::Streamed {
@@ -652,7 +133,7 @@ async fn run(op: &Operator, load: Load, n: usize, scratch: &Path, ticks: f64) ->
         peak.reset();
         let from = Instant::now();
         let cpu = cpu_seconds(operator.pid(), ticks);
-        create_all(&api, n).await;
+        create_all(&api, n, IN_FLIGHT).await;
         (from, cpu)
     } else {
         (started, 0.0)
@@ -668,18 +149,7 @@ async fn run(op: &Operator, load: Load, n: usize, scratch: &Path, ticks: f64) ->
     tokio::time::sleep(Duration::from_secs(2)).await;
     m.reconciles_per_object = operator.reconciles(None) / n as f64;
 
-    futures::stream::iter(0..n)
-        .map(|i| {
-            let api = api.clone();
-            async move {
-                api.delete(&format!("gb-{i:05}"), &DeleteParams::default())
-                    .await
-                    .expect("delete a guestbook")
-            }
-        })
-        .buffer_unordered(32)
-        .collect::<Vec<_>>()
-        .await;
+    delete_all(&api, n, IN_FLIGHT).await;
     wait_all(
         &api,
         "every guestbook deleted (finalizer removed)",
@@ -696,7 +166,9 @@ async fn run(op: &Operator, load: Load, n: usize, scratch: &Path, ticks: f64) ->
     drop(peak);
     drop(operator);
     drop(plane);
-    let requests = audited_requests(&audit);
+    let requests = audited_requests(&audit)
+        .remove(&account_user(OPERATOR_ACCOUNT))
+        .unwrap_or_default();
     m.requests_per_object = requests.values().sum::<usize>() as f64 / n as f64;
     m.requests = requests;
     m
@@ -730,19 +202,7 @@ fn main() {
         eprintln!("operator_load: no control plane; source hack/envtest/ensure.sh first");
         return;
     }
-    let built = Command::new("bash")
-        .arg(cli::workspace_root().join("hack/tools/build.sh"))
-        .args(["controller-gen", "kubebuilder"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !built {
-        eprintln!("operator_load: hack/tools/build.sh controller-gen kubebuilder failed");
-        return;
-    }
-    let (Some(kubebuilder), Some(controller_gen)) = (
-        tools::go_tool("kubebuilder"),
-        tools::go_tool("controller-gen"),
-    ) else {
+    let Some((kubebuilder, controller_gen)) = go_tools("operator_load") else {
         return;
     };
     let scratch = tempfile::tempdir().expect("tempdir");
@@ -750,7 +210,8 @@ fn main() {
     let ours = build_ours(scratch.path());
     // `LOAD_ONLY_OURS=1` skips the Go operator, for quicker runs while tuning ours
     let only_ours = std::env::var("LOAD_ONLY_OURS").is_ok_and(|v| v == "1");
-    let theirs = (!only_ours).then(|| build_go(scratch.path(), &kubebuilder, &controller_gen));
+    let theirs =
+        (!only_ours).then(|| build_go(scratch.path(), &kubebuilder, &controller_gen, false));
     let ticks = clock_ticks();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -105,6 +105,7 @@ pub mod cli;
 pub mod faults;
 pub mod fuzz;
 pub mod integrity;
+pub mod load;
 pub mod older;
 pub mod operator;
 pub mod standby;
