@@ -22,6 +22,8 @@ struct State {
 pub(crate) struct FakeApi {
     state: Arc<Mutex<State>>,
     failing: Arc<AtomicBool>,
+    /// How long each answer is held back after the request took effect.
+    delay: Arc<Mutex<std::time::Duration>>,
 }
 
 fn status(code: StatusCode, reason: &str) -> Response<Full<Bytes>> {
@@ -49,7 +51,15 @@ impl FakeApi {
         let this = self.clone();
         let svc = tower::service_fn(move |req: Request<kube::client::Body>| {
             let this = this.clone();
-            async move { Ok::<_, Infallible>(this.handle(req).await) }
+            async move {
+                let response = this.handle(req).await;
+                let delay = *this
+                    .delay
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                tokio::time::sleep(delay).await;
+                Ok::<_, Infallible>(response)
+            }
         });
         kube::Client::new(svc, "default")
     }
@@ -57,6 +67,14 @@ impl FakeApi {
     /// Makes every request fail with 500 (an unreachable apiserver) or work again.
     pub fn set_failing(&self, failing: bool) {
         self.failing.store(failing, Ordering::SeqCst);
+    }
+
+    /// Holds back every answer by `delay` after its request took effect (a slow network).
+    pub fn set_reply_delay(&self, delay: std::time::Duration) {
+        *self
+            .delay
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = delay;
     }
 
     /// The stored Lease `ns/name`.

@@ -231,7 +231,9 @@ pub(crate) struct LeaderElector {
     marked: bool,
     /// What this replica saw of the group's other Leases.
     sightings: handoff::Sightings,
-    /// When a write of the Lease last succeeded.
+    /// When the last successful write of the Lease was begun: the renew deadline counts from
+    /// then, not from its answer, since another replica may see the write as soon as it is
+    /// stored and count the lease duration from there.
     last_held: Option<Instant>,
 }
 
@@ -314,7 +316,7 @@ impl LeaderElector {
             self.stamp(&mut lease.metadata);
             return match self.api.create(&PostParams::default(), &lease).await {
                 Ok(_) => {
-                    self.last_held = Some(Instant::now());
+                    self.last_held = Some(started);
                     self.observe(record);
                     Ok(Attempt::Held)
                 }
@@ -344,7 +346,7 @@ impl LeaderElector {
             .await
         {
             Ok(_) => {
-                self.last_held = Some(Instant::now());
+                self.last_held = Some(started);
                 self.observe(next);
                 Ok(Attempt::Held)
             }
@@ -398,7 +400,7 @@ impl LeaderElector {
                 .renew_deadline
                 .saturating_sub(Instant::now().saturating_duration_since(last_renew));
             match tokio::time::timeout(left, self.try_acquire_or_renew()).await {
-                Ok(Ok(Attempt::Held)) => last_renew = Instant::now(),
+                Ok(Ok(Attempt::Held)) => last_renew = self.last_held.unwrap_or(last_renew),
                 Ok(Ok(Attempt::HeldByOther(holder))) => {
                     tracing::error!(lease = %self.name, %holder, "another replica took the lease");
                     return Err(self.lost());
@@ -848,6 +850,33 @@ mod tests {
         assert!(
             matches!(held, Err(Error::LeadershipLost { .. })),
             "{held:?}"
+        );
+    }
+
+    /// A write is stored before its answer comes back: a replica that sees it stored may take
+    /// the Lease a lease duration later, so the holder's renew deadline counts from when it
+    /// began the write, not from the (late) answer.
+    #[tokio::test(start_paused = true)]
+    async fn a_late_answer_does_not_extend_the_renew_deadline() {
+        let api = FakeApi::default();
+        let mut a = elector(&api, "a");
+        // longer than the lease duration less the renew deadline
+        api.set_reply_delay(Duration::from_millis(700));
+        let began = Instant::now();
+        assert!(a.acquire(&CancellationToken::new()).await);
+        api.set_reply_delay(Duration::ZERO);
+        api.set_failing(true);
+        let held = a.hold(&CancellationToken::new()).await;
+        assert!(
+            matches!(held, Err(Error::LeadershipLost { .. })),
+            "{held:?}"
+        );
+        // stored at 700 ms (once the read's late answer came), answered at 1.4 s: a replica
+        // that saw it stored may take the Lease a lease duration (1 s) after 700 ms
+        let gave_up = began.elapsed();
+        assert!(
+            gave_up < Duration::from_millis(700) + FAST.lease_duration,
+            "the holder gave up {gave_up:?} after beginning its write"
         );
     }
 

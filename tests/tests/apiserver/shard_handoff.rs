@@ -10,7 +10,7 @@
 //! added, and the count goes from 2 to 3 as a rolling update: the three replicas of 3 start
 //! while those of 2 run, then those of 2 are stopped. Each replica records when its controller
 //! ran and each reconcile's start and end; a watch of every `Captain` records each `Ready`
-//! write.
+//! write. A replica whose manager exits on losing its Lease starts again, as a pod would.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -24,7 +24,9 @@ use kube::runtime::watcher;
 use kube::{Client, ResourceExt};
 use operator_gen_envtest::{ControlPlane, require_assets};
 use operator_gen_runtime::controller::generation_changed_from;
-use operator_gen_runtime::manager::{JITTER_FACTOR, Manager, ManagerOptions};
+use operator_gen_runtime::manager::{
+    CancellationToken, Error, JITTER_FACTOR, Manager, ManagerOptions,
+};
 use operator_gen_runtime::shard::Shard;
 use operator_gen_runtime::watch::Source;
 use operator_gen_tests::standby::create_namespace;
@@ -140,81 +142,125 @@ async fn reconcile(obj: Arc<Captain>, ctx: Arc<Ctx>) -> Result<Action, kube::Err
     Ok(Action::await_change())
 }
 
-/// One replica: a manager of one shard, its controller's run (start, end) and its task.
+/// When a replica's controller ran: from its start to its end (`None`: still running).
+type Runs = Arc<Mutex<Vec<(Instant, Option<Instant>)>>>;
+
+/// One replica: a manager of one shard, each run of its controller, and its task. Like a pod
+/// of a Deployment, a replica whose manager exits on losing its Lease (its renewals too slow
+/// for the renew deadline on a loaded machine) starts again, as a new candidate.
 struct Replica {
     name: String,
     shard: Shard,
-    ran: Arc<Mutex<(Option<Instant>, Option<Instant>)>>,
-    token: operator_gen_runtime::manager::CancellationToken,
+    runs: Runs,
+    /// How often it lost its Lease and started again.
+    restarts: Arc<AtomicU64>,
+    stop: CancellationToken,
     task: tokio::task::JoinHandle<()>,
 }
 
-/// Marks the controller's end when dropped: stopped, or aborted with its replica.
-struct RunEnd(Arc<Mutex<(Option<Instant>, Option<Instant>)>>);
+/// Marks the end of the controller's last run when dropped: stopped, or aborted with its
+/// replica.
+struct RunEnd(Runs);
 
 impl Drop for RunEnd {
     fn drop(&mut self) {
-        lock(&self.0).1 = Some(Instant::now());
+        if let Some(run) = lock(&self.0).last_mut() {
+            run.1 = Some(Instant::now());
+        }
     }
+}
+
+/// A manager of `shard` running the `Captain` controller as `name`, recording its runs in `runs`.
+fn manager(client: &Client, name: &str, shard: Shard, log: &Log, runs: &Runs) -> Manager {
+    let mut options = ManagerOptions::default()
+        .metrics_bind_address("0")
+        .health_probe_bind_address("0")
+        .leader_elect(true)
+        .leader_election_namespace("default");
+    options.leader_election_lease_duration = LEASE;
+    options.leader_election_renew_deadline = RENEW;
+    options.leader_election_retry_period = RETRY;
+    options.graceful_shutdown_timeout = Duration::from_secs(2);
+    options.shard_count = shard.count();
+    options.shard_index = shard.index();
+    let mut mgr = Manager::with_client(options, "handoff", client.clone()).expect("a manager");
+    let api: Api<Captain> = Api::namespaced(client.clone(), NAMESPACE);
+    let controller = generation_changed_from(
+        Source::new(api.clone(), watcher::Config::default()).shard(mgr.shard()),
+    );
+    let ctx = Arc::new(Ctx {
+        replica: name.to_owned(),
+        api,
+        log: log.clone(),
+    });
+    let run = controller.graceful_shutdown_on(mgr.shutdown_signal()).run(
+        reconcile,
+        |_, _, _| Action::requeue(Duration::from_millis(200)),
+        ctx,
+    );
+    let runs = runs.clone();
+    mgr.add_controller("captain", async move {
+        lock(&runs).push((Instant::now(), None));
+        let _end = RunEnd(runs);
+        run.for_each(|_| std::future::ready(())).await;
+    });
+    mgr
 }
 
 impl Replica {
     fn start(client: &Client, name: &str, shard: Shard, log: &Log) -> Replica {
-        let mut options = ManagerOptions::default()
-            .metrics_bind_address("0")
-            .health_probe_bind_address("0")
-            .leader_elect(true)
-            .leader_election_namespace("default");
-        options.leader_election_lease_duration = LEASE;
-        options.leader_election_renew_deadline = RENEW;
-        options.leader_election_retry_period = RETRY;
-        options.graceful_shutdown_timeout = Duration::from_secs(2);
-        options.shard_count = shard.count();
-        options.shard_index = shard.index();
-        let mut mgr = Manager::with_client(options, "handoff", client.clone()).expect("a manager");
-        let api: Api<Captain> = Api::namespaced(client.clone(), NAMESPACE);
-        let controller = generation_changed_from(
-            Source::new(api.clone(), watcher::Config::default()).shard(mgr.shard()),
-        );
-        let ctx = Arc::new(Ctx {
-            replica: name.to_owned(),
-            api,
-            log: log.clone(),
-        });
-        let run = controller.graceful_shutdown_on(mgr.shutdown_signal()).run(
-            reconcile,
-            |_, _, _| Action::requeue(Duration::from_millis(200)),
-            ctx,
-        );
-        let ran = Arc::new(Mutex::new((None, None)));
-        let running = ran.clone();
-        mgr.add_controller("captain", async move {
-            lock(&running).0 = Some(Instant::now());
-            let _end = RunEnd(running);
-            run.for_each(|_| std::future::ready(())).await;
-        });
-        let token = mgr.shutdown_token();
-        let replica = name.to_owned();
-        let task = tokio::spawn(async move {
-            if let Err(error) = mgr.run().await {
-                eprintln!("{replica}: manager stopped: {error}");
-            }
-        });
+        let runs: Runs = Arc::default();
+        let restarts = Arc::new(AtomicU64::new(0));
+        let stop = CancellationToken::new();
+        let task = {
+            let (client, name, log) = (client.clone(), name.to_owned(), log.clone());
+            let (runs, restarts, stop) = (runs.clone(), restarts.clone(), stop.clone());
+            tokio::spawn(async move {
+                loop {
+                    let mgr = manager(&client, &name, shard, &log, &runs);
+                    let token = mgr.shutdown_token();
+                    let mut run = std::pin::pin!(mgr.run());
+                    let result = tokio::select! {
+                        result = &mut run => result,
+                        () = stop.cancelled() => {
+                            token.cancel();
+                            run.await
+                        }
+                    };
+                    match result {
+                        Err(Error::LeadershipLost { .. }) if !stop.is_cancelled() => {
+                            eprintln!("{name}: lost its Lease; starting again");
+                            restarts.fetch_add(1, Ordering::SeqCst);
+                        }
+                        Err(error) => {
+                            eprintln!("{name}: manager stopped: {error}");
+                            break;
+                        }
+                        Ok(()) => break,
+                    }
+                }
+            })
+        };
         Replica {
             name: name.to_owned(),
             shard,
-            ran,
-            token,
+            runs,
+            restarts,
+            stop,
             task,
         }
     }
 
     fn leads(&self) -> bool {
-        lock(&self.ran).0.is_some()
+        !lock(&self.runs).is_empty()
     }
 
-    fn window(&self) -> (Option<Instant>, Option<Instant>) {
-        *lock(&self.ran)
+    /// Each run of its controller: start and end (now, if it still runs).
+    fn windows(&self) -> Vec<(Instant, Instant)> {
+        lock(&self.runs)
+            .iter()
+            .map(|(a, b)| (*a, b.unwrap_or_else(Instant::now)))
+            .collect()
     }
 
     /// Dies: the task is aborted; the Lease is neither renewed nor released.
@@ -224,7 +270,7 @@ impl Replica {
 
     /// A graceful stop, as on SIGTERM: the controller stops, the Lease is released.
     async fn stop(&mut self) {
-        self.token.cancel();
+        self.stop.cancel();
         (&mut self.task).await.expect("the replica stops");
     }
 }
@@ -410,19 +456,24 @@ async fn shards_hand_off_without_overlap_or_orphans_when_killed_added_and_recoun
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     tokio::time::sleep(Duration::from_secs(1)).await;
+    let stopping = Instant::now();
     for r in &mut replicas[4..] {
         r.stop().await;
     }
     watch.abort();
-    assert!(
-        behind.is_empty(),
-        "objects never Ready for their generation, or not seen so by the watch: {behind:?}"
-    );
 
-    let mut problems = Vec::new();
+    // each problem with its kind, so that a failure reports them compactly
+    let mut problems: Vec<(&str, String)> = Vec::new();
+    for object in &behind {
+        problems.push((
+            "not Ready for its generation when listed, or not seen so by the watch",
+            object.clone(),
+        ));
+    }
     if !early.is_empty() {
-        problems.push(format!(
-            "replicas of 3 shards started while every shard of 2 ran: {early:?}"
+        problems.push((
+            "replicas of 3 shards started while every shard of 2 ran",
+            format!("{early:?}"),
         ));
     }
     // Ready exactly once per generation: no generation written twice, the last one once
@@ -436,25 +487,32 @@ async fn shards_hand_off_without_overlap_or_orphans_when_killed_added_and_recoun
     }
     for ((object, generation), messages) in &per_generation {
         if messages.len() > 1 {
-            problems.push(format!(
-                "{object} Ready {} times for generation {generation}: {messages:?}",
-                messages.len()
+            problems.push((
+                "a generation Ready more than once",
+                format!(
+                    "{object} Ready {} times for generation {generation}: {messages:?}",
+                    messages.len()
+                ),
             ));
         }
     }
     for o in &objects {
         let key = (o.name_any(), o.metadata.generation.unwrap_or_default());
         if !per_generation.contains_key(&key) {
-            problems.push(format!(
-                "{} never seen Ready for its generation {}",
-                key.0, key.1
+            problems.push((
+                "never seen Ready for its generation",
+                format!("{} generation {}", key.0, key.1),
             ));
         }
     }
 
     // no overlapping reconciles of one object across replicas
     let reconciles = lock(&log).clone();
-    let killed_at = replicas[0].window().1.expect("the killed replica's end");
+    let killed_at = replicas[0]
+        .windows()
+        .last()
+        .expect("the killed replica's run")
+        .1;
     let mut by_object: BTreeMap<&str, Vec<&Reconcile>> = BTreeMap::new();
     for r in &reconciles {
         by_object.entry(r.object.as_str()).or_default().push(r);
@@ -469,9 +527,9 @@ async fn shards_hand_off_without_overlap_or_orphans_when_killed_added_and_recoun
                 pairs += 1;
                 let end = |r: &Reconcile| r.ended.unwrap_or(killed_at);
                 if a.started < end(b) && b.started < end(a) {
-                    problems.push(format!(
-                        "{object} reconciled by {} and {} at once",
-                        a.replica, b.replica
+                    problems.push((
+                        "an object reconciled by two replicas at once",
+                        format!("{object} by {} and {}", a.replica, b.replica),
                     ));
                 }
             }
@@ -481,17 +539,15 @@ async fn shards_hand_off_without_overlap_or_orphans_when_killed_added_and_recoun
     // no two replicas of overlapping shards ran their controllers at once
     let windows: Vec<(&Replica, Instant, Instant)> = replicas
         .iter()
-        .filter_map(|r| match r.window() {
-            (Some(a), b) => Some((r, a, b.unwrap_or_else(Instant::now))),
-            _ => None,
-        })
+        .flat_map(|r| r.windows().into_iter().map(move |(a, b)| (r, a, b)))
         .collect();
     for (i, (a, a_start, a_end)) in windows.iter().enumerate() {
         for (b, b_start, b_end) in &windows[i + 1..] {
-            if a.shard.overlaps(&b.shard) && a_start < b_end && b_start < a_end {
-                problems.push(format!(
-                    "{} and {} ran their controllers at once",
-                    a.name, b.name
+            if a.name != b.name && a.shard.overlaps(&b.shard) && a_start < b_end && b_start < a_end
+            {
+                problems.push((
+                    "overlapping shards ran their controllers at once",
+                    format!("{} and {}", a.name, b.name),
                 ));
             }
         }
@@ -502,13 +558,14 @@ async fn shards_hand_off_without_overlap_or_orphans_when_killed_added_and_recoun
         .map(|r| r.name.as_str())
         .collect();
     if !never.is_empty() {
-        problems.push(format!("replicas that never ran: {never:?}"));
+        problems.push(("replicas that never ran", format!("{never:?}")));
     }
 
     // the longest time each part of the hash space was without an owner
     let all: Vec<Shard> = replicas.iter().map(|r| r.shard).collect();
     let first = windows.iter().map(|w| w.1).min().expect("a window");
-    let last = windows.iter().map(|w| w.2).max().expect("a window");
+    // until the test stops the replicas of 3 (they stop one after another)
+    let last = stopping;
     let mut gaps = Vec::new();
     for (start, end) in segments(&all) {
         let mut covering: Vec<(Instant, Instant)> = windows
@@ -527,8 +584,9 @@ async fn shards_hand_off_without_overlap_or_orphans_when_killed_added_and_recoun
         }
         gap = gap.max(last.saturating_duration_since(reached));
         if gap > bound() {
-            problems.push(format!(
-                "hashes 0x{start:x}..0x{end:x} had no owner for {gap:?}"
+            problems.push((
+                "a hash range without an owner for longer than the bound",
+                format!("hashes 0x{start:x}..0x{end:x} had no owner for {gap:?}"),
             ));
         }
         gaps.push(format!("0x{start:016x}..: {gap:.2?}"));
@@ -549,15 +607,24 @@ async fn shards_hand_off_without_overlap_or_orphans_when_killed_added_and_recoun
                 worst = format!("{object} generation {generation}");
             }
             Some(_) => {}
-            None => problems.push(format!(
-                "{object} generation {generation}: the watch saw no Ready for it or a later one"
+            None => problems.push((
+                "a change the watch never saw Ready (for it or a later generation)",
+                format!("{object} generation {generation}"),
             )),
         }
     }
     if waited > bound() {
-        problems.push(format!("{worst} waited {waited:?} for its reconcile"));
+        problems.push((
+            "a change waited longer than the bound for its reconcile",
+            format!("{worst} waited {waited:?}"),
+        ));
     }
 
+    // the problems first, grouped and cut short, so a CI log shows them above the tables
+    let report = compact(&problems);
+    if !problems.is_empty() {
+        eprintln!("{report}");
+    }
     println!("tried: {}", tried.join("; "));
     for (r, a, b) in &windows {
         println!(
@@ -569,8 +636,19 @@ async fn shards_hand_off_without_overlap_or_orphans_when_killed_added_and_recoun
             b.duration_since(first)
         );
     }
-    println!(
-        "hand-off: {} objects, {} changes, {} Ready writes over {} generations, {} reconciles ({} pairs across replicas compared); longest without an owner per hash range: {}; longest a change waited: {waited:.2?} ({worst}); bound {:.2?} (lease {LEASE:?} + (1 + {JITTER_FACTOR}) x retry {RETRY:?} + slack {SLACK:?})",
+    let restarts: Vec<String> = replicas
+        .iter()
+        .map(|r| (r, r.restarts.load(Ordering::SeqCst)))
+        .filter(|(_, n)| *n > 0)
+        .map(|(r, n)| format!("{} {n}", r.name))
+        .collect();
+    let summary = format!(
+        "hand-off: restarts after losing a Lease: {}; {} objects, {} changes, {} Ready writes over {} generations, {} reconciles ({} pairs across replicas compared); longest without an owner per hash range: {}; longest a change waited: {waited:.2?} ({worst}); bound {:.2?} (lease {LEASE:?} + (1 + {JITTER_FACTOR}) x retry {RETRY:?} + slack {SLACK:?})",
+        if restarts.is_empty() {
+            "none".to_owned()
+        } else {
+            restarts.join(", ")
+        },
         objects.len(),
         lock(&changes).len(),
         writes.len(),
@@ -580,5 +658,29 @@ async fn shards_hand_off_without_overlap_or_orphans_when_killed_added_and_recoun
         gaps.join(", "),
         bound(),
     );
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    println!("{summary}");
+    assert!(problems.is_empty(), "{report}\n{summary}");
+}
+
+/// The problems by kind, in the order first found: each kind with its count and its first
+/// three lines.
+fn compact(problems: &[(&str, String)]) -> String {
+    let mut kinds: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (kind, line) in problems {
+        match kinds.iter_mut().find(|(k, _)| k == kind) {
+            Some((_, lines)) => lines.push(line),
+            None => kinds.push((kind, vec![line])),
+        }
+    }
+    let mut out = format!("{} problems:", problems.len());
+    for (kind, lines) in &kinds {
+        out.push_str(&format!("\n  {kind} ({}):", lines.len()));
+        for line in lines.iter().take(3) {
+            out.push_str(&format!("\n    {line}"));
+        }
+        if lines.len() > 3 {
+            out.push_str(&format!("\n    ... and {} more", lines.len() - 3));
+        }
+    }
+    out
 }
