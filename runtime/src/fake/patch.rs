@@ -100,30 +100,15 @@ impl State {
             .collect();
         let subresource = target.status.then_some("status");
         let owner = self.owner(ty, &write.manager, "Apply", subresource);
-        // a uid in the configuration is a precondition: the object must exist (409 Conflict) and
-        // have it (the apiserver's 422: an object's uid cannot change)
-        let uid = applied["metadata"]["uid"]
-            .as_str()
-            .filter(|u| !u.is_empty());
         let live = match self.live(target) {
             Ok(live) => live,
             Err(missing) if missing.code == 404 && !target.status => {
-                if let Some(uid) = uid {
-                    let why = format!(
-                        "uid mismatch: the provided object specified uid {uid}, and no existing object was found"
-                    );
-                    return Err(Failure::conflict(ty, &name, &why));
-                }
+                uid_precondition(ty, &name, &applied, None)?;
                 return self.apply_create(target, &applied, &wanted, &owner, write);
             }
             Err(other) => return Err(other),
         };
-        if let Some(uid) = uid
-            && live["metadata"]["uid"].as_str() != Some(uid)
-        {
-            let why = format!("metadata.uid: Invalid value: \"{uid}\": field is immutable");
-            return Err(Failure::invalid(ty, &name, &why));
-        }
+        uid_precondition(ty, &name, &applied, Some(&live))?;
         let mut entries = managed_of(&live);
         let conflicts = conflicts(&entries, &owner, &wanted, &live, &applied);
         if !conflicts.is_empty() && !write.force {
@@ -207,6 +192,35 @@ impl State {
         }
         let stored = self.commit(&target.ty, target.key(), created, "ADDED");
         Ok((StatusCode::CREATED, stored))
+    }
+}
+
+/// A uid in the applied configuration is a precondition: the object must exist (the apiserver's
+/// 409 Conflict) and have that uid (its 422: an object's uid cannot change).
+fn uid_precondition(
+    ty: &ResourceType,
+    name: &str,
+    applied: &Value,
+    live: Option<&Value>,
+) -> Result<()> {
+    let Some(uid) = applied["metadata"]["uid"]
+        .as_str()
+        .filter(|u| !u.is_empty())
+    else {
+        return Ok(());
+    };
+    match live.map(|live| live["metadata"]["uid"].as_str().unwrap_or_default()) {
+        None => {
+            let why = format!(
+                "uid mismatch: the provided object specified uid {uid}, and no existing object was found"
+            );
+            Err(Failure::conflict(ty, name, &why))
+        }
+        Some(have) if have != uid => {
+            let why = format!("metadata.uid: Invalid value: \"{uid}\": field is immutable");
+            Err(Failure::invalid(ty, name, &why))
+        }
+        Some(_) => Ok(()),
     }
 }
 
