@@ -12,6 +12,8 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+
 use crate::cli;
 
 /// The target directory every generated project shares, so kube is compiled once.
@@ -96,6 +98,24 @@ pub struct Project {
     pub dir: PathBuf,
     /// A private copy of the built `manager` binary.
     pub manager: PathBuf,
+}
+
+impl Project {
+    /// The CRDs `make manifests` wrote to `config/crd/bases`; at least one.
+    pub fn crds(&self) -> Vec<CustomResourceDefinition> {
+        let bases = self.dir.join("config/crd/bases");
+        let mut crds = Vec::new();
+        for entry in std::fs::read_dir(&bases).expect("crd bases") {
+            let text = std::fs::read_to_string(entry.expect("dir entry").path()).expect("crd");
+            crds.push(serde_saphyr::from_str(&text).expect("crd yaml"));
+        }
+        assert!(
+            !crds.is_empty(),
+            "make manifests wrote no CRD in {}",
+            bases.display()
+        );
+        crds
+    }
 }
 
 /// Scaffolds `<parent>/<name>` with `init --domain my.domain`, runs `create api` with `api_args`

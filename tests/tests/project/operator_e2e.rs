@@ -43,7 +43,6 @@ use k8s_openapi::api::authorization::v1::{
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
 use k8s_openapi::api::events::v1::Event;
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch,
@@ -106,13 +105,7 @@ impl Cluster {
             .await
             .expect("the control plane starts");
         let client = plane.client();
-        let mut crds = Vec::new();
-        for entry in std::fs::read_dir(project.dir.join("config/crd/bases")).expect("crd bases") {
-            let text = std::fs::read_to_string(entry.expect("dir entry").path()).expect("crd");
-            let crd: CustomResourceDefinition = serde_saphyr::from_str(&text).expect("crd yaml");
-            crds.push(crd);
-        }
-        assert!(!crds.is_empty(), "make manifests wrote no CRD");
+        let crds = project.crds();
         plane
             .install_crds(&crds, TIMEOUT)
             .await

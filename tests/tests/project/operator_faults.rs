@@ -48,7 +48,6 @@ use k8s_openapi::api::admissionregistration::v1::{
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
 use k8s_openapi::api::flowcontrol::v1::{FlowSchema, PriorityLevelConfiguration};
 use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch,
     PatchParams, PostParams,
@@ -198,12 +197,7 @@ impl Case {
             .await
             .expect("the control plane starts");
         let client = plane.client();
-        let mut crds = Vec::new();
-        for entry in std::fs::read_dir(project.dir.join("config/crd/bases")).expect("crd bases") {
-            let text = std::fs::read_to_string(entry.expect("dir entry").path()).expect("crd");
-            let crd: CustomResourceDefinition = serde_saphyr::from_str(&text).expect("crd yaml");
-            crds.push(crd);
-        }
+        let crds = project.crds();
         plane
             .install_crds(&crds, TIMEOUT)
             .await
