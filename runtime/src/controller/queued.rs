@@ -64,7 +64,7 @@ where
 mod tests {
     use crate::controller::tests::config_map;
     use crate::controller::{Retries, generation_changed_from};
-    use crate::manager::Metrics;
+    use crate::manager::{Metrics, Queue};
     use crate::watch::Source;
     use futures::StreamExt;
     use k8s_openapi::api::core::v1::ConfigMap;
@@ -118,56 +118,92 @@ mod tests {
         started: Mutex<Vec<String>>,
     }
 
+    /// A controller of the ConfigMaps `names` (seeded in `default`) on the fake API, with the
+    /// work queue `configmap`, running one reconcile at a time. Each reconcile records its start
+    /// and is held until `ctx.gate` lets it go; `c`'s first fails.
+    struct World {
+        api: Api<ConfigMap>,
+        metrics: Metrics,
+        queue: Queue,
+        ctx: Arc<Ctx>,
+        task: tokio::task::JoinHandle<()>,
+    }
+
+    impl World {
+        fn start(names: &[&str]) -> World {
+            let fake = crate::fake::FakeApi::new();
+            for name in names {
+                fake.seed(&config_map("default", name));
+            }
+            let api: Api<ConfigMap> = Api::namespaced(fake.client(), "default");
+            let metrics = Metrics::new();
+            let queue = metrics.queue("configmap");
+            let source = Source::new(api.clone(), watcher::Config::default()).queue(queue.clone());
+            let ctx = Arc::new(Ctx {
+                retries: Retries::in_queue(queue.clone()),
+                gate: Semaphore::new(0),
+                started: Mutex::default(),
+            });
+            let run = generation_changed_from(source)
+                .with_config(Config::default().concurrency(1))
+                .run(
+                    |obj: Arc<ConfigMap>, ctx: Arc<Ctx>| async move {
+                        let work = async {
+                            let name = obj.name_any();
+                            let first = {
+                                let mut started = ctx.started.lock().expect("lock");
+                                started.push(name.clone());
+                                started.iter().filter(|n| **n == name).count() == 1
+                            };
+                            ctx.gate.acquire().await.expect("gate").forget();
+                            if name == "c" && first {
+                                return Err(kube::Error::LinesCodecMaxLineLengthExceeded);
+                            }
+                            Ok(Action::await_change())
+                        };
+                        ctx.retries.track(obj.as_ref(), work).await
+                    },
+                    |obj, error, ctx| ctx.retries.after_failure(obj.as_ref(), error),
+                    ctx.clone(),
+                );
+            let task = tokio::spawn(run.for_each(|_| std::future::ready(())));
+            World {
+                api,
+                metrics,
+                queue,
+                ctx,
+                task,
+            }
+        }
+
+        /// The keys whose reconciles started, in order.
+        fn started(&self) -> Vec<String> {
+            self.ctx.started.lock().expect("lock").clone()
+        }
+    }
+
     /// One reconcile at a time, each held until the test lets it go: the keys triggered
     /// meanwhile wait, once each; `c` fails once, and its retry is counted.
     #[tokio::test]
     async fn the_queue_counts_the_keys_waiting_once_each_until_their_reconciles_take_them() {
-        let fake = crate::fake::FakeApi::new();
-        for name in ["a", "b", "c"] {
-            fake.seed(&config_map("default", name));
-        }
-        let api: Api<ConfigMap> = Api::namespaced(fake.client(), "default");
-        let metrics = Metrics::new();
-        let queue = metrics.queue("configmap");
-        let source = Source::new(api.clone(), watcher::Config::default()).queue(queue.clone());
-        let ctx = Arc::new(Ctx {
-            retries: Retries::in_queue(queue.clone()),
-            gate: Semaphore::new(0),
-            started: Mutex::default(),
-        });
-        let run = generation_changed_from(source)
-            .with_config(Config::default().concurrency(1))
-            .run(
-                |obj: Arc<ConfigMap>, ctx: Arc<Ctx>| async move {
-                    let work = async {
-                        let name = obj.name_any();
-                        let first = {
-                            let mut started = ctx.started.lock().expect("lock");
-                            started.push(name.clone());
-                            started.iter().filter(|n| **n == name).count() == 1
-                        };
-                        ctx.gate.acquire().await.expect("gate").forget();
-                        if name == "c" && first {
-                            return Err(kube::Error::LinesCodecMaxLineLengthExceeded);
-                        }
-                        Ok(Action::await_change())
-                    };
-                    ctx.retries.track(obj.as_ref(), work).await
-                },
-                |obj, error, ctx| ctx.retries.after_failure(obj.as_ref(), error),
-                ctx.clone(),
-            );
-        let task = tokio::spawn(run.for_each(|_| std::future::ready(())));
-        let started = || ctx.started.lock().expect("lock").clone();
+        let world = World::start(&["a", "b", "c"]);
+        let World {
+            api,
+            metrics,
+            queue,
+            ctx,
+            task,
+        } = &world;
+        let started = || world.started();
 
         // one reconcile runs, held; the two other keys wait
         assert!(
-            eventually(|| started().len() == 1 && served(&metrics)[0] == 2.0).await,
+            eventually(|| started().len() == 1 && served(metrics)[0] == 2.0).await,
             "started {:?}, served {:?}",
             started(),
-            served(&metrics)
+            served(metrics)
         );
-        assert_eq!(served(&metrics), [2.0, 3.0, 1.0, 0.0, 0.0]);
+        assert_eq!(served(metrics), [2.0, 3.0, 1.0, 0.0, 0.0]);
         assert_eq!(queue.depth(), 2);
         let running = started()[0].clone();
         let waiting = ["a", "b", "c"]
@@ -184,11 +220,11 @@ mod tests {
                 .expect("patched");
         }
         assert!(
-            eventually(|| served(&metrics)[1] == 4.0).await,
+            eventually(|| served(metrics)[1] == 4.0).await,
             "{:?}",
-            served(&metrics)
+            served(metrics)
         );
-        assert_eq!(served(&metrics), [3.0, 4.0, 1.0, 0.0, 0.0]);
+        assert_eq!(served(metrics), [3.0, 4.0, 1.0, 0.0, 0.0]);
         let text = metrics.encode().expect("encode");
         let longest = sample(&text, SERIES[5]).expect("longest running served");
         assert!(longest > 0.0, "{text}");
@@ -197,9 +233,9 @@ mod tests {
         // once and is retried (after 5 s, past the test's end)
         ctx.gate.add_permits(100);
         assert!(
-            eventually(|| served(&metrics) == [0.0, 4.0, 4.0, 4.0, 1.0]).await,
+            eventually(|| served(metrics) == [0.0, 4.0, 4.0, 4.0, 1.0]).await,
             "{:?}, started {:?}",
-            served(&metrics),
+            served(metrics),
             started()
         );
         task.abort();
@@ -217,35 +253,15 @@ mod tests {
     /// its request and runs no reconcile.
     #[tokio::test]
     async fn an_object_deleted_while_it_waits_leaves_the_queue() {
-        let fake = crate::fake::FakeApi::new();
-        for name in ["a", "b"] {
-            fake.seed(&config_map("default", name));
-        }
-        let api: Api<ConfigMap> = Api::namespaced(fake.client(), "default");
-        let metrics = Metrics::new();
-        let queue = metrics.queue("configmap");
-        let source = Source::new(api.clone(), watcher::Config::default()).queue(queue.clone());
-        let ctx = Arc::new(Ctx {
-            retries: Retries::in_queue(queue.clone()),
-            gate: Semaphore::new(0),
-            started: Mutex::default(),
-        });
-        let run = generation_changed_from(source)
-            .with_config(Config::default().concurrency(1))
-            .run(
-                |obj: Arc<ConfigMap>, ctx: Arc<Ctx>| async move {
-                    let work = async {
-                        ctx.started.lock().expect("lock").push(obj.name_any());
-                        ctx.gate.acquire().await.expect("gate").forget();
-                        Ok::<_, kube::Error>(Action::await_change())
-                    };
-                    ctx.retries.track(obj.as_ref(), work).await
-                },
-                |obj, error, ctx| ctx.retries.after_failure(obj.as_ref(), error),
-                ctx.clone(),
-            );
-        let task = tokio::spawn(run.for_each(|_| std::future::ready(())));
-        let started = || ctx.started.lock().expect("lock").clone();
+        let world = World::start(&["a", "b"]);
+        let World {
+            api,
+            metrics,
+            queue,
+            ctx,
+            task,
+        } = &world;
+        let started = || world.started();
         assert!(
             eventually(|| started().len() == 1 && queue.depth() == 1).await,
             "started {:?}, depth {}",
@@ -260,14 +276,14 @@ mod tests {
         assert!(eventually(|| queue.depth() == 0).await, "{queue:?}");
         ctx.gate.add_permits(100);
         assert!(
-            eventually(|| served(&metrics)[3] == 1.0).await,
+            eventually(|| served(metrics)[3] == 1.0).await,
             "{:?}",
-            served(&metrics)
+            served(metrics)
         );
         // no reconcile of the deleted object follows
         tokio::time::sleep(Duration::from_millis(200)).await;
         task.abort();
         assert_eq!(started(), [running]);
-        assert_eq!(served(&metrics), [0.0, 2.0, 1.0, 1.0, 0.0]);
+        assert_eq!(served(metrics), [0.0, 2.0, 1.0, 1.0, 0.0]);
     }
 }
