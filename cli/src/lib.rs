@@ -8,6 +8,7 @@ pub mod commands;
 pub mod core_types;
 pub mod error;
 pub mod gate;
+pub mod git;
 pub mod manifests;
 pub mod printer;
 pub mod project;

@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::git::{Git, Switch};
 use crate::printer::Printer;
 
 /// The journal's file name at the project root.
@@ -62,6 +63,10 @@ struct Journal {
     /// removals); one that still holds anything stays.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pruned: Vec<String>,
+    /// What the commit then does in the project's git repository (`alpha update`), once the
+    /// files, removals and prunings are done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    git: Option<Switch>,
 }
 
 /// One file of a commit.
@@ -169,10 +174,22 @@ pub fn recover(root: &Path, printer: &Printer) -> Result<()> {
             for rel in &journal.pruned {
                 remove_dir_if_empty(&root.join(rel));
             }
+            if let Some(switch) = &journal.git {
+                switch.apply(&Git::at(root)?, &mut || {})?;
+            }
             remove_if_present(&path)?;
+            let mut finished: Vec<String> = journal
+                .files
+                .iter()
+                .chain(&journal.removed)
+                .cloned()
+                .collect();
+            if let Some(switch) = &journal.git {
+                finished.push(format!("git branch {} checked out", switch.head));
+            }
             printer.warn(&format!(
                 "an earlier operator-gen command was interrupted while writing its files; finished writing {}",
-                journal.files.iter().chain(&journal.removed).cloned().collect::<Vec<_>>().join(", ")
+                finished.join(", ")
             ));
         }
     }
@@ -201,7 +218,20 @@ pub fn commit_pruning(
     removed: &[String],
     pruned: &[String],
 ) -> Result<()> {
-    if changes.is_empty() && removed.is_empty() {
+    commit_switching(root, changes, removed, pruned, None)
+}
+
+/// [`commit_pruning`], which then, when `git` is given, sets the branches of the git repository
+/// at `root` and checks one out ([`Switch::apply`]): the work tree's files first, so that a kill
+/// after the point of no return leaves the rest to recovery, which repeats the switch whole.
+pub fn commit_switching(
+    root: &Path,
+    changes: &[Change<'_>],
+    removed: &[String],
+    pruned: &[String],
+    git: Option<&Switch>,
+) -> Result<()> {
+    if changes.is_empty() && removed.is_empty() && git.is_none() {
         return Ok(());
     }
     if !root.is_dir() {
@@ -231,6 +261,7 @@ pub fn commit_pruning(
         files: changes.iter().map(|c| c.rel.to_owned()).collect(),
         removed: removed.to_vec(),
         pruned: pruned.to_vec(),
+        git: git.cloned(),
     };
     write_journal(root, &journal, &mut steps)?;
     if let Err(e) = stage(root, &journal, changes, &mut steps) {
@@ -264,6 +295,10 @@ pub fn commit_pruning(
     for rel in &journal.pruned {
         remove_dir_if_empty(&root.join(rel));
         steps.done();
+    }
+    if let Some(switch) = &journal.git {
+        // an error leaves the journal, so that the next command (alpha update again) finishes
+        switch.apply(&Git::at(root)?, &mut || steps.done())?;
     }
     sync_dir(root);
     std::fs::remove_file(root.join(JOURNAL)).map_err(|e| write_error(root, e))?;
@@ -396,6 +431,26 @@ fn copy_permissions(_staged: &Path, _target: &Path) -> Result<()> {
     Ok(())
 }
 
+/// How many [`scratch`] calls are running: their commits are not the command's own and never
+/// pause.
+static SCRATCH_COMMITS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Run `work`, whose commits write a temporary directory (a replay of the project's commands
+/// into a scratch tree), with the test-only pause hook off: it pauses only the command's own
+/// commit in the project.
+pub fn scratch<T>(work: impl FnOnce() -> T) -> T {
+    use std::sync::atomic::Ordering;
+    struct Done;
+    impl Drop for Done {
+        fn drop(&mut self) {
+            SCRATCH_COMMITS.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+    SCRATCH_COMMITS.fetch_add(1, Ordering::Relaxed);
+    let _done = Done;
+    work()
+}
+
 /// Counts a commit's file operations for the test-only pause hook.
 struct Steps {
     done: u64,
@@ -404,9 +459,13 @@ struct Steps {
 
 impl Steps {
     fn from_env() -> Steps {
+        let scratch = SCRATCH_COMMITS.load(std::sync::atomic::Ordering::Relaxed) > 0;
         Steps {
             done: 0,
-            pause_after: std::env::var(PAUSE_AFTER).ok().and_then(|v| v.parse().ok()),
+            pause_after: std::env::var(PAUSE_AFTER)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .filter(|_| !scratch),
         }
     }
 
@@ -523,6 +582,7 @@ mod tests {
                 files: vec!["a/b/new".into(), "old".into()],
                 removed: vec!["gone".into(), "d/gone".into()],
                 pruned: vec!["d".into(), "kept".into()],
+                git: None,
             };
             std::fs::write(
                 root.join(JOURNAL),

@@ -8,13 +8,16 @@
 //! scaffold, a child of the project's commit), `operator-gen-update-original-<from>` (the
 //! project's tree, a child of the ancestor) and `operator-gen-update-upgrade-<from>` (the new
 //! scaffold, a child of the ancestor). The upgrade is merged into the original with the ancestor
-//! as base, and the result, conflict markers included, is committed as one commit on top of the
-//! project's commit on `operator-gen-update-from-<from>-to-<to>`, which is left checked out; the
-//! conflicted paths are printed one per line. The user's branch is never moved. Unlike
-//! kubebuilder, which stops at a conflict unless `--force` and deletes its temporary branches,
-//! the merge is always committed (the markers are for the user to resolve on the branch) and
-//! the three branches stay for inspection; `--force` replaces the four branches of an earlier
-//! run.
+//! as base (`git merge-tree`, its conflict markers labelled as `git merge` labels them), and the
+//! result, conflict markers included, is committed as one commit on top of the project's commit
+//! on `operator-gen-update-from-<from>-to-<to>`, which is left checked out; the conflicted paths
+//! are printed one per line. The user's branch is never moved. Until the end only git objects
+//! that nothing refers to are written; then the work tree's files, the four branches, `HEAD` and
+//! the index change in one journaled commit ([`transaction::commit_switching`]), so a kill leaves
+//! the repository as it was or, once recovered, as it would be after. Unlike kubebuilder, which
+//! stops at a conflict unless `--force` and deletes its temporary branches, the merge is always
+//! committed (the markers are for the user to resolve on the branch) and the three branches stay
+//! for inspection; `--force` replaces the four branches of an earlier run.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -23,8 +26,10 @@ use clap::Args;
 
 use super::replay::{self, Runner, Step};
 use crate::error::{Error, Result};
+use crate::git::{Git, Switch};
 use crate::printer::{Printer, Verbosity};
 use crate::project::{self, Project, versions};
+use crate::transaction::{self, Change};
 
 /// Flags of `alpha update`.
 #[derive(Debug, Args)]
@@ -92,7 +97,7 @@ pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer, runner: Runner) ->
     }
     // what the update reads (PROJECT, the branch) and the merge it leaves in the work tree,
     // under the lock: another command's commit is never half in it
-    let _lock = crate::transaction::lock(root, printer)?;
+    let _lock = transaction::lock(root, printer)?;
     Project::load(root)?;
     let git = Git::at(root)?;
     let start = start(args, &git)?;
@@ -126,7 +131,7 @@ pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer, runner: Runner) ->
     );
     replay_with_binary(&binary, &from, &steps, &read, &ancestor_dir)?;
     printer.status("scaffold", &format!("operator-gen {to}"));
-    replay_here(&steps, &read, &upgrade_dir, runner)?;
+    transaction::scratch(|| replay_here(&steps, &read, &upgrade_dir, runner))?;
 
     let index = tmp.path().join("index");
     let ancestor_tree = git.tree_of(&ancestor_dir, &index)?;
@@ -149,11 +154,10 @@ pub fn run(args: &UpdateArgs, root: &Path, printer: &Printer, runner: Runner) ->
         )?,
         ancestor,
     };
-    let conflicts = merge(
-        &git, &branches, &commits, &start, args.force, printer, &from,
-    )?;
-    if let Ok(msg) = git.output(&["rev-parse", "--git-path", "SQUASH_MSG"]) {
-        let _ = std::fs::remove_file(root.join(msg));
+    let scratch = tmp.path().join("merge.git");
+    let conflicts = merge(&git, root, &branches, &commits, &start, &from, &scratch)?;
+    for name in branches.all() {
+        printer.status("branch", name);
     }
     report(&conflicts, &branches, &start.branch, printer);
     Ok(())
@@ -249,51 +253,22 @@ fn check_branches(git: &Git, branches: &Branches, from_branch: &str, force: bool
     Ok(())
 }
 
-/// The three branches set to `commits`, the upgrade merged into the original on the merge
-/// branch (checked out) and committed, conflicts and all, on the project's commit; returns the
-/// conflicted paths.
+/// The upgrade merged into the original (the ancestor their base), the result committed,
+/// conflicts and all, on the project's commit, and the four branches set and the merge branch
+/// checked out, work tree and all, in one journaled commit ([`transaction::commit_switching`]);
+/// returns the conflicted paths. Until that commit's point of no return only objects nothing
+/// refers to have been written, so a kill leaves the repository as it was or as it will be.
 fn merge(
     git: &Git,
+    root: &Path,
     branches: &Branches,
     commits: &Commits,
     start: &Start,
-    force: bool,
-    printer: &Printer,
     from: &str,
+    scratch: &Path,
 ) -> Result<Vec<String>> {
     let to = versions::CLI;
-    for (name, commit) in [
-        (&branches.ancestor, &commits.ancestor),
-        (&branches.original, &commits.original),
-        (&branches.upgrade, &commits.upgrade),
-    ] {
-        git.output(&["branch", "--force", name, commit])?;
-        printer.status("branch", name);
-    }
-    let checkout = if force { "-B" } else { "-b" };
-    git.output(&[
-        "checkout",
-        "--quiet",
-        checkout,
-        &branches.merge,
-        &commits.original,
-    ])?;
-    printer.status("branch", &branches.merge);
-    // exits non-zero on conflicts, which are listed next
-    let merged = git.status(&["merge", "--squash", &branches.upgrade])?;
-    let conflicts: Vec<String> = git
-        .output(&["diff", "--name-only", "--diff-filter=U"])?
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    if !merged && conflicts.is_empty() {
-        return Err(Error::msg(format!(
-            "git merge of {} into {} failed without conflicts; see `git status` on branch {}, then delete the branches and run alpha update again",
-            branches.upgrade, branches.original, branches.merge
-        )));
-    }
-    git.output(&["add", "--all"])?;
-    let tree = git.output(&["write-tree"])?;
+    let (tree, conflicts) = merge_tree(git, branches, commits, scratch)?;
     let message = if conflicts.is_empty() {
         format!("Update the scaffold from operator-gen {from} to {to}")
     } else {
@@ -307,14 +282,159 @@ fn merge(
         )
     };
     let result = git.commit(&tree, &start.base, &message)?;
-    git.output(&[
-        "update-ref",
-        "-m",
-        "operator-gen alpha update",
-        &format!("refs/heads/{}", branches.merge),
-        &result,
-    ])?;
+    let files = checkout_files(git, &tree)?;
+    let changes: Vec<Change<'_>> = files
+        .written
+        .iter()
+        .map(|(rel, content)| Change { rel, content })
+        .collect();
+    let switch = Switch {
+        branches: vec![
+            (branches.ancestor.clone(), commits.ancestor.clone()),
+            (branches.original.clone(), commits.original.clone()),
+            (branches.upgrade.clone(), commits.upgrade.clone()),
+            (branches.merge.clone(), result),
+        ],
+        head: branches.merge.clone(),
+    };
+    transaction::commit_switching(root, &changes, &files.removed, &files.pruned, Some(&switch))?;
     Ok(conflicts)
+}
+
+/// The tree of the upgrade merged into the original, the ancestor their merge base, with
+/// conflict markers as `git merge` writes them (`HEAD` for the original's side, the upgrade
+/// branch's name for the other), and the conflicted paths. The merge runs in the repository
+/// `scratch`, a temporary one whose `HEAD` and upgrade branch name the two commits and whose
+/// objects are the project's, so that the project's own refs are not touched.
+fn merge_tree(
+    git: &Git,
+    branches: &Branches,
+    commits: &Commits,
+    scratch: &Path,
+) -> Result<(String, Vec<String>)> {
+    let objects = git.git_dir().join("objects");
+    let scratch_git = |args: &[&str]| {
+        let mut cmd = git.command(args);
+        cmd.env("GIT_DIR", scratch)
+            .env("GIT_OBJECT_DIRECTORY", &objects);
+        cmd
+    };
+    let checked = |args: &[&str]| -> Result<Vec<u8>> {
+        let out = git.run(&mut scratch_git(args), args)?;
+        if !out.status.success() {
+            return Err(crate::git::failed(args, &out.stderr));
+        }
+        Ok(out.stdout)
+    };
+    let dir = scratch.to_string_lossy().into_owned();
+    checked(&["init", "--quiet", "--bare", &dir])?;
+    checked(&["update-ref", "--no-deref", "HEAD", &commits.original])?;
+    let upgrade = format!("refs/heads/{}", branches.upgrade);
+    checked(&["update-ref", &upgrade, &commits.upgrade])?;
+    // the project's own merge settings (conflict style, renames), which the scratch does not read
+    let mut args: Vec<String> = Vec::new();
+    let settings = git
+        .output_raw(&["config", "--local", "--null", "--get-regexp", "^merge\\."])
+        .unwrap_or_default();
+    for entry in settings.split('\0').filter(|e| !e.is_empty()) {
+        let (key, value) = entry.split_once('\n').unwrap_or((entry, "true"));
+        args.extend(["-c".to_owned(), format!("{key}={value}")]);
+    }
+    args.extend(
+        [
+            "merge-tree",
+            "--write-tree",
+            "--name-only",
+            "-z",
+            "HEAD",
+            &branches.upgrade,
+        ]
+        .map(str::to_owned),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = git.run(&mut scratch_git(&args), &args)?;
+    // 0: merged cleanly; 1: merged with conflicts; anything else: no merge
+    if !matches!(out.status.code(), Some(0 | 1)) {
+        return Err(crate::git::failed(&args, &out.stderr));
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut fields = stdout.split('\0');
+    let tree = fields.next().unwrap_or_default().trim().to_owned();
+    let conflicts = fields
+        .take_while(|f| !f.is_empty())
+        .map(str::to_owned)
+        .collect();
+    Ok((tree, conflicts))
+}
+
+/// What checking out `tree` does to the work tree, which holds `HEAD`'s tree (the update starts
+/// from a clean one).
+struct Checkout {
+    /// Each file written, with its contents.
+    written: Vec<(String, String)>,
+    /// The files removed.
+    removed: Vec<String>,
+    /// The directories the removals may leave empty, deepest first.
+    pruned: Vec<String>,
+}
+
+/// The files that differ between `HEAD`'s tree and `tree`, read from git; an error, before
+/// anything is changed, for a change the journal cannot write as a regular text file with the
+/// mode it already has.
+fn checkout_files(git: &Git, tree: &str) -> Result<Checkout> {
+    let diff = git.output_bytes(&["diff-tree", "-r", "-z", "--no-renames", "HEAD", tree])?;
+    let diff = String::from_utf8(diff).map_err(|_| {
+        Error::msg(
+            "the update changes a file whose name is not UTF-8; rename it in the project's branch and run alpha update again",
+        )
+    })?;
+    let mut fields = diff.split('\0').filter(|f| !f.is_empty());
+    let mut files = Checkout {
+        written: Vec::new(),
+        removed: Vec::new(),
+        pruned: Vec::new(),
+    };
+    while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
+        // ":<old mode> <new mode> <old object> <new object> <status>"
+        let parts: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
+        let [old_mode, new_mode, _, object, status] = parts[..] else {
+            return Err(Error::msg(format!(
+                "cannot read `git diff-tree` line {meta:?}; run alpha update with a git that writes its usual output"
+            )));
+        };
+        let unsupported = |what: &str| {
+            Error::msg(format!(
+                "alpha update cannot check out {path}: the merge would {what} it; commit {path} as a regular text file or remove it, then run alpha update again"
+            ))
+        };
+        if status == "D" {
+            files.removed.push(path.to_owned());
+            continue;
+        }
+        if new_mode != "100644" && new_mode != "100755" {
+            return Err(unsupported("make a symbolic link or submodule of"));
+        }
+        let mode_kept = old_mode == new_mode || (old_mode == "000000" && new_mode == "100644");
+        if !mode_kept {
+            return Err(unsupported("change the file mode of"));
+        }
+        let blob = git.output_bytes(&["cat-file", "blob", object])?;
+        let text =
+            String::from_utf8(blob).map_err(|_| unsupported("write binary contents into"))?;
+        files.written.push((path.to_owned(), text));
+    }
+    for removed in &files.removed {
+        for dir in Path::new(removed).ancestors().skip(1) {
+            let dir = dir.to_string_lossy().into_owned();
+            if !dir.is_empty() && !files.pruned.contains(&dir) {
+                files.pruned.push(dir);
+            }
+        }
+    }
+    files
+        .pruned
+        .sort_by_key(|d| std::cmp::Reverse(d.matches('/').count()));
+    Ok(files)
 }
 
 /// What the user does next: merge the branch, or resolve the listed conflicts first.
@@ -441,6 +561,7 @@ fn replay_with_binary(
                 let out = Command::new(binary)
                     .args(args)
                     .current_dir(dir)
+                    .env_remove(transaction::PAUSE_AFTER)
                     .stdin(Stdio::null())
                     .output()
                     .map_err(|e| Error::io("run", binary, e))?;
@@ -477,132 +598,6 @@ fn replay_here(
         }
     }
     Ok(())
-}
-
-/// The error of a failed `git args`: the first line of its stderr and the fix, a full disk's or
-/// a read-only file system's when git names one.
-fn git_failed(args: &[&str], stderr: &[u8]) -> Error {
-    let stderr = String::from_utf8_lossy(stderr);
-    let fix = crate::error::os_message_fix(&stderr)
-        .unwrap_or("fix the repository and run alpha update again");
-    Error::msg(format!(
-        "`git {}` failed: {}; {fix}",
-        args.join(" "),
-        stderr.lines().next().unwrap_or("no message").trim()
-    ))
-}
-
-/// git, run in the project's work tree.
-struct Git {
-    root: PathBuf,
-    git_dir: PathBuf,
-}
-
-impl Git {
-    /// The work tree at `root`, which must be its top level.
-    fn at(root: &Path) -> Result<Git> {
-        let mut git = Git {
-            root: root.to_path_buf(),
-            git_dir: PathBuf::new(),
-        };
-        let top = git.output(&["rev-parse", "--show-toplevel"]).map_err(|_| {
-            Error::msg(format!(
-                "{} is not in a git work tree; alpha update merges on git branches: run `git init` and commit the project first",
-                root.display()
-            ))
-        })?;
-        let same = std::fs::canonicalize(&top).ok() == std::fs::canonicalize(root).ok();
-        if !same {
-            return Err(Error::msg(format!(
-                "the project {} is not the top of its git work tree {top}; run alpha update in a repository whose root holds PROJECT",
-                root.display()
-            )));
-        }
-        git.git_dir = PathBuf::from(git.output(&["rev-parse", "--absolute-git-dir"])?);
-        Ok(git)
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new("git");
-        cmd.args(args)
-            .current_dir(&self.root)
-            .stdin(Stdio::null())
-            .env("GIT_TERMINAL_PROMPT", "0");
-        cmd
-    }
-
-    fn run(&self, cmd: &mut Command, args: &[&str]) -> Result<std::process::Output> {
-        cmd.output().map_err(|e| {
-            Error::msg(format!(
-                "cannot run `git {}`: {}; install git",
-                args.join(" "),
-                e.to_string().to_lowercase()
-            ))
-        })
-    }
-
-    /// stdout of a successful `git args`, untrimmed.
-    fn output_raw(&self, args: &[&str]) -> Result<String> {
-        let out = self.run(&mut self.command(args), args)?;
-        if !out.status.success() {
-            return Err(git_failed(args, &out.stderr));
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    }
-
-    /// stdout of a successful `git args`, trimmed.
-    fn output(&self, args: &[&str]) -> Result<String> {
-        Ok(self.output_raw(args)?.trim().to_owned())
-    }
-
-    /// Whether `git args` succeeded.
-    fn status(&self, args: &[&str]) -> Result<bool> {
-        Ok(self.run(&mut self.command(args), args)?.status.success())
-    }
-
-    /// The tree object of the files of `dir` (its `.gitignore` applied), through the index file
-    /// `index`, leaving the project's own index alone.
-    fn tree_of(&self, dir: &Path, index: &Path) -> Result<String> {
-        let _ = std::fs::remove_file(index);
-        let git_dir = self.git_dir.to_string_lossy().into_owned();
-        let work_tree = dir.to_string_lossy().into_owned();
-        for args in [
-            vec![
-                "--git-dir",
-                &git_dir,
-                "--work-tree",
-                &work_tree,
-                "add",
-                "--all",
-                ".",
-            ],
-            vec![
-                "--git-dir",
-                &git_dir,
-                "--work-tree",
-                &work_tree,
-                "write-tree",
-            ],
-        ] {
-            let mut cmd = self.command(&args);
-            cmd.current_dir(dir).env("GIT_INDEX_FILE", index);
-            let out = self.run(&mut cmd, &args)?;
-            if !out.status.success() {
-                return Err(git_failed(&args, &out.stderr));
-            }
-            if args.contains(&"write-tree") {
-                return Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned());
-            }
-        }
-        Err(Error::msg(
-            "internal error: no tree written; this is a bug in operator-gen, please report it",
-        ))
-    }
-
-    /// A commit of `tree` with the one `parent`.
-    fn commit(&self, tree: &str, parent: &str, message: &str) -> Result<String> {
-        self.output(&["commit-tree", tree, "-p", parent, "-m", message])
-    }
 }
 
 #[cfg(test)]

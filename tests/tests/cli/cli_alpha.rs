@@ -149,7 +149,9 @@ fn update_merges_the_new_scaffold_and_commits_conflicts_with_markers() {
     assert!(read(&dir, "PROJECT").contains(&format!("cliVersion: {CURRENT}")));
     // where both changed: both sides between conflict markers, and the file listed
     let makefile = read(&dir, "Makefile");
-    for expected in ["<<<<<<< ", USER_IMG, "=======", NEW_IMG, ">>>>>>> "] {
+    // labelled as `git merge` labels them: the project's side HEAD, the other the upgrade branch
+    let theirs = ">>>>>>> operator-gen-update-upgrade-0.0.1\n";
+    for expected in ["<<<<<<< HEAD\n", USER_IMG, "=======", NEW_IMG, theirs] {
         assert!(
             makefile.contains(expected),
             "Makefile lacks {expected:?}:\n{makefile}"

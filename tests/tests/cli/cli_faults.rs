@@ -183,11 +183,10 @@ const COMMANDS: &[Row] = &[
     ),
 ];
 
-/// The rows the random kills leave out, and why.
-const NOT_KILL_SAFE: &[(&str, &str)] = &[(
-    "alpha update",
-    "its merge sets three branches, checks out the fourth and merges into the work tree with git commands one after another, none all or nothing across them: a kill there leaves some branches or a half-merged work tree, which the next alpha update refuses",
-)];
+/// The rows the random kills leave out, and why: none now that `alpha update` checks out its
+/// merge through the journal (`a_killed_alpha_update_leaves_the_old_or_the_new_repository`
+/// kills it after every file operation as well).
+const NOT_KILL_SAFE: &[(&str, &str)] = &[];
 
 /// The staging directories a killed command may leave in its world (by path prefix), each
 /// removed by the command's next run, and why recovery does not take them.
@@ -706,4 +705,87 @@ fn on_a_full_or_read_only_disk_each_command_completes_or_says_why_and_changes_no
     }
     fs.remount("rw");
     println!("{}", report.join("\n"));
+}
+
+/// `alpha update` SIGKILLed after every file operation of its journaled commit (through the
+/// test-only `OPERATOR_GEN_TEST_PAUSE_AFTER` hook: the journal, the work tree's files, then the
+/// branches, the checkout and the index) leaves the old or the new repository once recovered,
+/// and a re-run gives the new one.
+#[test]
+fn a_killed_alpha_update_leaves_the_old_or_the_new_repository() {
+    use std::io::{BufRead, BufReader};
+    let quiet = Printer::new(Verbosity::Quiet);
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let fx = Fixture::new(tmp.path());
+    let row = fx
+        .rows()
+        .find(|r| r.name == "alpha update")
+        .expect("the alpha update row");
+    let done = fx.fresh(tmp.path(), "done", row);
+    let before = tree(&done);
+    let (code, err) = fx.run(&done, row);
+    assert_eq!(code, 0, "alpha update: {err}");
+    let after = tree(&done);
+    let (mut old, mut new) = (Vec::new(), Vec::new());
+    let mut n = 1u64;
+    loop {
+        let dir = fx.fresh(tmp.path(), "kill", row);
+        let mut child = fx
+            .command(&dir, row)
+            .env(transaction::PAUSE_AFTER, n.to_string())
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut err = BufReader::new(child.stderr.take().expect("stderr"));
+        let mut seen = String::new();
+        let paused = loop {
+            let mut line = String::new();
+            match err.read_line(&mut line) {
+                Ok(0) | Err(_) => break false,
+                Ok(_) if line.contains("paused after file operation") => break true,
+                Ok(_) => seen.push_str(&line),
+            }
+        };
+        if !paused {
+            let status = child.wait().expect("wait");
+            assert!(status.success(), "alpha update without a pause: {seen}");
+            assert!(
+                tree(&dir) == after,
+                "alpha update ran past its last file operation"
+            );
+            break;
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        transaction::recover(&dir.join("demo"), &quiet).expect("recover");
+        let now = tree(&dir);
+        if now == before {
+            old.push(n);
+        } else if now == after {
+            new.push(n);
+        } else {
+            panic!(
+                "alpha update killed after file operation {n}: recovered, the repository is neither the old nor the new one; against the new: {}",
+                differences(&now, &after)
+            );
+        }
+        let (code, err) = fx.run(&dir, row);
+        let completed = code == 0 || (code == 1 && row.again.is_some_and(|m| err.contains(m)));
+        assert!(completed, "after a kill at {n}, the re-run failed: {err}");
+        let again = tree(&dir);
+        assert!(
+            again == after,
+            "after a kill at {n}, the re-run does not give the new repository: {}",
+            differences(&again, &after)
+        );
+        n += 1;
+    }
+    println!(
+        "alpha update killed after each of its {} file operations: the old repository after {old:?}, the new after {new:?}",
+        n - 1
+    );
+    assert!(
+        !old.is_empty() && !new.is_empty(),
+        "no kill before or after the commit point"
+    );
 }
