@@ -111,7 +111,7 @@ where
 /// Once a mass deletion has emptied its cache, and no reconcile runs, the controller is built
 /// again (`configure` called again) on the same cache and the same watch: kube's controller
 /// keeps in tables that never shrink the room it grew to for the objects waiting their turn
-/// (about 0.1 KiB per object of the largest backlog), and a new one starts small. Nothing
+/// (room for the largest backlog), and a new one starts small. Nothing
 /// waiting is lost: what the old controller held named objects the cache no longer holds, and
 /// the watch's next events go to the new one. It is checked every second while the controller
 /// has been woken more than 64 times since it was built. The watches `configure` adds (`owns`,

@@ -4,8 +4,8 @@
 //! kube's controller keeps the objects waiting for a reconcile in its scheduler: a hash set of
 //! the requests held while every reconcile slot is busy, a hash map and a delay queue of the
 //! scheduled ones. None of them shrinks when emptied, and none can be reached from outside: a
-//! backlog of a hundred thousand objects leaves tables for a hundred thousand behind, about
-//! 0.1 KiB per object, after every object is gone. [`Rebuilding`] drops the controller and
+//! backlog of a hundred thousand objects leaves tables for a hundred thousand behind after
+//! every object is gone. [`Rebuilding`] drops the controller and
 //! builds it again, on the same trigger stream and cache, once the cache is empty and no
 //! reconcile runs. Nothing waiting can be lost then: every request the old scheduler held
 //! names an object the cache no longer holds, for which kube's controller would run no
@@ -32,7 +32,7 @@ pub(crate) const MIN_WOKEN: usize = 64;
 /// controller built after another one was dropped goes on where it stopped.
 pub(crate) struct Lender<S> {
     stream: Arc<Mutex<S>>,
-    /// Items taken since the last [`reset`](Self::reset).
+    /// Items taken since [`Rebuilding`] last built a controller.
     taken: Arc<AtomicUsize>,
 }
 
