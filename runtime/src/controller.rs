@@ -6,25 +6,29 @@
 use std::collections::HashMap;
 use std::fmt::{Debug, Display};
 use std::hash::Hash;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use futures::{StreamExt, TryStreamExt};
+use futures::stream::BoxStream;
+use futures::{Stream, StreamExt, TryStreamExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::events::{Event, EventType};
+use kube::runtime::reflector::ObjectRef;
 use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
 use crate::manager::Queue;
 use crate::shard::Shard;
+use crate::tables::shrink_emptied;
 use crate::watch::Source;
 use tracing::Instrument;
 
 mod metadata;
 mod queued;
+mod rebuild;
 mod standby;
 mod store;
 mod wakes;
@@ -90,7 +94,78 @@ where
 /// Work queue ([`Source::queue`]): each object the watch wakes the controller for is added to
 /// the queue's keys, counted once while it waits; an object the watch reports deleted (or a
 /// relist no longer holds) no longer waits.
-pub fn generation_changed_from<K>(mut source: Source<K>) -> Controller<K>
+pub fn generation_changed_from<K>(source: Source<K>) -> Controller<K>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Default + Eq + Hash + Clone + Unpin,
+{
+    let (trigger, reader) = triggers(source);
+    controller_for(trigger, reader)
+}
+
+/// Runs the controller [`generation_changed_from`] makes for `source`, configured by
+/// `configure` (which is given the controller as made, and may add `owns`, `watches`, a
+/// shutdown signal, another `Config`), with `reconcile`, `error_policy` and `ctx` as
+/// `Controller::run` takes them; returns the stream `run` returns.
+///
+/// Once a mass deletion has emptied its cache, and no reconcile runs, the controller is built
+/// again (`configure` called again) on the same cache and the same watch: kube's controller
+/// keeps in tables that never shrink the room it grew to for the objects waiting their turn
+/// (room for the largest backlog), and a new one starts small. Nothing
+/// waiting is lost: what the old controller held named objects the cache no longer holds, and
+/// the watch's next events go to the new one. It is checked every second while the controller
+/// has been woken more than 64 times since it was built. The watches `configure` adds (`owns`,
+/// `watches`) are made again with each build.
+pub fn run_generation_changed<K, Ctx, Fut, E>(
+    source: Source<K>,
+    configure: impl Fn(Controller<K>) -> Controller<K> + Send + Sync + 'static,
+    reconcile: impl Fn(Arc<K>, Arc<Ctx>) -> Fut + Clone + Send + Sync + 'static,
+    error_policy: impl Fn(Arc<K>, &E, Arc<Ctx>) -> Action + Clone + Send + Sync + 'static,
+    ctx: Arc<Ctx>,
+) -> impl Stream<Item = Result<(ObjectRef<K>, Action), controller::Error<E, watcher::Error>>> + Send
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Default + Eq + Hash + Clone + Debug + Unpin + Send + Sync,
+    Ctx: Send + Sync + 'static,
+    Fut: Future<Output = Result<Action, E>> + Send + 'static,
+    E: std::error::Error + Send + 'static,
+{
+    let (trigger, reader) = triggers(source);
+    let lender = rebuild::Lender::new(trigger);
+    let woken = lender.taken();
+    let running = rebuild::InFlight::default();
+    let counted = running.clone();
+    let cache = reader.clone();
+    let build = move || {
+        let counted = counted.clone();
+        let reconcile = reconcile.clone();
+        let counting = move |obj: Arc<K>, ctx: Arc<Ctx>| {
+            let run = counted.enter();
+            let work = reconcile(obj, ctx);
+            async move {
+                let result = work.await;
+                drop(run);
+                result
+            }
+        };
+        configure(controller_for(lender.lend().boxed(), cache.clone())).run(
+            counting,
+            error_policy.clone(),
+            ctx.clone(),
+        )
+    };
+    let rebuilding = rebuild::Rebuilding::new(build, woken, move || reader.is_empty(), running);
+    futures::stream::unfold(rebuilding, |mut rebuilding| async move {
+        let item = rebuilding.next().await?;
+        Some((item, rebuilding))
+    })
+}
+
+/// What wakes a controller for `source`: the objects its watch's events wake it for, once the
+/// cache (read by the returned store) holds them.
+fn triggers<K>(
+    mut source: Source<K>,
+) -> (BoxStream<'static, watcher::Result<K>>, reflector::Store<K>)
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Default + Eq + Hash + Clone + Unpin,
@@ -104,28 +179,28 @@ where
     // often the larger part of an object (an update sent without them keeps the stored ones),
     // and as the source's transforms left them
     let events = source.events().default_backoff();
-    if standby {
-        let warm = standby::follow(events, store, reader.clone());
-        return woken(warm.boxed(), reader, queue);
-    }
-    let settled = standby::settled(events, store, reader.clone());
-    woken(settled.boxed(), reader, queue)
+    let events = if standby {
+        standby::follow(events, store, reader.clone()).boxed()
+    } else {
+        standby::settled(events, store, reader.clone()).boxed()
+    };
+    (woken(events, reader.clone(), queue), reader)
 }
 
-/// The controller woken by `events`, which the cache `reader` reads already holds (the standby
-/// task or [`standby::settled`] drives it), adding what wakes it to `queue`.
+/// The objects `events` wake the controller for, whose cache `reader` reads already holds them
+/// (the standby task or [`standby::settled`] drives it), adding each to `queue`.
 fn woken<K>(
-    events: futures::stream::BoxStream<'static, watcher::Result<watcher::Event<K>>>,
+    events: BoxStream<'static, watcher::Result<watcher::Event<K>>>,
     reader: reflector::Store<K>,
     queue: Option<Queue>,
-) -> Controller<K>
+) -> BoxStream<'static, watcher::Result<K>>
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Default + Eq + Hash + Clone + Unpin,
 {
     let mut wakes = wakes::Wakes::default();
-    let queued = queue.map(|queue| queued::Queued::new(queue, reader.clone()));
-    let trigger = events
+    let queued = queue.map(|queue| queued::Queued::new(queue, reader));
+    events
         // objects first seen or seen with another generation (kube's `predicate_filter` with
         // `generation.fallback(resource_version)`, forgetting deleted objects)
         .try_filter_map(move |event| {
@@ -137,7 +212,19 @@ where
                 queued.add(obj);
             }
             std::future::ready(Ok(woke))
-        });
+        })
+        .boxed()
+}
+
+/// The controller woken by `trigger`, reading the cache `reader`.
+fn controller_for<K>(
+    trigger: BoxStream<'static, watcher::Result<K>>,
+    reader: reflector::Store<K>,
+) -> Controller<K>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::DynamicType: Default + Eq + Hash + Clone + Unpin,
+{
     Controller::for_stream(trigger, reader)
         .with_config(controller::Config::default().concurrency(CONCURRENT_RECONCILES))
 }
@@ -312,10 +399,10 @@ impl Retries {
             processing.finish(requeue);
         }
         if result.is_ok() {
-            self.failures
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(&key);
+            let mut failures = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
+            if failures.remove(&key).is_some() {
+                shrink_emptied(&mut failures);
+            }
         }
         result
     }
@@ -423,6 +510,26 @@ pub(crate) mod tests {
         assert_eq!(done, Ok(Action::await_change()));
         assert_eq!(retries.failures(&a), 0);
         assert_eq!(retries.failures(&b), 1);
+    }
+
+    #[tokio::test]
+    async fn the_failures_table_gives_back_its_room_once_every_object_succeeded() {
+        let retries = Retries::default();
+        let objects: Vec<ConfigMap> = (0..1000)
+            .map(|i| config_map("ns", &format!("o{i}")))
+            .collect();
+        for obj in &objects {
+            retries.after_failure(obj, &"boom");
+        }
+        let room = || retries.failures.lock().expect("lock").capacity();
+        assert!(room() >= 1000, "{}", room());
+        for obj in &objects {
+            let done: Result<Action, &str> = retries
+                .track(obj, async { Ok(Action::await_change()) })
+                .await;
+            assert!(done.is_ok());
+        }
+        assert_eq!(room(), 0, "room kept with no failure left");
     }
 
     #[test]

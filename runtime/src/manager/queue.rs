@@ -20,6 +20,8 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 
+use crate::tables::shrink_emptied;
+
 /// controller-runtime's work-queue histogram buckets: 10 ns to 1000 s, by tens.
 pub(super) const QUEUE_BUCKETS: [f64; 12] = [
     1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0,
@@ -140,6 +142,7 @@ impl Queue {
             }
             _ => true,
         });
+        shrink_emptied(&mut keys);
         self.inner.series.depth.dec_by(forgotten);
     }
 
@@ -228,6 +231,7 @@ impl Queue {
             }
             Some(Slot::Running { again: None, .. }) => {
                 keys.remove(key);
+                shrink_emptied(&mut keys);
             }
             _ => {}
         }
@@ -346,5 +350,26 @@ mod tests {
         ] {
             assert!(lines(&text).contains(&series), "{series} not in\n{text}");
         }
+    }
+
+    /// The room of the keys a backlog left behind is given back once they are reconciled or
+    /// gone.
+    #[test]
+    fn the_keys_table_gives_back_its_room_once_emptied() {
+        let m = Metrics::new();
+        let q = m.queue("memcached");
+        let room = |q: &super::Queue| q.keys().capacity();
+        for i in 0..1000 {
+            q.add(&format!("ns/o{i}"));
+        }
+        assert!(room(&q) >= 1000, "{}", room(&q));
+        for i in 0..500 {
+            q.start(&format!("ns/o{i}")).finish(false);
+        }
+        q.forget_where(|key| key != "ns/o999");
+        assert_eq!(q.depth(), 1);
+        assert!(room(&q) <= 16, "room for {} keys kept for 1", room(&q));
+        q.start("ns/o999").finish(false);
+        assert_eq!(room(&q), 0, "room kept with no key left");
     }
 }
