@@ -1,5 +1,6 @@
-//! Faults across commands, beside `cli_interrupt.rs` (each command killed after every file
-//! operation of its commits) and `cli_hostile.rs` (hostile files). Every command that writes is
+//! Faults across commands, beside `cli_interrupt.rs` (commands killed after every file
+//! operation; `alpha migrate`, `envtest use` and `alpha generate` there in this file's worlds)
+//! and `cli_hostile.rs` (hostile files). Every command that writes is
 //! a row of [`COMMANDS`], run in its world ([`World`]: the project; an empty directory for
 //! `init`; a kubebuilder project for `alpha migrate` to write an output beside; an empty cache
 //! and a stand-in `go` for `envtest use`; a git repository holding a project of the older
@@ -38,7 +39,7 @@ const SETUP: &[&str] = &[
 
 /// What a command starts from: a directory, its *world*, holding it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum World {
+pub(super) enum World {
     /// `demo/`, the project of [`SETUP`] with a CRD to import (`barge-crd.yaml`) and the
     /// release manifest the Helm plugin reads; the command runs in `demo/`.
     Project,
@@ -68,11 +69,11 @@ const WORLDS: &[World] = &[
 
 /// A command that writes, as a user types it in its world; `again` is what a re-run after it
 /// completed says, when it refuses (exit 1), else `None` (exit 0).
-struct Row {
-    name: &'static str,
-    args: &'static str,
-    world: World,
-    again: Option<&'static str>,
+pub(super) struct Row {
+    pub(super) name: &'static str,
+    pub(super) args: &'static str,
+    pub(super) world: World,
+    pub(super) again: Option<&'static str>,
 }
 
 const fn row(
@@ -92,7 +93,7 @@ const fn row(
 const API_EXISTS: Option<&str> = Some("API resource already exists");
 
 /// The commands that write.
-const COMMANDS: &[Row] = &[
+pub(super) const COMMANDS: &[Row] = &[
     row(
         "create api Frigate",
         "create api --group crew --version v1 --kind Frigate",
@@ -201,6 +202,10 @@ const LEFTOVERS: &[(&str, &str)] = &[
         "alpha generate writes the new tree there; a kill before the swap leaves it, and the next alpha generate replaces it",
     ),
     (
+        ".out.operator-gen-generate/",
+        "alpha generate --output-dir out writes the new tree there; a kill before the rename leaves it, and the next alpha generate --output-dir out replaces it",
+    ),
+    (
         "cache/envtest/.1.37.2.build.",
         "envtest use builds there and renames the directory into place; a kill before the rename leaves it, and the next build removes it",
     ),
@@ -265,7 +270,7 @@ fn make_world(world: World, dir: &Path) {
 
 /// What every test needs: each world made once (runs copy them), the stand-in `go` and the
 /// older operator-gen (`None` after the skip rule where it cannot be built: its rows skip).
-struct Fixture {
+pub(super) struct Fixture {
     bases: BTreeMap<World, PathBuf>,
     go: PathBuf,
     older: Option<&'static Path>,
@@ -273,9 +278,18 @@ struct Fixture {
 
 impl Fixture {
     fn new(tmp: &Path) -> Fixture {
+        Fixture::of(tmp, WORLDS)
+    }
+
+    /// The fixture of the worlds `worlds` only (the older operator-gen built only for
+    /// [`World::Git`]).
+    pub(super) fn of(tmp: &Path, worlds: &[World]) -> Fixture {
         use std::os::unix::fs::PermissionsExt;
-        let older = older::operator_gen();
-        let bases = WORLDS
+        let older = worlds
+            .contains(&World::Git)
+            .then(older::operator_gen)
+            .flatten();
+        let bases = worlds
             .iter()
             .filter(|w| **w != World::Git || older.is_some())
             .map(|w| {
@@ -293,14 +307,14 @@ impl Fixture {
     }
 
     /// The rows of [`COMMANDS`] this machine can run.
-    fn rows(&self) -> impl Iterator<Item = &'static Row> + '_ {
+    pub(super) fn rows(&self) -> impl Iterator<Item = &'static Row> + '_ {
         COMMANDS
             .iter()
             .filter(|r| self.bases.contains_key(&r.world))
     }
 
     /// A copy of `row`'s world at `<parent>/<name>`, replacing what was there.
-    fn fresh(&self, parent: &Path, name: &str, row: &Row) -> PathBuf {
+    pub(super) fn fresh(&self, parent: &Path, name: &str, row: &Row) -> PathBuf {
         let dir = parent.join(name);
         let _ = std::fs::remove_dir_all(&dir);
         cli::copy_dir(&self.bases[&row.world], &dir);
@@ -308,7 +322,7 @@ impl Fixture {
     }
 
     /// `row`'s command, to spawn in the world `world`.
-    fn command(&self, world: &Path, row: &Row) -> Command {
+    pub(super) fn command(&self, world: &Path, row: &Row) -> Command {
         match row.world {
             World::Project | World::Empty => cli::command(&world.join("demo"), row.args),
             World::Kubebuilder => cli::command(world, row.args),
@@ -340,15 +354,15 @@ impl Fixture {
     }
 
     /// `row` run to the end in `world`.
-    fn run(&self, world: &Path, row: &Row) -> Outcome {
+    pub(super) fn run(&self, world: &Path, row: &Row) -> Outcome {
         finish(self.spawn(world, row))
     }
 }
 
 /// A command's exit code and stderr.
-type Outcome = (i32, String);
+pub(super) type Outcome = (i32, String);
 
-fn finish(child: Child) -> Outcome {
+pub(super) fn finish(child: Child) -> Outcome {
     let out = child.wait_with_output().expect("wait");
     (
         out.status.code().unwrap_or(-1),
@@ -358,7 +372,7 @@ fn finish(child: Child) -> Outcome {
 
 /// The world's tree (of [`cli::tree_with_dirs`]) without the project's `target/` (build output
 /// and the scan's cache, not the project's sources).
-fn tree(world: &Path) -> BTreeMap<String, Vec<u8>> {
+pub(super) fn tree(world: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut tree = cli::tree_with_dirs(world);
     tree.retain(|path, _| !path.starts_with("demo/target/") && !path.starts_with("demo/.git/"));
     let repo = world.join("demo");
@@ -379,7 +393,7 @@ fn tree(world: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// `tree` without the [`LEFTOVERS`], and their paths.
-fn settled(tree: BTreeMap<String, Vec<u8>>) -> (BTreeMap<String, Vec<u8>>, Vec<String>) {
+pub(super) fn settled(tree: BTreeMap<String, Vec<u8>>) -> (BTreeMap<String, Vec<u8>>, Vec<String>) {
     let (left, kept): (BTreeMap<_, _>, BTreeMap<_, _>) = tree
         .into_iter()
         .partition(|(k, _)| LEFTOVERS.iter().any(|(l, _)| k.starts_with(l)));
