@@ -279,8 +279,7 @@ const GENERATE_OUT: Row = Row {
 };
 
 #[test]
-fn a_command_writing_outside_the_journal_killed_at_any_file_operation_leaves_the_old_or_the_new_world()
- {
+fn a_staging_command_killed_at_any_file_operation_leaves_the_old_or_the_new_world() {
     let quiet = Printer::new(Verbosity::Quiet);
     let tmp = tempfile::tempdir().expect("tempdir");
     let rows: Vec<&Row> = COMMANDS
