@@ -14,12 +14,16 @@
 //! [`lock`] takes the lock and then [`recover`]s: a journal in state `prepare` is rolled back
 //! (staged files and created directories removed), one in state `commit` rolled forward (the
 //! remaining staged files renamed into place, the removals and prunings done). Both are idempotent, so a kill during recovery is
-//! recovered by the next command too.
+//! recovered by the next command too. Recovery first finishes the [`swap`] of an `alpha
+//! generate` in place killed past its point of no return.
 //!
 //! Test-only hook: with `OPERATOR_GEN_TEST_PAUSE_AFTER=N` the process prints
-//! `paused after file operation N` on stderr after the Nth file operation of a commit and waits
-//! for a line (or end of file) on stdin, so a test can SIGKILL it at every point of the commit, or
-//! hold it there while it starts a second command.
+//! `paused after file operation N` on stderr after its Nth file operation and waits for a line
+//! (or end of file) on stdin, so a test can SIGKILL it at every point of a command, or hold it
+//! there while it starts a second command. [`Steps`] counts them for the whole process: each
+//! commit's, and those of the commands that write outside the journal (`alpha migrate`, `alpha
+//! generate` and `envtest use`: their staging directories, the lock, the renames into place and
+//! the clean-ups).
 
 use std::fs::File;
 use std::io::Write;
@@ -30,6 +34,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::git::{Git, Switch};
 use crate::printer::Printer;
+
+pub mod swap;
 
 /// The journal's file name at the project root.
 pub const JOURNAL: &str = ".operator-gen-journal";
@@ -132,8 +138,10 @@ fn open_lock_file(root: &Path) -> Result<File> {
         .map_err(|e| Error::io("create the lock file", &path, e))
 }
 
-/// Finish or undo the commit an interrupted command left at `root`; a no-op without a journal.
+/// Finish or undo the commit an interrupted command left at `root`, after finishing an
+/// interrupted `alpha generate` swap of `root` ([`swap::recover`]); a no-op without either.
 pub fn recover(root: &Path, printer: &Printer) -> Result<()> {
+    swap::recover(root, printer, &mut || Steps::from_env().done())?;
     remove_if_present(&root.join(JOURNAL_NEW))?;
     let path = root.join(JOURNAL);
     let Some(text) = crate::gate::read_text(&path)? else {
@@ -431,13 +439,13 @@ fn copy_permissions(_staged: &Path, _target: &Path) -> Result<()> {
     Ok(())
 }
 
-/// How many [`scratch`] calls are running: their commits are not the command's own and never
-/// pause.
+/// How many [`scratch`] calls are running: their file operations are not the command's own
+/// and neither count nor pause.
 static SCRATCH_COMMITS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Run `work`, whose commits write a temporary directory (a replay of the project's commands
-/// into a scratch tree), with the test-only pause hook off: it pauses only the command's own
-/// commit in the project.
+/// into a scratch tree that nothing keeps after a kill), with the test-only pause hook off: it
+/// counts and pauses only the command's own file operations.
 pub fn scratch<T>(work: impl FnOnce() -> T) -> T {
     use std::sync::atomic::Ordering;
     struct Done;
@@ -451,31 +459,35 @@ pub fn scratch<T>(work: impl FnOnce() -> T) -> T {
     work()
 }
 
-/// Counts a commit's file operations for the test-only pause hook.
-struct Steps {
-    done: u64,
+/// The file operations counted so far in this process, by every [`Steps`].
+static STEPS_DONE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Counts file operations for the test-only pause hook ([`PAUSE_AFTER`]): one count for the
+/// whole process, so the Nth operation is the command's Nth, whether a commit does it or a
+/// command that writes outside the journal (a staging directory renamed into place); the
+/// operations of a [`scratch`] replay are left out.
+pub struct Steps {
     pause_after: Option<u64>,
 }
 
 impl Steps {
-    fn from_env() -> Steps {
-        let scratch = SCRATCH_COMMITS.load(std::sync::atomic::Ordering::Relaxed) > 0;
+    /// The hook as [`PAUSE_AFTER`] sets it (none without the variable).
+    pub fn from_env() -> Steps {
         Steps {
-            done: 0,
-            pause_after: std::env::var(PAUSE_AFTER)
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .filter(|_| !scratch),
+            pause_after: std::env::var(PAUSE_AFTER).ok().and_then(|v| v.parse().ok()),
         }
     }
 
-    fn done(&mut self) {
-        self.done += 1;
-        if self.pause_after == Some(self.done) {
+    /// One file operation done: the Nth pauses (see the module documentation).
+    pub fn done(&mut self) {
+        if SCRATCH_COMMITS.load(std::sync::atomic::Ordering::Relaxed) > 0 {
+            return;
+        }
+        let done = STEPS_DONE.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        if self.pause_after == Some(done) {
             let _ = writeln!(
                 std::io::stderr().lock(),
-                "paused after file operation {}",
-                self.done
+                "paused after file operation {done}"
             );
             let _ = std::io::stdin().read_line(&mut String::new());
         }

@@ -12,6 +12,7 @@ use clap::Args;
 
 use crate::error::{Error, Result};
 use crate::printer::Printer;
+use crate::transaction::Steps;
 
 /// Flags of `envtest use`.
 #[derive(Debug, Args)]
@@ -466,8 +467,13 @@ fn build(buildable: &Buildable, go: &Path, out: &Path, env: &Env, printer: &Prin
             out.display()
         )));
     };
+    // each file operation of the build counts for the test-only pause hook, and so does each
+    // go build (the binary it writes)
+    let mut steps = Steps::from_env();
     std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+    steps.done();
     let _lock = crate::transaction::lock_dir(parent, printer)?;
+    steps.done();
     if complete(out) && read_stamp(out).as_deref() == Some(stamp.as_str()) {
         return Ok(());
     }
@@ -480,26 +486,41 @@ fn build(buildable: &Buildable, go: &Path, out: &Path, env: &Env, printer: &Prin
         if entry.file_name().to_string_lossy().starts_with(&prefix) {
             let left = entry.path();
             std::fs::remove_dir_all(&left).map_err(|e| Error::io("remove", &left, e))?;
+            steps.done();
         }
     }
     let work = tempfile::Builder::new()
         .prefix(&prefix)
         .tempdir_in(parent)
         .map_err(|e| Error::io("create a build directory in", parent, e))?;
+    steps.done();
     let started = std::time::Instant::now();
-    compile(buildable, go, work.path(), &kubectl, env, printer)?;
+    compile(
+        buildable,
+        go,
+        work.path(),
+        &kubectl,
+        env,
+        printer,
+        &mut steps,
+    )?;
     let stamp_path = work.path().join(STAMP);
     std::fs::write(&stamp_path, format!("{stamp}\n"))
         .map_err(|e| Error::io("write", &stamp_path, e))?;
+    steps.done();
     set_readable(work.path())?;
+    steps.done();
     if out.exists() {
         // the stale version goes beside, under the build directories' prefix, then away
         let old = parent.join(format!("{prefix}old"));
         std::fs::rename(out, &old).map_err(|e| Error::io("move aside", out, e))?;
+        steps.done();
         std::fs::remove_dir_all(&old).map_err(|e| Error::io("remove", &old, e))?;
+        steps.done();
     }
     let built = work.keep();
     std::fs::rename(&built, out).map_err(|e| Error::io("move into place", out, e))?;
+    steps.done();
     printer.status(
         "Built",
         &format!("in {}s into {}", started.elapsed().as_secs(), out.display()),
@@ -517,14 +538,17 @@ fn compile(
     kubectl: &str,
     env: &Env,
     printer: &Printer,
+    steps: &mut Steps,
 ) -> Result<()> {
     let modules = work.join("modules");
     for file in KUBE_MODULE.iter().chain(ETCD_MODULE) {
         let path = modules.join(file.path);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+            steps.done();
         }
         std::fs::write(&path, file.text).map_err(|e| Error::io("write", &path, e))?;
+        steps.done();
     }
     let root = env.cache_root()?;
     let go_cache = |name: &str, sub: &str| {
@@ -536,7 +560,7 @@ fn compile(
         "{} -mod=readonly -modcacherw -trimpath",
         std::env::var("GOFLAGS").unwrap_or_default()
     );
-    let go_build = |dir: &str, ldflags: &str, output: &str, package: &str| -> Result<()> {
+    let mut go_build = |dir: &str, ldflags: &str, output: &str, package: &str| -> Result<()> {
         let status = Command::new(go)
             .current_dir(modules.join(dir))
             .env("GOMODCACHE", go_cache("GOMODCACHE", "mod"))
@@ -554,6 +578,7 @@ fn compile(
                 ))
             })?;
         if status.success() {
+            steps.done();
             Ok(())
         } else {
             Err(Error::msg(format!(
@@ -592,8 +617,11 @@ fn compile(
     } else {
         let link = work.join("kubectl");
         symlink(Path::new(kubectl), &link)?;
+        steps.done();
     }
-    std::fs::remove_dir_all(&modules).map_err(|e| Error::io("remove", &modules, e))
+    std::fs::remove_dir_all(&modules).map_err(|e| Error::io("remove", &modules, e))?;
+    steps.done();
+    Ok(())
 }
 
 /// A build directory as a directory of binaries is: readable by all (a temporary directory is

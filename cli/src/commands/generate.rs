@@ -8,8 +8,9 @@
 //! become the output (a rename), so an interrupted run leaves no partial output behind. In place,
 //! the complete staging directory is renamed `.<dir>.operator-gen-generate-ready` (the point of
 //! no return), the input's entries but `.git/` and `target/` move to `<dir>-backup` and the
-//! staging directory's into the input, each a rename; a run interrupted there is finished by the
-//! next `alpha generate` in place.
+//! staging directory's into the input, each a rename ([`crate::transaction::swap`]); a run
+//! interrupted there is finished by the next command that takes the project's lock (its
+//! recovery), `alpha generate` among them, which then stops there.
 //!
 //! Carried over from the input, whatever the fresh scaffold holds there: every file under
 //! `src/api/` (types, conversions, `mod.rs`), `src/controller/` (controller bodies) and
@@ -30,6 +31,7 @@ use crate::error::{Error, Result};
 use crate::printer::{Printer, Verbosity};
 use crate::project::{self, Project};
 use crate::scaffold::{IfExists, Scaffold};
+use crate::transaction::{Steps, swap};
 
 /// Flags of `alpha generate`.
 #[derive(Debug, Args)]
@@ -44,7 +46,7 @@ pub struct GenerateArgs {
 }
 
 /// Directories of the input never carried over nor moved to the backup.
-const KEPT_IN_PLACE: &[&str] = &[".git", "target"];
+const KEPT_IN_PLACE: &[&str] = swap::KEPT_IN_PLACE;
 
 /// The prefixes of the user's code: carried over even where the scaffold writes the file.
 const USER_CODE: &[&str] = &["src/api/", "src/controller/", "src/webhook/"];
@@ -89,10 +91,13 @@ pub fn run(args: &GenerateArgs, cwd: &Path, printer: &Printer, runner: Runner) -
             let _lock = crate::transaction::lock(&input, printer)?;
             let project = Project::load(&input)?;
             let staging = stage(&project, &input, &out, printer, runner)?;
+            let mut steps = Steps::from_env();
             if out.exists() {
                 std::fs::remove_dir(&out).map_err(|e| Error::io("replace", &out, e))?;
+                steps.done();
             }
             std::fs::rename(&staging, &out).map_err(|e| Error::io("move into place", &out, e))?;
+            steps.done();
             printer.hint(&format!(
                 "Re-scaffolded {} into {}.",
                 input.display(),
@@ -100,19 +105,16 @@ pub fn run(args: &GenerateArgs, cwd: &Path, printer: &Printer, runner: Runner) -
             ));
         }
         None => {
-            let backup = backup_dir(&input)?;
-            let (ready, swap) = swap_dirs(&input)?;
-            if !input.join(project::FILE_NAME).exists() && !ready.exists() && !swap.exists() {
+            let backup = swap::backup_dir(&input)?;
+            if !input.join(project::FILE_NAME).exists() && !swap::interrupted(&input) {
                 // no project and no interrupted swap: say so before taking a lock
                 Project::load(&input)?;
             }
-            let _lock = crate::transaction::lock(&input, printer)?;
-            if finish_swap(&input, &backup, &mut Renames::unlimited())? {
-                printer.warn(&format!(
-                    "finished an interrupted alpha generate: {} holds the re-scaffolded project, {} its previous files",
-                    input.display(),
-                    backup.display()
-                ));
+            let _lock = crate::transaction::lock_dir(&input, printer)?;
+            // an interrupted swap is finished by the recovery (saying so), and that is the run
+            let interrupted = swap::interrupted(&input);
+            crate::transaction::recover(&input, printer)?;
+            if interrupted {
                 return Ok(());
             }
             let project = Project::load(&input)?;
@@ -151,28 +153,6 @@ pub(crate) fn absolute(path: &Path) -> Result<PathBuf> {
     Ok(out)
 }
 
-/// `<input>-backup`, beside the input.
-fn backup_dir(input: &Path) -> Result<PathBuf> {
-    let name = input.file_name().ok_or_else(|| {
-        Error::msg(format!(
-            "{} has no directory name for a backup beside it; pass --output-dir",
-            input.display()
-        ))
-    })?;
-    Ok(input.with_file_name(format!("{}-backup", name.to_string_lossy())))
-}
-
-/// The staging directory beside `out`: `.<name>.operator-gen-generate`.
-fn staging_dir(out: &Path) -> Result<PathBuf> {
-    let name = out.file_name().ok_or_else(|| {
-        Error::msg(format!(
-            "{} has no directory name; pass --output-dir with a directory name",
-            out.display()
-        ))
-    })?;
-    Ok(out.with_file_name(format!(".{}.operator-gen-generate", name.to_string_lossy())))
-}
-
 /// Replay `project` into a fresh staging directory beside `out`, carry the input's files over
 /// and run `manifests`; returns the staging directory.
 fn stage(
@@ -182,12 +162,16 @@ fn stage(
     printer: &Printer,
     runner: Runner,
 ) -> Result<PathBuf> {
-    let staging = staging_dir(out)?;
+    let staging = swap::staging_dir(out)?;
+    // each file operation counts for the test-only pause hook (the commits count their own)
+    let mut steps = Steps::from_env();
     if staging.exists() {
         // what an interrupted run left
         std::fs::remove_dir_all(&staging).map_err(|e| Error::io("remove", &staging, e))?;
+        steps.done();
     }
     std::fs::create_dir_all(&staging).map_err(|e| Error::io("create", &staging, e))?;
+    steps.done();
     let result = fill(project, input, &staging, printer, runner);
     if let Err(e) = result {
         let _ = std::fs::remove_dir_all(&staging);
@@ -280,13 +264,16 @@ fn carry_over(input: &Path, dir: &Path, printer: &Printer) -> Result<()> {
         printer.status("carried over", &path.to_string_lossy());
     }
     s.commit(&quiet)?;
+    let mut steps = Steps::from_env();
     // files that are not text: the staging directory is not the output yet, so a plain copy
     for (rel, path) in binary {
         let target = dir.join(&rel);
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+            steps.done();
         }
         std::fs::copy(&path, &target).map_err(|e| Error::io("copy", &path, e))?;
+        steps.done();
         printer.status("carried over", &rel);
     }
     for (rel, path) in links {
@@ -294,11 +281,14 @@ fn carry_over(input: &Path, dir: &Path, printer: &Printer) -> Result<()> {
         let to = std::fs::read_link(&path).map_err(|e| Error::io("read", &path, e))?;
         if target.symlink_metadata().is_ok() {
             std::fs::remove_file(&target).map_err(|e| Error::io("replace", &target, e))?;
+            steps.done();
         }
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+            steps.done();
         }
         link(&to, &target)?;
+        steps.done();
         printer.status("carried over", &rel);
     }
     Ok(())
@@ -322,25 +312,14 @@ fn files(root: &Path) -> Result<BTreeMap<String, PathBuf>> {
     crate::scaffold::files_under(root, root, KEPT_IN_PLACE)
 }
 
-/// The in-place swap's two directories beside the input: `ready` (the staging directory once
-/// complete: the input's entries are being moved to the backup) and `swap` (its entries are being
-/// moved into the input). Renaming the staging directory to `ready` is the point of no return:
-/// from there on [`finish_swap`], which an interrupted run's next run calls first, completes the
-/// swap; before it the input is untouched and the next run starts again.
-fn swap_dirs(input: &Path) -> Result<(PathBuf, PathBuf)> {
-    let staging = staging_dir(input)?.to_string_lossy().into_owned();
-    Ok((
-        PathBuf::from(format!("{staging}-ready")),
-        PathBuf::from(format!("{staging}-swap")),
-    ))
-}
-
 /// In place: the complete staging directory takes the input's place, the input's entries (but
-/// `.git/` and `target/`) going to `backup`.
+/// `.git/` and `target/`) going to `backup` (see [`swap`]).
 fn swap_in(input: &Path, staging: &Path, backup: &Path) -> Result<()> {
-    let (ready, swap) = swap_dirs(input)?;
+    let (ready, swap_dir) = swap::swap_dirs(input)?;
+    let mut steps = Steps::from_env();
     std::fs::rename(staging, &ready).map_err(|e| Error::io("move", staging, e))?;
-    let Err(e) = finish_swap(input, backup, &mut Renames::unlimited()) else {
+    steps.done();
+    let Err(e) = swap::finish(input, backup, &mut swap::Renames::new(&mut || steps.done())) else {
         return Ok(());
     };
     let moved = std::fs::read_dir(backup).is_ok_and(|mut entries| entries.next().is_some());
@@ -351,148 +330,10 @@ fn swap_in(input: &Path, staging: &Path, backup: &Path) -> Result<()> {
         let _ = std::fs::remove_dir(backup);
         return Err(e);
     }
-    let new = if ready.is_dir() { ready } else { swap };
+    let new = if ready.is_dir() { ready } else { swap_dir };
     Err(Error::msg(format!(
         "{e} (alpha generate stopped part way through swapping the re-scaffolded project in: {} holds the files not yet moved in, {} the previous files moved out so far; fix the cause and run alpha generate again to finish the swap)",
         new.display(),
         backup.display()
     )))
-}
-
-/// Counts the swap's renames; a test stops it after a number of them, as a kill would.
-struct Renames {
-    left: Option<usize>,
-}
-
-impl Renames {
-    fn unlimited() -> Renames {
-        Renames { left: None }
-    }
-
-    fn rename(&mut self, from: &Path, to: &Path) -> Result<()> {
-        if let Some(left) = &mut self.left {
-            if *left == 0 {
-                return Err(Error::msg("stopped"));
-            }
-            *left -= 1;
-        }
-        if to.exists() {
-            return Err(Error::msg(format!(
-                "{} exists, so {} cannot move there; move one of them out of the way and run alpha generate again",
-                to.display(),
-                from.display()
-            )));
-        }
-        std::fs::rename(from, to).map_err(|e| Error::io("move", from, e))
-    }
-}
-
-fn entries(dir: &Path) -> Result<Vec<std::ffi::OsString>> {
-    let mut names: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| Error::io("read", dir, e))?
-        .flatten()
-        .map(|e| e.file_name())
-        .collect();
-    names.sort();
-    Ok(names)
-}
-
-/// Complete a swap from wherever it stopped; whether there was one to complete.
-fn finish_swap(input: &Path, backup: &Path, renames: &mut Renames) -> Result<bool> {
-    let (ready, swap) = swap_dirs(input)?;
-    let mut any = false;
-    if ready.is_dir() {
-        any = true;
-        if !backup.is_dir() {
-            std::fs::create_dir(backup).map_err(|e| Error::io("create", backup, e))?;
-        }
-        for name in entries(input)? {
-            if KEPT_IN_PLACE.iter().any(|k| name == *k) {
-                continue;
-            }
-            renames.rename(&input.join(&name), &backup.join(&name))?;
-        }
-        renames.rename(&ready, &swap)?;
-    }
-    if swap.is_dir() {
-        any = true;
-        for name in entries(&swap)? {
-            renames.rename(&swap.join(&name), &input.join(&name))?;
-        }
-        std::fs::remove_dir(&swap).map_err(|e| Error::io("remove", &swap, e))?;
-    }
-    Ok(any)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn write(dir: &Path, rel: &str, text: &str) {
-        let path = dir.join(rel);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    }
-
-    fn tree(dir: &Path) -> Vec<(String, String)> {
-        let mut out: Vec<(String, String)> = files(dir)
-            .expect("walk")
-            .into_iter()
-            .map(|(rel, path)| (rel, std::fs::read_to_string(path).expect("read")))
-            .collect();
-        out.sort();
-        out
-    }
-
-    /// A swap stopped after any number of renames, as a kill would stop it, is completed by the
-    /// next run: the input holds the new tree (and its `.git/`), the backup the old one.
-    #[test]
-    fn a_swap_stopped_anywhere_is_completed() {
-        let mut stops = 0;
-        for stop in 0.. {
-            let tmp = tempfile::tempdir().expect("tempdir");
-            let input = tmp.path().join("demo");
-            let backup = tmp.path().join("demo-backup");
-            write(&input, "Makefile", "old\n");
-            write(&input, "src/main.rs", "// old\n");
-            write(&input, ".git/HEAD", "ref: refs/heads/main\n");
-            let staging = staging_dir(&input).expect("staging");
-            write(&staging, "Makefile", "new\n");
-            write(&staging, "src/main.rs", "// new\n");
-            write(&staging, "src/fleet.rs", "// new\n");
-            let (ready, swap) = swap_dirs(&input).expect("dirs");
-            std::fs::rename(&staging, &ready).expect("ready");
-            let stopped = finish_swap(&input, &backup, &mut Renames { left: Some(stop) }).is_err();
-            if stopped {
-                stops += 1;
-                assert!(
-                    finish_swap(&input, &backup, &mut Renames::unlimited()).expect("finish"),
-                    "after {stop} renames there is a swap to finish"
-                );
-            }
-            assert!(!ready.exists() && !swap.exists());
-            let new: Vec<(String, String)> = [
-                ("Makefile", "new\n"),
-                ("src/fleet.rs", "// new\n"),
-                ("src/main.rs", "// new\n"),
-            ]
-            .iter()
-            .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
-            .collect();
-            assert_eq!(tree(&input), new, "stopped after {stop} renames");
-            assert!(input.join(".git/HEAD").is_file());
-            let old: Vec<(String, String)> = [("Makefile", "old\n"), ("src/main.rs", "// old\n")]
-                .iter()
-                .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
-                .collect();
-            assert_eq!(tree(&backup), old, "stopped after {stop} renames");
-            if !stopped {
-                break;
-            }
-        }
-        assert_eq!(
-            stops, 5,
-            "two moves to the backup, the rename to swap, two moves in"
-        );
-    }
 }

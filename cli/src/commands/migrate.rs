@@ -25,6 +25,7 @@ use super::replay::Runner;
 use crate::error::{Error, Result};
 use crate::printer::Printer;
 use crate::project::{Project, paths};
+use crate::transaction::Steps;
 use report::Report;
 
 /// Flags of `alpha migrate`.
@@ -88,13 +89,20 @@ pub fn run(args: &MigrateArgs, cwd: &Path, printer: &Printer, runner: Runner) ->
     let staging = staging_dir(&out)?;
     // one migration into a directory at a time: the staging directory is theirs to share
     let parent = staging.parent().unwrap_or(&out);
+    // each file operation counts for the test-only pause hook: `fill`'s commits count their
+    // own, and its last operation, the report written, is counted when it returns
+    let mut steps = Steps::from_env();
     std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+    steps.done();
     let _lock = crate::transaction::lock_dir(parent, printer)?;
+    steps.done();
     check_output()?;
     if staging.exists() {
         std::fs::remove_dir_all(&staging).map_err(|e| Error::io("remove", &staging, e))?;
+        steps.done();
     }
     std::fs::create_dir_all(&staging).map_err(|e| Error::io("create", &staging, e))?;
+    steps.done();
     let report = match fill(plan, &input, &staging, printer, runner) {
         Ok(report) => report,
         Err(e) => {
@@ -102,10 +110,13 @@ pub fn run(args: &MigrateArgs, cwd: &Path, printer: &Printer, runner: Runner) ->
             return Err(e);
         }
     };
+    steps.done();
     if out.exists() {
         std::fs::remove_dir(&out).map_err(|e| Error::io("replace", &out, e))?;
+        steps.done();
     }
     std::fs::rename(&staging, &out).map_err(|e| Error::io("move into place", &out, e))?;
+    steps.done();
     printer.out(&report);
     printer.hint(&format!(
         "Migrated {} into {}; the report is in {}.",

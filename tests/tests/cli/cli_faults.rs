@@ -1,5 +1,6 @@
-//! Faults across commands, beside `cli_interrupt.rs` (each command killed after every file
-//! operation of its commits) and `cli_hostile.rs` (hostile files). Every command that writes is
+//! Faults across commands, beside `cli_interrupt.rs` (commands killed after every file
+//! operation; `alpha migrate`, `envtest use` and `alpha generate` there in this file's worlds)
+//! and `cli_hostile.rs` (hostile files). Every command that writes is
 //! a row of [`COMMANDS`], run in its world ([`World`]: the project; an empty directory for
 //! `init`; a kubebuilder project for `alpha migrate` to write an output beside; an empty cache
 //! and a stand-in `go` for `envtest use`; a git repository holding a project of the older
@@ -10,7 +11,7 @@
 //!   running one and then the other;
 //! - each command SIGKILLed at seeded pseudo-random times over its run leaves the old or the new
 //!   tree once recovered (the staging directories of [`LEFTOVERS`] aside), and a re-run gives
-//!   the new tree exactly; `alpha update` is left out ([`NOT_KILL_SAFE`]);
+//!   the new tree exactly; every row is killed ([`NOT_KILL_SAFE`], the rows left out, is empty);
 //! - on a real tmpfs, filled so that only a few bytes to a few pages are left, each command
 //!   either completes as on a roomy disk or fails with one line saying the disk is full, and
 //!   leaves the tree as it was; remounted read-only, each refuses with one line saying the file
@@ -38,7 +39,7 @@ const SETUP: &[&str] = &[
 
 /// What a command starts from: a directory, its *world*, holding it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum World {
+pub(super) enum World {
     /// `demo/`, the project of [`SETUP`] with a CRD to import (`barge-crd.yaml`) and the
     /// release manifest the Helm plugin reads; the command runs in `demo/`.
     Project,
@@ -68,11 +69,11 @@ const WORLDS: &[World] = &[
 
 /// A command that writes, as a user types it in its world; `again` is what a re-run after it
 /// completed says, when it refuses (exit 1), else `None` (exit 0).
-struct Row {
-    name: &'static str,
-    args: &'static str,
-    world: World,
-    again: Option<&'static str>,
+pub(super) struct Row {
+    pub(super) name: &'static str,
+    pub(super) args: &'static str,
+    pub(super) world: World,
+    pub(super) again: Option<&'static str>,
 }
 
 const fn row(
@@ -92,7 +93,7 @@ const fn row(
 const API_EXISTS: Option<&str> = Some("API resource already exists");
 
 /// The commands that write.
-const COMMANDS: &[Row] = &[
+pub(super) const COMMANDS: &[Row] = &[
     row(
         "create api Frigate",
         "create api --group crew --version v1 --kind Frigate",
@@ -184,8 +185,7 @@ const COMMANDS: &[Row] = &[
 ];
 
 /// The rows the random kills leave out, and why: none now that `alpha update` checks out its
-/// merge through the journal (`a_killed_alpha_update_leaves_the_old_or_the_new_repository`
-/// kills it after every file operation as well).
+/// merge through the journal (`cli_interrupt.rs` kills it after every file operation as well).
 const NOT_KILL_SAFE: &[(&str, &str)] = &[];
 
 /// The staging directories a killed command may leave in its world (by path prefix), each
@@ -198,6 +198,10 @@ const LEFTOVERS: &[(&str, &str)] = &[
     (
         ".demo.operator-gen-generate/",
         "alpha generate writes the new tree there; a kill before the swap leaves it, and the next alpha generate replaces it",
+    ),
+    (
+        ".out.operator-gen-generate/",
+        "alpha generate --output-dir out writes the new tree there; a kill before the rename leaves it, and the next alpha generate --output-dir out replaces it",
     ),
     (
         "cache/envtest/.1.37.2.build.",
@@ -264,7 +268,7 @@ fn make_world(world: World, dir: &Path) {
 
 /// What every test needs: each world made once (runs copy them), the stand-in `go` and the
 /// older operator-gen (`None` after the skip rule where it cannot be built: its rows skip).
-struct Fixture {
+pub(super) struct Fixture {
     bases: BTreeMap<World, PathBuf>,
     go: PathBuf,
     older: Option<&'static Path>,
@@ -272,9 +276,18 @@ struct Fixture {
 
 impl Fixture {
     fn new(tmp: &Path) -> Fixture {
+        Fixture::of(tmp, WORLDS)
+    }
+
+    /// The fixture of the worlds `worlds` only (the older operator-gen built only for
+    /// [`World::Git`]).
+    pub(super) fn of(tmp: &Path, worlds: &[World]) -> Fixture {
         use std::os::unix::fs::PermissionsExt;
-        let older = older::operator_gen();
-        let bases = WORLDS
+        let older = worlds
+            .contains(&World::Git)
+            .then(older::operator_gen)
+            .flatten();
+        let bases = worlds
             .iter()
             .filter(|w| **w != World::Git || older.is_some())
             .map(|w| {
@@ -292,14 +305,14 @@ impl Fixture {
     }
 
     /// The rows of [`COMMANDS`] this machine can run.
-    fn rows(&self) -> impl Iterator<Item = &'static Row> + '_ {
+    pub(super) fn rows(&self) -> impl Iterator<Item = &'static Row> + '_ {
         COMMANDS
             .iter()
             .filter(|r| self.bases.contains_key(&r.world))
     }
 
     /// A copy of `row`'s world at `<parent>/<name>`, replacing what was there.
-    fn fresh(&self, parent: &Path, name: &str, row: &Row) -> PathBuf {
+    pub(super) fn fresh(&self, parent: &Path, name: &str, row: &Row) -> PathBuf {
         let dir = parent.join(name);
         let _ = std::fs::remove_dir_all(&dir);
         cli::copy_dir(&self.bases[&row.world], &dir);
@@ -307,7 +320,7 @@ impl Fixture {
     }
 
     /// `row`'s command, to spawn in the world `world`.
-    fn command(&self, world: &Path, row: &Row) -> Command {
+    pub(super) fn command(&self, world: &Path, row: &Row) -> Command {
         match row.world {
             World::Project | World::Empty => cli::command(&world.join("demo"), row.args),
             World::Kubebuilder => cli::command(world, row.args),
@@ -339,15 +352,15 @@ impl Fixture {
     }
 
     /// `row` run to the end in `world`.
-    fn run(&self, world: &Path, row: &Row) -> Outcome {
+    pub(super) fn run(&self, world: &Path, row: &Row) -> Outcome {
         finish(self.spawn(world, row))
     }
 }
 
 /// A command's exit code and stderr.
-type Outcome = (i32, String);
+pub(super) type Outcome = (i32, String);
 
-fn finish(child: Child) -> Outcome {
+pub(super) fn finish(child: Child) -> Outcome {
     let out = child.wait_with_output().expect("wait");
     (
         out.status.code().unwrap_or(-1),
@@ -357,7 +370,7 @@ fn finish(child: Child) -> Outcome {
 
 /// The world's tree (of [`cli::tree_with_dirs`]) without the project's `target/` (build output
 /// and the scan's cache, not the project's sources).
-fn tree(world: &Path) -> BTreeMap<String, Vec<u8>> {
+pub(super) fn tree(world: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut tree = cli::tree_with_dirs(world);
     tree.retain(|path, _| !path.starts_with("demo/target/") && !path.starts_with("demo/.git/"));
     let repo = world.join("demo");
@@ -378,7 +391,7 @@ fn tree(world: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// `tree` without the [`LEFTOVERS`], and their paths.
-fn settled(tree: BTreeMap<String, Vec<u8>>) -> (BTreeMap<String, Vec<u8>>, Vec<String>) {
+pub(super) fn settled(tree: BTreeMap<String, Vec<u8>>) -> (BTreeMap<String, Vec<u8>>, Vec<String>) {
     let (left, kept): (BTreeMap<_, _>, BTreeMap<_, _>) = tree
         .into_iter()
         .partition(|(k, _)| LEFTOVERS.iter().any(|(l, _)| k.starts_with(l)));
@@ -705,87 +718,4 @@ fn on_a_full_or_read_only_disk_each_command_completes_or_says_why_and_changes_no
     }
     fs.remount("rw");
     println!("{}", report.join("\n"));
-}
-
-/// `alpha update` SIGKILLed after every file operation of its journaled commit (through the
-/// test-only `OPERATOR_GEN_TEST_PAUSE_AFTER` hook: the journal, the work tree's files, then the
-/// branches, the checkout and the index) leaves the old or the new repository once recovered,
-/// and a re-run gives the new one.
-#[test]
-fn a_killed_alpha_update_leaves_the_old_or_the_new_repository() {
-    use std::io::{BufRead, BufReader};
-    let quiet = Printer::new(Verbosity::Quiet);
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let fx = Fixture::new(tmp.path());
-    let row = fx
-        .rows()
-        .find(|r| r.name == "alpha update")
-        .expect("the alpha update row");
-    let done = fx.fresh(tmp.path(), "done", row);
-    let before = tree(&done);
-    let (code, err) = fx.run(&done, row);
-    assert_eq!(code, 0, "alpha update: {err}");
-    let after = tree(&done);
-    let (mut old, mut new) = (Vec::new(), Vec::new());
-    let mut n = 1u64;
-    loop {
-        let dir = fx.fresh(tmp.path(), "kill", row);
-        let mut child = fx
-            .command(&dir, row)
-            .env(transaction::PAUSE_AFTER, n.to_string())
-            .stdin(Stdio::piped())
-            .spawn()
-            .expect("spawn");
-        let mut err = BufReader::new(child.stderr.take().expect("stderr"));
-        let mut seen = String::new();
-        let paused = loop {
-            let mut line = String::new();
-            match err.read_line(&mut line) {
-                Ok(0) | Err(_) => break false,
-                Ok(_) if line.contains("paused after file operation") => break true,
-                Ok(_) => seen.push_str(&line),
-            }
-        };
-        if !paused {
-            let status = child.wait().expect("wait");
-            assert!(status.success(), "alpha update without a pause: {seen}");
-            assert!(
-                tree(&dir) == after,
-                "alpha update ran past its last file operation"
-            );
-            break;
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-        transaction::recover(&dir.join("demo"), &quiet).expect("recover");
-        let now = tree(&dir);
-        if now == before {
-            old.push(n);
-        } else if now == after {
-            new.push(n);
-        } else {
-            panic!(
-                "alpha update killed after file operation {n}: recovered, the repository is neither the old nor the new one; against the new: {}",
-                differences(&now, &after)
-            );
-        }
-        let (code, err) = fx.run(&dir, row);
-        let completed = code == 0 || (code == 1 && row.again.is_some_and(|m| err.contains(m)));
-        assert!(completed, "after a kill at {n}, the re-run failed: {err}");
-        let again = tree(&dir);
-        assert!(
-            again == after,
-            "after a kill at {n}, the re-run does not give the new repository: {}",
-            differences(&again, &after)
-        );
-        n += 1;
-    }
-    println!(
-        "alpha update killed after each of its {} file operations: the old repository after {old:?}, the new after {new:?}",
-        n - 1
-    );
-    assert!(
-        !old.is_empty() && !new.is_empty(),
-        "no kill before or after the commit point"
-    );
 }

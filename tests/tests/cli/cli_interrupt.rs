@@ -1,21 +1,40 @@
-//! Interrupts and contention: each command that writes a project through the journal (`init`,
-//! `init --existing`, `create api` plain, with `--image` and with `--from-crd`, `create
-//! webhook`, `manifests`, `delete api`, `edit --multigroup`, `edit --plugins` helm, grafana and
-//! autoupdate) SIGKILLed after every file operation of its commit (through the test-only
-//! `OPERATOR_GEN_TEST_PAUSE_AFTER` hook) leaves the tree exactly as it was before or after the
-//! command once the next command has recovered, and running the command again gives the after
-//! state. Two `create api` for different kinds started together on one project both land: the
-//! second waits for the first. (`alpha generate` is killed in its replay by `cli_alpha.rs`;
-//! `alpha migrate` and `envtest use`, which write a staging directory and rename it, are killed
-//! at random times by `cli_faults.rs`.)
+//! Interrupts and contention, through the test-only `OPERATOR_GEN_TEST_PAUSE_AFTER` hook, which
+//! pauses a command after its Nth file operation so that the test SIGKILLs it there, for N = 1,
+//! 2, ... until the command completes without pausing:
+//!
+//! - each command that writes a project through the journal (`init`, `init --existing`, `create
+//!   api` plain, with `--image` and with `--from-crd`, `create webhook`, `manifests`, `delete
+//!   api`, `edit --multigroup`, `edit --plugins` helm, grafana and autoupdate), killed after
+//!   every file operation, leaves the tree exactly as it was before or after the command once
+//!   recovered (at odd points through the library's recovery, at even ones by the re-run), and
+//!   running the command again gives the after state;
+//! - each command that writes outside the journal, in its world of `cli_faults.rs` (`alpha
+//!   migrate`, `envtest use` with the stand-in `go`, `alpha generate` in place and with
+//!   `--output-dir`), killed after every file operation of its own (the staging directory and
+//!   what is written in it, the lock, the renames into place, the swap in place and the
+//!   clean-ups; for `envtest use` also each `go build`, the binary it writes), leaves the old or
+//!   the new world, but for the staging directories of `cli_faults`' `LEFTOVERS` table (checked
+//!   at every point: at odd ones after the library's recovery, which finishes an interrupted
+//!   swap in place; at even ones in that swap the re-run is what finishes it), and a re-run
+//!   gives the new world exactly, those gone; each command leaves the old world at some points
+//!   and the new one at others;
+//! - `alpha update`, in `cli_faults`' git world, killed after every file operation of its
+//!   journaled commit (not of its replay into a scratch directory), leaves the old or the new
+//!   repository once recovered (both seen), and a re-run gives the new one;
+//! - two `create api` for different kinds started together on one project both land: the
+//!   second waits for the first.
+//!
+//! Each test prints the commands it killed and at how many file operations.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStderr, Stdio};
+use std::process::{Child, ChildStderr, Command, Stdio};
 
 use operator_gen::printer::{Printer, Verbosity};
 use operator_gen::transaction;
 use operator_gen_tests::cli;
+
+use super::cli_faults::{self as faults, COMMANDS, Fixture, Row, World};
 
 const CAPTAIN: &str = "create api --group crew --version v1 --kind Captain";
 const FRIGATE: &str = "create api --group crew --version v1 --kind Frigate";
@@ -24,9 +43,15 @@ use cli::{command, tree_differences as describe, tree_with_dirs as tree};
 
 /// Start `args` paused after file operation `n`; `None` when the command finished first.
 fn start_paused(dir: &Path, args: &str, n: u64) -> Option<(Child, BufReader<ChildStderr>)> {
-    let mut child = command(dir, args)
+    spawn_paused(command(dir, args), args, n)
+}
+
+/// Spawn `cmd` (a user's `args`) paused after file operation `n`; `None` when it finished first.
+fn spawn_paused(mut cmd: Command, args: &str, n: u64) -> Option<(Child, BufReader<ChildStderr>)> {
+    let mut child = cmd
         .env(transaction::PAUSE_AFTER, n.to_string())
         .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("spawn operator-gen");
     let mut err = BufReader::new(child.stderr.take().expect("stderr"));
@@ -240,6 +265,168 @@ fn a_command_killed_at_any_file_operation_leaves_the_old_or_the_new_tree() {
         ));
     }
     println!("{}", report.join("\n"));
+}
+
+/// The rows of [`COMMANDS`] that write outside the journal: each stages its output beside
+/// where it goes and renames it into place (`alpha generate` in place swaps it in, entry by
+/// entry).
+const OUTSIDE_THE_JOURNAL: &[&str] = &["alpha migrate", "envtest use", "alpha generate"];
+
+/// `alpha generate` into a new directory beside the project, `out/`, which it renames its
+/// staging directory to.
+const GENERATE_OUT: Row = Row {
+    name: "alpha generate --output-dir",
+    args: "alpha generate --output-dir ../out",
+    world: World::Project,
+    again: Some("is not empty"),
+};
+
+#[test]
+fn a_staging_command_killed_at_any_file_operation_leaves_the_old_or_the_new_world() {
+    let quiet = Printer::new(Verbosity::Quiet);
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let rows: Vec<&Row> = COMMANDS
+        .iter()
+        .filter(|r| OUTSIDE_THE_JOURNAL.contains(&r.name))
+        .chain([&GENERATE_OUT])
+        .collect();
+    let mut worlds: Vec<World> = rows.iter().map(|r| r.world).collect();
+    worlds.sort();
+    worlds.dedup();
+    let fx = Fixture::of(tmp.path(), &worlds);
+    let mut report = Vec::new();
+    for row in rows {
+        let args = row.args;
+        let done = fx.fresh(tmp.path(), "done", row);
+        let before = faults::tree(&done);
+        let (code, err) = fx.run(&done, row);
+        assert_eq!(code, 0, "`{args}`: {err}");
+        let after = faults::tree(&done);
+        assert_ne!(before, after, "`{args}` changed nothing");
+        let (mut old, mut new, mut left, mut swaps) = (0, 0, 0, 0);
+        let mut n = 1;
+        loop {
+            let dir = fx.fresh(tmp.path(), "kill", row);
+            let Some((mut child, _err)) = spawn_paused(fx.command(&dir, row), args, n) else {
+                // The command finished before operation `n`: every point was covered.
+                break;
+            };
+            child.kill().expect("SIGKILL");
+            child.wait().expect("wait");
+            let what = format!("`{args}` killed after file operation {n}");
+            let demo = dir.join("demo");
+            if n % 2 == 1 && demo.is_dir() {
+                // Odd points: recover through the library before comparing.
+                transaction::recover(&demo, &quiet).expect("recover");
+            }
+            if transaction::swap::interrupted(&demo) {
+                // Even points in the swap in place: the re-run is what recovers.
+                assert!(n % 2 == 0, "{what}: the recovery left the swap unfinished");
+                swaps += 1;
+            } else {
+                // Nothing else to recover: these commands leave no journal in the project.
+                let (now, leftovers) = faults::settled(faults::tree(&dir));
+                left += usize::from(!leftovers.is_empty());
+                if now == before {
+                    old += 1;
+                } else if now == after {
+                    new += 1;
+                } else {
+                    panic!(
+                        "{what}: recovered, the world is neither the old nor the new one: {}",
+                        describe(&now, &after)
+                    );
+                }
+            }
+            // Re-running recovers (even points in the swap) and completes the command.
+            let (code, err) = fx.run(&dir, row);
+            let completed = code == 0 || row.again.is_some_and(|m| code == 1 && err.contains(m));
+            assert!(completed, "{what}: the re-run failed: {err}");
+            assert!(!err.contains("panicked"), "{what}: {err}");
+            let now = faults::tree(&dir);
+            assert!(
+                now == after,
+                "{what}: the re-run does not give the new world: {}",
+                describe(&now, &after)
+            );
+            n += 1;
+        }
+        assert!(
+            old > 0 && new > 0,
+            "{}: expected kills leaving both the old and the new world, got {old} old and {new} new",
+            row.name
+        );
+        report.push(format!(
+            "{}: killed after each of its {} file operations ({old} left the old world, {new} the new, {left} of them with a staging leftover the re-run removed, {swaps} a swap the re-run finished)",
+            row.name,
+            n - 1
+        ));
+    }
+    println!("{}", report.join("\n"));
+}
+
+/// `alpha update` (in `cli_faults`' git world) SIGKILLed after every file operation of its
+/// journaled commit (the journal, the work tree's files, then the branches, the checkout and
+/// the index; not its replay into a scratch directory) leaves the old or the new repository
+/// once recovered, and a re-run gives the new one.
+#[test]
+fn alpha_update_killed_at_any_file_operation_leaves_the_old_or_the_new_repository() {
+    let quiet = Printer::new(Verbosity::Quiet);
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let fx = Fixture::of(tmp.path(), &[World::Git]);
+    let row = COMMANDS
+        .iter()
+        .find(|r| r.name == "alpha update")
+        .expect("the alpha update row");
+    let done = fx.fresh(tmp.path(), "done", row);
+    let before = faults::tree(&done);
+    let (code, err) = fx.run(&done, row);
+    assert_eq!(code, 0, "alpha update: {err}");
+    let after = faults::tree(&done);
+    let (mut old, mut new) = (Vec::new(), Vec::new());
+    let mut n = 1;
+    loop {
+        let dir = fx.fresh(tmp.path(), "kill", row);
+        let Some((mut child, _err)) = spawn_paused(fx.command(&dir, row), row.args, n) else {
+            assert!(
+                faults::tree(&dir) == after,
+                "alpha update ran past its last file operation"
+            );
+            break;
+        };
+        child.kill().expect("SIGKILL");
+        child.wait().expect("wait");
+        transaction::recover(&dir.join("demo"), &quiet).expect("recover");
+        let now = faults::tree(&dir);
+        if now == before {
+            old.push(n);
+        } else if now == after {
+            new.push(n);
+        } else {
+            panic!(
+                "alpha update killed after file operation {n}: recovered, the repository is neither the old nor the new one: {}",
+                describe(&now, &after)
+            );
+        }
+        let (code, err) = fx.run(&dir, row);
+        let completed = code == 0 || row.again.is_some_and(|m| code == 1 && err.contains(m));
+        assert!(completed, "after a kill at {n}, the re-run failed: {err}");
+        let again = faults::tree(&dir);
+        assert!(
+            again == after,
+            "after a kill at {n}, the re-run does not give the new repository: {}",
+            describe(&again, &after)
+        );
+        n += 1;
+    }
+    println!(
+        "alpha update killed after each of its {} file operations: the old repository after {old:?}, the new after {new:?}",
+        n - 1
+    );
+    assert!(
+        !old.is_empty() && !new.is_empty(),
+        "no kill before or after the commit point"
+    );
 }
 
 /// What both kinds leave in the project.
