@@ -61,22 +61,21 @@ impl Git {
 
     /// Run `cmd` (`git args`) to its end.
     pub fn run(&self, cmd: &mut Command, args: &[&str]) -> Result<Output> {
-        cmd.output().map_err(|e| {
-            Error::msg(format!(
-                "cannot run `git {}`: {}; install git",
-                args.join(" "),
-                e.to_string().to_lowercase()
-            ))
-        })
+        cmd.output().map_err(|e| cannot_run(args, &e))
     }
 
-    /// stdout of a successful `git args`, as bytes.
-    pub fn output_bytes(&self, args: &[&str]) -> Result<Vec<u8>> {
-        let out = self.run(&mut self.command(args), args)?;
+    /// stdout of `cmd` (`git args`), which must succeed.
+    pub fn checked(&self, cmd: &mut Command, args: &[&str]) -> Result<Vec<u8>> {
+        let out = self.run(cmd, args)?;
         if !out.status.success() {
             return Err(failed(args, &out.stderr));
         }
         Ok(out.stdout)
+    }
+
+    /// stdout of a successful `git args`, as bytes.
+    pub fn output_bytes(&self, args: &[&str]) -> Result<Vec<u8>> {
+        self.checked(&mut self.command(args), args)
     }
 
     /// stdout of a successful `git args`, untrimmed.
@@ -107,11 +106,8 @@ impl Git {
                 .collect();
             let mut cmd = self.command(&args);
             cmd.current_dir(dir).env("GIT_INDEX_FILE", index);
-            let out = self.run(&mut cmd, &args)?;
-            if !out.status.success() {
-                return Err(failed(&args, &out.stderr));
-            }
-            Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+            let out = self.checked(&mut cmd, &args)?;
+            Ok(String::from_utf8_lossy(&out).trim().to_owned())
         };
         run(&["add", "--all", "."])?;
         run(&["write-tree"])
@@ -148,13 +144,7 @@ impl Git {
 /// `cmd` run with `input` on its stdin.
 fn run_with_input(cmd: &mut Command, args: &[&str], input: &str) -> Result<Output> {
     use std::io::Write;
-    let cannot = |e: std::io::Error| {
-        Error::msg(format!(
-            "cannot run `git {}`: {}; install git",
-            args.join(" "),
-            e.to_string().to_lowercase()
-        ))
-    };
+    let cannot = |e: std::io::Error| cannot_run(args, &e);
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -165,6 +155,15 @@ fn run_with_input(cmd: &mut Command, args: &[&str], input: &str) -> Result<Outpu
         stdin.write_all(input.as_bytes()).map_err(cannot)?;
     }
     child.wait_with_output().map_err(cannot)
+}
+
+/// The error when `git args` cannot be started (or fed) at all.
+fn cannot_run(args: &[&str], e: &std::io::Error) -> Error {
+    Error::msg(format!(
+        "cannot run `git {}`: {}; install git",
+        args.join(" "),
+        e.to_string().to_lowercase()
+    ))
 }
 
 /// The error of a failed `git args`: the first line of its stderr and the fix, a full disk's or

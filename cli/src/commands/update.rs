@@ -319,13 +319,7 @@ fn merge_tree(
             .env("GIT_OBJECT_DIRECTORY", &objects);
         cmd
     };
-    let checked = |args: &[&str]| -> Result<Vec<u8>> {
-        let out = git.run(&mut scratch_git(args), args)?;
-        if !out.status.success() {
-            return Err(crate::git::failed(args, &out.stderr));
-        }
-        Ok(out.stdout)
-    };
+    let checked = |args: &[&str]| git.checked(&mut scratch_git(args), args);
     let dir = scratch.to_string_lossy().into_owned();
     checked(&["init", "--quiet", "--bare", &dir])?;
     checked(&["update-ref", "--no-deref", "HEAD", &commits.original])?;
