@@ -26,6 +26,7 @@ use crate::tables::shrink_emptied;
 use crate::watch::Source;
 use tracing::Instrument;
 
+mod gate;
 mod metadata;
 mod queued;
 mod rebuild;
@@ -99,7 +100,7 @@ where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Default + Eq + Hash + Clone + Unpin,
 {
-    let (trigger, reader) = triggers(source);
+    let (trigger, reader, _) = triggers(source, false);
     controller_for(trigger, reader)
 }
 
@@ -116,6 +117,12 @@ where
 /// the watch's next events go to the new one. It is checked every second while the controller
 /// has been woken more than 64 times since it was built. The watches `configure` adds (`owns`,
 /// `watches`) are made again with each build.
+///
+/// A backlog (objects woken faster than they are reconciled) waits in a compact queue of this
+/// controller's, in the order its objects were woken, each once: kube's controller is handed
+/// at most 64 objects whose reconcile has not started, and its scheduler, which keeps a request
+/// of several hundred bytes per object it holds and the room it grew to, stays small. The work
+/// queue's depth counts the objects waiting in either.
 pub fn run_generation_changed<K, Ctx, Fut, E>(
     source: Source<K>,
     configure: impl Fn(Controller<K>) -> Controller<K> + Send + Sync + 'static,
@@ -130,7 +137,7 @@ where
     Fut: Future<Output = Result<Action, E>> + Send + 'static,
     E: std::error::Error + Send + 'static,
 {
-    let (trigger, reader) = triggers(source);
+    let (trigger, reader, gate) = triggers(source, true);
     let lender = rebuild::Lender::new(trigger);
     let woken = lender.taken();
     let running = rebuild::InFlight::default();
@@ -139,8 +146,12 @@ where
     let build = move || {
         let counted = counted.clone();
         let reconcile = reconcile.clone();
+        let gate = gate.clone();
         let counting = move |obj: Arc<K>, ctx: Arc<Ctx>| {
             let run = counted.enter();
+            if let Some(gate) = &gate {
+                gate.started(&obj);
+            }
             let work = reconcile(obj, ctx);
             async move {
                 let result = work.await;
@@ -162,10 +173,17 @@ where
 }
 
 /// What wakes a controller for `source`: the objects its watch's events wake it for, once the
-/// cache (read by the returned store) holds them.
+/// cache (read by the returned store) holds them; `gated`, through a [`gate::Gate`] (returned),
+/// whose reconciles must tell it they started.
+#[allow(clippy::type_complexity)]
 fn triggers<K>(
     mut source: Source<K>,
-) -> (BoxStream<'static, watcher::Result<K>>, reflector::Store<K>)
+    gated: bool,
+) -> (
+    BoxStream<'static, watcher::Result<K>>,
+    reflector::Store<K>,
+    Option<gate::Gate<K>>,
+)
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Default + Eq + Hash + Clone + Unpin,
@@ -184,15 +202,23 @@ where
     } else {
         standby::settled(events, store, reader.clone()).boxed()
     };
-    (woken(events, reader.clone(), queue), reader)
+    let gate = gated.then(|| gate::Gate::new(reader.clone()));
+    let woken = woken(events, reader.clone(), queue, gate.clone());
+    let trigger = match &gate {
+        Some(gate) => gate::Gated::new(woken, gate.clone()).boxed(),
+        None => woken,
+    };
+    (trigger, reader, gate)
 }
 
 /// The objects `events` wake the controller for, whose cache `reader` reads already holds them
-/// (the standby task or [`standby::settled`] drives it), adding each to `queue`.
+/// (the standby task or [`standby::settled`] drives it), adding each to `queue`, and telling
+/// `gate` of the objects gone.
 fn woken<K>(
     events: BoxStream<'static, watcher::Result<watcher::Event<K>>>,
     reader: reflector::Store<K>,
     queue: Option<Queue>,
+    gate: Option<gate::Gate<K>>,
 ) -> BoxStream<'static, watcher::Result<K>>
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
@@ -206,6 +232,9 @@ where
         .try_filter_map(move |event| {
             if let Some(queued) = &queued {
                 queued.forget_gone(&event);
+            }
+            if let Some(gate) = &gate {
+                gate.forget_gone(&event);
             }
             let woke = wakes.wake(event);
             if let (Some(queued), Some(obj)) = (&queued, &woke) {

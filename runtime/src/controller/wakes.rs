@@ -79,21 +79,27 @@ impl Wakes {
     /// The object's key and the hash of its generation (`None`: it has neither generation nor
     /// resource version, and wakes the controller every time).
     fn entry<K: Resource>(obj: &K) -> (u128, Option<u64>) {
-        let meta = obj.meta();
-        let mut h = Xxh3Default::new();
-        for field in [&meta.namespace, &meta.name, &meta.uid] {
-            feed(&mut h, field.as_deref());
-        }
         let value = predicates::generation
             .fallback(predicates::resource_version)
             .hash_property(obj);
-        (h.digest128(), value)
+        (object_digest(obj), value)
     }
 
     #[cfg(test)]
     fn len(&self) -> usize {
         self.seen.len()
     }
+}
+
+/// A 128-bit digest of the object's namespace, name and uid: one object, not another of its
+/// name made after it was deleted.
+pub(crate) fn object_digest<K: Resource>(obj: &K) -> u128 {
+    let meta = obj.meta();
+    let mut h = Xxh3Default::new();
+    for field in [&meta.namespace, &meta.name, &meta.uid] {
+        feed(&mut h, field.as_deref());
+    }
+    h.digest128()
 }
 
 #[cfg(test)]
