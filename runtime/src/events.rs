@@ -10,7 +10,8 @@
 //! Where kube's recorder keeps every Event it published in the window, whole, under a key
 //! holding copies of its references and strings, this one keeps, per event, a 64-bit digest of
 //! what identifies it, when it was first published (which gives the Event's name) and last
-//! published, and its count: 48 bytes, whatever the object. An object's entries go with
+//! published, and its count: 32 bytes, whatever the object, the first event of an object in
+//! its table's slot, later ones beside it. An object's entries go with
 //! [`Recorder::forget`], which a controller calls once the object is gone (the scaffold's does
 //! after removing its finalizer); entries older than the window are dropped by a later publish.
 
@@ -25,6 +26,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta};
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kube::Client;
 use kube::api::{Api, Patch, PatchParams, PostParams};
+use smallvec::SmallVec;
 use xxhash_rust::xxh3::Xxh3Default;
 
 use crate::tables::{feed, shrink_emptied};
@@ -148,7 +150,7 @@ impl Recorder {
                     Ok(_) => Entry {
                         key,
                         first: previous.first,
-                        last: now,
+                        last: nanoseconds(now),
                         count,
                     },
                     Err(kube::Error::Api(e)) if e.code == 404 => {
@@ -179,7 +181,7 @@ impl Recorder {
             regarding: Some(regarding.clone()),
             related: event.secondary.clone(),
             metadata: ObjectMeta {
-                name: Some(self.event_name(regarding, now)),
+                name: Some(self.event_name(regarding, nanoseconds(now))),
                 namespace: regarding.namespace.clone(),
                 ..ObjectMeta::default()
             },
@@ -202,20 +204,20 @@ impl Recorder {
         events.create(&PostParams::default(), &body).await?;
         Ok(Entry {
             key,
-            first: now,
-            last: now,
+            first: nanoseconds(now),
+            last: nanoseconds(now),
             count: 1,
         })
     }
 
     /// `<object name>.<nanoseconds of the first publish, hex>`, as kube and client-go name
     /// them; the controller's name stands in for an object without one.
-    fn event_name(&self, regarding: &ObjectReference, first: Timestamp) -> String {
+    fn event_name(&self, regarding: &ObjectReference, first: i64) -> String {
         let name = regarding
             .name
             .as_deref()
             .unwrap_or(&self.reporter.controller);
-        format!("{name}.{:x}", first.as_nanosecond())
+        format!("{name}.{first:x}")
     }
 }
 
@@ -224,18 +226,29 @@ impl Recorder {
 struct Entry {
     /// [`event_digest`] of the event.
     key: u64,
-    /// When the Event was created; its name holds it.
-    first: Timestamp,
-    /// When it was last published.
-    last: Timestamp,
+    /// When the Event was created, in nanoseconds since 1970 ([`nanoseconds`]); its name holds
+    /// it.
+    first: i64,
+    /// When it was last published, the same way.
+    last: i64,
     /// How many times it was published (1 until its series starts at 2).
     count: i32,
 }
 
 impl Entry {
     fn live(&self, now: Timestamp) -> bool {
-        later(self.last, WINDOW) > now
+        self.last.saturating_add(WINDOW_NANOSECONDS) > nanoseconds(now)
     }
+}
+
+/// [`SERIES_WINDOW`] in nanoseconds.
+const WINDOW_NANOSECONDS: i64 = WINDOW.as_secs() * 1_000_000_000;
+
+/// `t` in nanoseconds since 1970, as an Event's name writes it: exact until the year 2262, the
+/// last (or first) nanosecond there is after (or before) that.
+fn nanoseconds(t: Timestamp) -> i64 {
+    let ns = t.as_nanosecond();
+    i64::try_from(ns).unwrap_or(if ns < 0 { i64::MIN } else { i64::MAX })
 }
 
 /// `t + d`, or the last time there is.
@@ -246,7 +259,7 @@ fn later(t: Timestamp, d: SignedDuration) -> Timestamp {
 /// The series cache: entries by object ([`object_digest`]), so that an object's go at once.
 #[derive(Default)]
 struct Series {
-    objects: HashMap<u64, Vec<Entry>>,
+    objects: HashMap<u64, SmallVec<[Entry; 1]>>,
     /// Entries in all objects.
     len: usize,
     /// When a publish next drops the expired entries.
@@ -383,8 +396,10 @@ mod tests {
     }
 
     #[test]
-    fn an_event_costs_48_bytes_whatever_the_object() {
-        assert_eq!(std::mem::size_of::<Entry>(), 48);
+    fn an_event_costs_32_bytes_whatever_the_object_and_the_first_is_kept_in_its_slot() {
+        assert_eq!(std::mem::size_of::<Entry>(), 32);
+        // one event of an object takes no allocation of its own beside the table's slot
+        assert_eq!(std::mem::size_of::<SmallVec<[Entry; 1]>>(), 40);
     }
 
     #[tokio::test]

@@ -2,7 +2,7 @@
 //! ([`Queue`]), and forgotten when their objects are gone before a reconcile took them.
 
 use kube::Resource;
-use kube::runtime::reflector::{ObjectRef, Store};
+use kube::runtime::reflector::Store;
 use kube::runtime::watcher::Event;
 use std::hash::Hash;
 
@@ -44,19 +44,14 @@ where
     pub(super) fn forget_gone(&self, event: &Event<K>) {
         match event {
             Event::Delete(obj) => self.queue.forget(&object_key(obj)),
-            Event::InitDone => self.queue.forget_where(|key| !self.holds(key)),
+            Event::InitDone => self.queue.forget_all_but(
+                self.reader
+                    .state()
+                    .iter()
+                    .map(|obj| object_key(obj.as_ref())),
+            ),
             _ => {}
         }
-    }
-
-    /// Whether the cache holds the object of `key` (`namespace/name`).
-    fn holds(&self, key: &str) -> bool {
-        let (namespace, name) = key.split_once('/').unwrap_or(("", key));
-        let mut at = ObjectRef::<K>::new(name);
-        if !namespace.is_empty() {
-            at = at.within(namespace);
-        }
-        self.reader.get(&at).is_some()
     }
 }
 

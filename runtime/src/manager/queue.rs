@@ -10,7 +10,7 @@
 //! waits once however often it is triggered, and a key triggered while its reconcile runs waits
 //! for the next one.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -21,6 +21,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 
 use crate::tables::shrink_emptied;
+use xxhash_rust::xxh3::xxh3_64;
 
 /// controller-runtime's work-queue histogram buckets: 10 ns to 1000 s, by tens.
 pub(super) const QUEUE_BUCKETS: [f64; 12] = [
@@ -53,7 +54,8 @@ enum Slot {
 
 struct Inner {
     controller: String,
-    keys: Mutex<HashMap<String, Slot>>,
+    /// By [`key_digest`]: a waiting object costs its slot and 8 bytes, whatever its name.
+    keys: Mutex<HashMap<u64, Slot>>,
     series: Series,
 }
 
@@ -92,7 +94,7 @@ impl Queue {
         &self.inner.controller
     }
 
-    fn keys(&self) -> MutexGuard<'_, HashMap<String, Slot>> {
+    fn keys(&self) -> MutexGuard<'_, HashMap<u64, Slot>> {
         self.inner
             .keys
             .lock()
@@ -103,10 +105,11 @@ impl Queue {
     /// Counted in `workqueue_adds_total` and `workqueue_depth` when it did not wait.
     pub fn add(&self, key: &str) {
         let now = Instant::now();
+        let key = key_digest(key);
         let mut keys = self.keys();
-        let added = match keys.get_mut(key) {
+        let added = match keys.get_mut(&key) {
             None => {
-                keys.insert(key.to_owned(), Slot::Waiting(now));
+                keys.insert(key, Slot::Waiting(now));
                 true
             }
             Some(Slot::Running { again, .. }) if again.is_none() => {
@@ -123,14 +126,38 @@ impl Queue {
 
     /// `key` no longer waits: its object is gone, and kube's controller drops its request.
     pub fn forget(&self, key: &str) {
-        self.forget_where(|k| k == key);
+        let key = key_digest(key);
+        let mut keys = self.keys();
+        let forgotten = match keys.get_mut(&key) {
+            Some(Slot::Waiting(_)) => {
+                keys.remove(&key);
+                shrink_emptied(&mut keys);
+                true
+            }
+            Some(Slot::Running { again, .. }) => again.take().is_some(),
+            None => false,
+        };
+        if forgotten {
+            self.inner.series.depth.dec();
+        }
+    }
+
+    /// Every waiting key but those of `kept` no longer waits (after a relist, `kept` are the
+    /// keys of the objects listed).
+    pub fn forget_all_but<I>(&self, kept: I)
+    where
+        I: IntoIterator,
+        I::Item: AsRef<str>,
+    {
+        let kept: HashSet<u64> = kept.into_iter().map(|k| key_digest(k.as_ref())).collect();
+        self.forget_where(|k| !kept.contains(&k));
     }
 
     /// The waiting keys for which `gone` holds no longer wait.
-    pub fn forget_where(&self, mut gone: impl FnMut(&str) -> bool) {
+    fn forget_where(&self, mut gone: impl FnMut(u64) -> bool) {
         let mut keys = self.keys();
         let mut forgotten = 0i64;
-        keys.retain(|key, slot| match slot {
+        keys.retain(|&key, slot| match slot {
             Slot::Waiting(_) if gone(key) => {
                 forgotten += 1;
                 false
@@ -152,14 +179,15 @@ impl Queue {
     /// `workqueue_adds_total` now. Finish the returned [`Processing`] when the reconcile ends.
     pub fn start(&self, key: &str) -> Processing {
         let now = Instant::now();
+        let key = key_digest(key);
         let mut keys = self.keys();
-        match keys.get(key).copied() {
+        match keys.get(&key).copied() {
             Some(Slot::Waiting(since)) => {
                 self.inner.series.depth.dec();
                 let waited = now.saturating_duration_since(since).as_secs_f64();
                 self.inner.series.queue_duration.observe(waited);
                 keys.insert(
-                    key.to_owned(),
+                    key,
                     Slot::Running {
                         since: now,
                         again: None,
@@ -167,12 +195,12 @@ impl Queue {
                 );
             }
             Some(Slot::Running { again, .. }) => {
-                keys.insert(key.to_owned(), Slot::Running { since: now, again });
+                keys.insert(key, Slot::Running { since: now, again });
             }
             None => {
                 self.inner.series.adds.inc();
                 keys.insert(
-                    key.to_owned(),
+                    key,
                     Slot::Running {
                         since: now,
                         again: None,
@@ -182,7 +210,7 @@ impl Queue {
         }
         Processing {
             queue: self.clone(),
-            key: key.to_owned(),
+            key,
             since: now,
             done: false,
         }
@@ -216,21 +244,21 @@ impl Queue {
         self.inner.series.longest.set(longest);
     }
 
-    fn finish(&self, key: &str, since: Instant, requeue: bool) {
+    fn finish(&self, key: u64, since: Instant, requeue: bool) {
         let ran = since.elapsed().as_secs_f64();
         self.inner.series.work_duration.observe(ran);
         if requeue {
             self.retried();
         }
         let mut keys = self.keys();
-        match keys.get(key).copied() {
+        match keys.get(&key).copied() {
             Some(Slot::Running {
                 again: Some(first), ..
             }) => {
-                keys.insert(key.to_owned(), Slot::Waiting(first));
+                keys.insert(key, Slot::Waiting(first));
             }
             Some(Slot::Running { again: None, .. }) => {
-                keys.remove(key);
+                keys.remove(&key);
                 shrink_emptied(&mut keys);
             }
             _ => {}
@@ -244,7 +272,7 @@ impl Queue {
 #[must_use = "call finish when the reconcile ends"]
 pub struct Processing {
     queue: Queue,
-    key: String,
+    key: u64,
     since: Instant,
     done: bool,
 }
@@ -255,16 +283,21 @@ impl Processing {
     /// ran waits again, from its first trigger.
     pub fn finish(mut self, requeue: bool) {
         self.done = true;
-        self.queue.finish(&self.key, self.since, requeue);
+        self.queue.finish(self.key, self.since, requeue);
     }
 }
 
 impl Drop for Processing {
     fn drop(&mut self) {
         if !self.done {
-            self.queue.finish(&self.key, self.since, false);
+            self.queue.finish(self.key, self.since, false);
         }
     }
+}
+
+/// A key's digest, which the queue keeps instead of the key.
+fn key_digest(key: &str) -> u64 {
+    xxh3_64(key.as_bytes())
 }
 
 #[cfg(test)]
@@ -334,7 +367,7 @@ mod tests {
         );
         a.finish(true);
         assert_eq!(q.depth(), 2, "a waits again after its run");
-        q.forget_where(|key| key == "ns/b");
+        q.forget("ns/b");
         assert_eq!(q.depth(), 1);
         q.start("ns/a").finish(false);
         // a requeued key's next reconcile passes no trigger: an add, no wait observed
@@ -366,7 +399,7 @@ mod tests {
         for i in 0..500 {
             q.start(&format!("ns/o{i}")).finish(false);
         }
-        q.forget_where(|key| key != "ns/o999");
+        q.forget_all_but(["ns/o999"]);
         assert_eq!(q.depth(), 1);
         assert!(room(&q) <= 16, "room for {} keys kept for 1", room(&q));
         q.start("ns/o999").finish(false);
