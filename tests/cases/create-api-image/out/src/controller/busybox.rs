@@ -111,10 +111,22 @@ pub fn register(mgr: &mut Manager) {
     let source = Source::new(api, watcher::Config::default())
         .shard(ctx.shard)
         .queue(queue);
-    let controller = shared::generation_changed_from(source)
-        .owns(deployments, watcher::Config::default())
-        .graceful_shutdown_on(mgr.shutdown_signal())
-        .run(reconcile, error_policy, ctx);
+    // a backlog waits in the controller's own queue, and the controller is built again (its
+    // Deployment watch made again) once a mass deletion has emptied its cache, so that the room
+    // kube's scheduler grew to is given back: see
+    // `operator_gen_runtime::controller::run_generation_changed`
+    let stop = mgr.shutdown_token();
+    let controller = shared::run_generation_changed(
+        source,
+        move |controller| {
+            controller
+                .owns(deployments.clone(), watcher::Config::default())
+                .graceful_shutdown_on(stop.clone().cancelled_owned())
+        },
+        reconcile,
+        error_policy,
+        ctx,
+    );
     mgr.add_controller_stream(CONTROLLER_NAME, controller);
 }
 
