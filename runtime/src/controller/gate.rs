@@ -274,14 +274,12 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::controller::run_generation_changed;
+    use crate::controller::rebuild::tests as rebuild_tests;
     use crate::controller::tests::config_map;
-    use crate::watch::Source;
+    use futures::FutureExt;
     use futures::channel::mpsc;
     use k8s_openapi::api::core::v1::ConfigMap;
     use kube::ResourceExt;
-    use kube::api::Api;
-    use kube::runtime::controller::Action;
     use kube::runtime::reflector;
     use std::time::Duration;
 
@@ -322,8 +320,6 @@ mod tests {
         }
         names
     }
-
-    use futures::FutureExt;
 
     fn names(range: std::ops::Range<usize>) -> Vec<String> {
         range.map(|i| format!("o{i:03}")).collect()
@@ -406,8 +402,8 @@ mod tests {
         assert!(matches!(gated.next().now_or_never(), Some(None)));
     }
 
-    /// A backlog several times the gate's bound, reconciled by a controller that runs one
-    /// reconcile at a time: every object once, none left behind.
+    /// A backlog several times the gate's bound (and the reconciles' bound): every object
+    /// reconciled once, none left behind.
     #[tokio::test]
     async fn a_controller_behind_a_gate_reconciles_a_backlog_once_each() {
         let fake = crate::fake::FakeApi::new();
@@ -415,27 +411,9 @@ mod tests {
         for name in &all {
             fake.seed(&config_map("default", name));
         }
-        let api: Api<ConfigMap> = Api::namespaced(fake.client(), "default");
-        let seen: Arc<Mutex<Vec<String>>> = Arc::default();
-        let run = run_generation_changed(
-            Source::new(api, watcher::Config::default()),
-            |controller| {
-                controller.with_config(kube::runtime::controller::Config::default().concurrency(1))
-            },
-            |obj: Arc<ConfigMap>, seen: Arc<Mutex<Vec<String>>>| async move {
-                seen.lock().expect("lock").push(obj.name_any());
-                Ok::<_, kube::Error>(Action::await_change())
-            },
-            |_, _, _| Action::await_change(),
-            seen.clone(),
-        );
-        let task = tokio::spawn(run.for_each(|_| std::future::ready(())));
-        for _ in 0..500 {
-            if seen.lock().expect("lock").len() >= all.len() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        let (_api, _builds, seen, task) = rebuild_tests::start(&fake);
+        let done = rebuild_tests::eventually(10, || seen.lock().expect("lock").len() >= all.len());
+        assert!(done.await);
         tokio::time::sleep(Duration::from_millis(200)).await;
         task.abort();
         let mut reconciled = seen.lock().expect("lock").clone();

@@ -162,7 +162,7 @@ where
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::controller::run_generation_changed;
     use crate::controller::tests::config_map;
@@ -174,7 +174,10 @@ mod tests {
     use kube::{Api, ResourceExt};
 
     /// Waits up to `secs` for `done`.
-    async fn eventually(secs: u64, mut done: impl FnMut() -> bool) -> bool {
+    pub(in crate::controller) async fn eventually(
+        secs: u64,
+        mut done: impl FnMut() -> bool,
+    ) -> bool {
         for _ in 0..secs * 50 {
             if done() {
                 return true;
@@ -206,11 +209,11 @@ mod tests {
     }
 
     /// Reconciles recorded by name.
-    type Seen = Arc<Mutex<Vec<String>>>;
+    pub(in crate::controller) type Seen = Arc<Mutex<Vec<String>>>;
 
     /// A controller of the ConfigMaps in `default` on `fake`, recording each reconcile in the
     /// returned list, counting its builds.
-    fn start(
+    pub(in crate::controller) fn start(
         fake: &crate::fake::FakeApi,
     ) -> (
         Api<ConfigMap>,
