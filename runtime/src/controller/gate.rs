@@ -157,9 +157,14 @@ where
 
     /// Whether the cache holds `obj` (the same object: the same uid).
     fn holds(&self, obj: &K) -> bool {
+        self.cached(obj).is_some()
+    }
+
+    /// The cached `obj` (the same object: the same uid).
+    fn cached(&self, obj: &K) -> Option<Arc<K>> {
         self.reader
             .get(&ObjectRef::from_obj(obj))
-            .is_some_and(|cached| cached.meta().uid == obj.meta().uid)
+            .filter(|cached| cached.meta().uid == obj.meta().uid)
     }
 
     /// Takes the trigger `obj` in: it waits, unless it waits or is handed already.
@@ -169,11 +174,7 @@ where
             return;
         }
         // the cached object itself, shared; the trigger's copy goes now
-        let cached = self
-            .reader
-            .get(&ObjectRef::from_obj(&obj))
-            .filter(|cached| cached.meta().uid == obj.meta().uid);
-        match cached {
+        match self.cached(&obj) {
             Some(cached) => state.queue.push_back((digest, cached)),
             // gone from the cache already: kube's controller would run no reconcile
             None => {
@@ -255,7 +256,7 @@ where
                 Poll::Pending => break,
             }
         }
-        let gate = this.gate.clone();
+        let gate = &this.gate;
         let mut state = gate.lock();
         if let Some(obj) = gate.next_handed(&mut state) {
             return Poll::Ready(Some(Ok(obj)));

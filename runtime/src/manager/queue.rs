@@ -52,6 +52,31 @@ enum Slot {
     },
 }
 
+impl Slot {
+    /// Forgets the wait of a key whose object is gone.
+    fn forget(&mut self) -> Forgotten {
+        match self {
+            Slot::Waiting(_) => Forgotten::Wait,
+            Slot::Running { again, .. } => match again.take() {
+                Some(_) => Forgotten::Again,
+                None => Forgotten::Nothing,
+            },
+        }
+    }
+}
+
+/// What [`Slot::forget`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Forgotten {
+    /// The key did not wait.
+    Nothing,
+    /// The key waited for a reconcile: its slot goes.
+    Wait,
+    /// The key was triggered again while its reconcile runs: that trigger is dropped, the slot
+    /// stays.
+    Again,
+}
+
 struct Inner {
     controller: String,
     /// By [`key_digest`]: a waiting object costs its slot and 8 bytes, whatever its name.
@@ -128,16 +153,12 @@ impl Queue {
     pub fn forget(&self, key: &str) {
         let key = key_digest(key);
         let mut keys = self.keys();
-        let forgotten = match keys.get_mut(&key) {
-            Some(Slot::Waiting(_)) => {
-                keys.remove(&key);
-                shrink_emptied(&mut keys);
-                true
-            }
-            Some(Slot::Running { again, .. }) => again.take().is_some(),
-            None => false,
-        };
-        if forgotten {
+        let forgotten = keys.get_mut(&key).map_or(Forgotten::Nothing, Slot::forget);
+        if forgotten == Forgotten::Wait {
+            keys.remove(&key);
+            shrink_emptied(&mut keys);
+        }
+        if forgotten != Forgotten::Nothing {
             self.inner.series.depth.dec();
         }
     }
@@ -157,17 +178,15 @@ impl Queue {
     fn forget_where(&self, mut gone: impl FnMut(u64) -> bool) {
         let mut keys = self.keys();
         let mut forgotten = 0i64;
-        keys.retain(|&key, slot| match slot {
-            Slot::Waiting(_) if gone(key) => {
-                forgotten += 1;
-                false
+        keys.retain(|&key, slot| {
+            if !gone(key) {
+                return true;
             }
-            Slot::Running { again, .. } if again.is_some() && gone(key) => {
-                *again = None;
+            let forgot = slot.forget();
+            if forgot != Forgotten::Nothing {
                 forgotten += 1;
-                true
             }
-            _ => true,
+            forgot != Forgotten::Wait
         });
         shrink_emptied(&mut keys);
         self.inner.series.depth.dec_by(forgotten);
