@@ -27,6 +27,22 @@ pub const RENEW: Duration = Duration::from_millis(1500);
 /// See [`LEASE`].
 pub const RETRY: Duration = Duration::from_millis(500);
 
+/// A manager's options electing a leader in `default` on a Lease of duration `lease`, renewed
+/// and retried as [`RENEW`] and [`RETRY`] say, its metrics and probes on ports of the system's
+/// choosing, waiting `grace` for its controllers to stop.
+pub fn elected(lease: Duration, grace: Duration) -> ManagerOptions {
+    let mut options = ManagerOptions::default()
+        .metrics_bind_address("0")
+        .health_probe_bind_address("0")
+        .leader_elect(true)
+        .leader_election_namespace("default");
+    options.leader_election_lease_duration = lease;
+    options.leader_election_renew_deadline = RENEW;
+    options.leader_election_retry_period = RETRY;
+    options.graceful_shutdown_timeout = grace;
+    options
+}
+
 /// How long any one wait may last.
 const PATIENCE: Duration = Duration::from_secs(300);
 
@@ -80,15 +96,7 @@ impl Replica {
     /// Starts a manager named `name` electing on the Lease `<name>-leader` in `default`, with
     /// one controller of `namespace`'s ConfigMaps, its cache warm on standby or not.
     pub fn start(client: &Client, name: &str, namespace: &str, warm: bool) -> Replica {
-        let mut options = ManagerOptions::default()
-            .metrics_bind_address("0")
-            .health_probe_bind_address("0")
-            .leader_elect(true)
-            .leader_election_namespace("default");
-        options.leader_election_lease_duration = LEASE;
-        options.leader_election_renew_deadline = RENEW;
-        options.leader_election_retry_period = RETRY;
-        options.graceful_shutdown_timeout = Duration::from_secs(1);
+        let options = elected(LEASE, Duration::from_secs(1));
         let mut mgr = Manager::with_client(options, name, client.clone()).expect("a manager");
         let api: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
         let source = Source::new(api, watcher::Config::default()).standby(warm);

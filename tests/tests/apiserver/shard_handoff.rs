@@ -24,19 +24,15 @@ use kube::runtime::watcher;
 use kube::{Client, ResourceExt};
 use operator_gen_envtest::{ControlPlane, require_assets};
 use operator_gen_runtime::controller::generation_changed_from;
-use operator_gen_runtime::manager::{
-    CancellationToken, Error, JITTER_FACTOR, Manager, ManagerOptions,
-};
+use operator_gen_runtime::manager::{CancellationToken, Error, JITTER_FACTOR, Manager};
 use operator_gen_runtime::shard::Shard;
 use operator_gen_runtime::watch::Source;
-use operator_gen_tests::standby::create_namespace;
+use operator_gen_tests::standby::{RETRY, create_namespace, elected};
 
 use crate::project_v4::v1::captain::{Captain, CaptainSpec};
 
-/// Leader election timings: Lease duration, renew deadline, retry period.
+/// The Lease's duration (renewed and retried as `operator_gen_tests::standby` says).
 const LEASE: Duration = Duration::from_secs(2);
-const RENEW: Duration = Duration::from_millis(1500);
-const RETRY: Duration = Duration::from_millis(500);
 /// What an object may wait past a Lease's expiry and a jittered retry period: the requests of
 /// taking the Lease, marking it and listing the group, the controller's first relist, and the
 /// reconcile itself, on a shared machine.
@@ -172,15 +168,7 @@ impl Drop for RunEnd {
 
 /// A manager of `shard` running the `Captain` controller as `name`, recording its runs in `runs`.
 fn manager(client: &Client, name: &str, shard: Shard, log: &Log, runs: &Runs) -> Manager {
-    let mut options = ManagerOptions::default()
-        .metrics_bind_address("0")
-        .health_probe_bind_address("0")
-        .leader_elect(true)
-        .leader_election_namespace("default");
-    options.leader_election_lease_duration = LEASE;
-    options.leader_election_renew_deadline = RENEW;
-    options.leader_election_retry_period = RETRY;
-    options.graceful_shutdown_timeout = Duration::from_secs(2);
+    let mut options = elected(LEASE, Duration::from_secs(2));
     options.shard_count = shard.count();
     options.shard_index = shard.index();
     let mut mgr = Manager::with_client(options, "handoff", client.clone()).expect("a manager");
