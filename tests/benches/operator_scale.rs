@@ -30,15 +30,25 @@
 //! deletion), RSS idle, peak, settled and after deletion, peak and settled RSS above idle per
 //! object of its shard, RSS after deletion over idle, and reconcile errors. Then per size the
 //! ratios against the Go operator and against one shard, and whether each target is met.
+//!
+//! The floor of kube's cache: in the run of ours with one shard, once every object is `Ready`
+//! and the settled RSS is read, the objects are listed (as the operator caches them, less
+//! `managedFields`) into a file, and this benchmark's own binary, started again in a process of
+//! its own with the allocator set up as the operator's manager sets it, puts them one by one
+//! into a kube reflector store of the scaffold's kind (what `run_generation_changed` caches)
+//! and reads its own RSS before and after: the memory per object that kube's store alone takes,
+//! printed beside ours whole and half of Go's.
 
 use std::collections::BTreeMap;
+use std::io::{BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use kube::api::{Api, DynamicObject};
-use kube::runtime::{WatchStreamExt, watcher};
+use kube::api::{Api, DynamicObject, ListParams};
+use kube::runtime::{WatchStreamExt, reflector, watcher};
+use operator_gen_runtime::prelude::*;
 use operator_gen_runtime::shard::Shard;
 use operator_gen_tests::integrity::ready_for_generation;
 use operator_gen_tests::load::{
@@ -46,6 +56,7 @@ use operator_gen_tests::load::{
     audited_requests, build_go, build_ours, clock_ticks, cpu_seconds, create_all, delete_all,
     go_tools, guestbooks, rss_mib,
 };
+use serde::{Deserialize, Serialize};
 
 /// What the watch knows of one object.
 struct Seen {
@@ -165,6 +176,9 @@ struct Run {
     go: bool,
     shards: u32,
     replicas: Vec<Replica>,
+    /// KiB per object that kube's reflector store alone took for this run's objects (ours with
+    /// one shard).
+    store_floor: Option<f64>,
 }
 
 impl Run {
@@ -305,6 +319,11 @@ async fn run(op: &Operator, go: bool, shards: u32, plan: Plan, scratch: &Path) -
         f.peak_rss = peak.peak_mib();
     }
     drop(peaks);
+    let store_floor = if !go && shards == 1 {
+        Some(store_floor(&api, &dir.join("objects.jsonl")).await)
+    } else {
+        None
+    };
     if plan.delete {
         delete_all(&api, n, in_flight).await;
         until(
@@ -334,7 +353,108 @@ async fn run(op: &Operator, go: bool, shards: u32, plan: Plan, scratch: &Path) -
         go,
         shards,
         replicas: figures,
+        store_floor,
     }
+}
+
+/// The scaffold's kind as `create api` writes it (`templates/api`), for a store that holds the
+/// objects as the operator's does.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[k8s(
+    group = "webapp.my.domain",
+    version = "v1",
+    kind = "Guestbook",
+    status = "GuestbookStatus",
+    doc = "Guestbook is the Schema for the guestbooks API"
+)]
+#[serde(rename_all = "camelCase")]
+pub struct GuestbookSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foo: Option<String>,
+}
+
+#[derive(Schema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct GuestbookStatus {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+}
+
+/// The variable that starts this binary as the store-floor probe, naming the objects' file.
+const FLOOR_FILE_VAR: &str = "SCALE_STORE_FLOOR";
+
+/// What the probe's one line of output starts with.
+const FLOOR_LINE: &str = "store floor:";
+
+/// Lists every object of `api` into `file`, one JSON document a line, then runs the probe on it
+/// in a process of its own; the KiB per object it found. The file goes once read.
+async fn store_floor(api: &Api<DynamicObject>, file: &Path) -> f64 {
+    let mut out = BufWriter::new(std::fs::File::create(file).expect("create objects file"));
+    let mut params = ListParams::default().limit(500);
+    loop {
+        let page = api.list(&params).await.expect("list guestbooks");
+        for obj in &page.items {
+            serde_json::to_writer(&mut out, obj).expect("write object");
+            out.write_all(b"\n").expect("write object");
+        }
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => break,
+        }
+    }
+    out.flush().expect("write objects file");
+    drop(out);
+    let exe = std::env::current_exe().expect("this benchmark's binary");
+    let mut probe = std::process::Command::new(exe);
+    probe.env(FLOOR_FILE_VAR, file);
+    let output = tokio::task::spawn_blocking(move || probe.output())
+        .await
+        .expect("the store-floor probe's task")
+        .expect("run the store-floor probe");
+    remove_quietly(file);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(FLOOR_LINE))
+        .and_then(|rest| rest.split_whitespace().nth(1))
+        .and_then(|kib| kib.parse().ok())
+        .unwrap_or_else(|| {
+            panic!(
+                "the store-floor probe printed no figure: {stdout}{}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        })
+}
+
+/// The probe: reads the objects of `file` (less `managedFields`, as the operator's cache keeps
+/// them), then puts each into a kube reflector store of the scaffold's kind as the watch hands
+/// them to the operator's cache, and prints the objects and the RSS the store grew by per
+/// object, in KiB. The objects read stay until the end, so the store's copies are made in a
+/// heap where nothing is freed in between: the least it takes.
+fn probe_store_floor(file: &Path) {
+    operator_gen_runtime::manager::tune_allocator();
+    let lines = std::io::BufReader::new(std::fs::File::open(file).expect("open objects file"));
+    let events: Vec<watcher::Event<Guestbook>> = lines
+        .lines()
+        .map(|line| {
+            let mut obj: Guestbook =
+                serde_json::from_str(&line.expect("read objects file")).expect("a Guestbook");
+            obj.metadata.managed_fields = None;
+            watcher::Event::Apply(obj)
+        })
+        .collect();
+    let (reader, mut writer) = reflector::store::<Guestbook>();
+    let own = std::process::id();
+    let before = rss_mib(own);
+    for event in &events {
+        writer.apply_watcher_event(event);
+    }
+    let after = rss_mib(own);
+    let n = reader.len();
+    println!(
+        "{FLOOR_LINE} {n} {:.3}",
+        (after - before) * 1024.0 / n.max(1) as f64
+    );
 }
 
 fn list_var<T: std::str::FromStr>(name: &str, default: &str) -> Vec<T> {
@@ -427,7 +547,26 @@ fn print_size(runs: &[Run]) {
             );
         }
     }
-    if let Some(one) = one {
+    if let Some(floor) = one.and_then(|one| one.store_floor) {
+        let ours = one.map_or(0.0, Run::peak_kib_per_object);
+        println!();
+        println!(
+            "{n} objects, kube's reflector store alone holding them as ours caches them (a process of its own): {floor:.2} KiB per object (each object an `Arc` of {} bytes, of which `ObjectMeta` {}, and a key of {} bytes and the `Arc`'s pointer in a hash table, besides their strings); ours, 1 shard, peak above idle {ours:.2} KiB{}",
+            std::mem::size_of::<Guestbook>() + 2 * std::mem::size_of::<usize>(),
+            std::mem::size_of::<ObjectMeta>(),
+            std::mem::size_of::<reflector::ObjectRef<Guestbook>>(),
+            go.map_or(String::new(), |go| format!(
+                "; half of Go's {:.2} KiB: the store alone is {} it",
+                go.peak_kib_per_object() / 2.0,
+                if floor > go.peak_kib_per_object() / 2.0 {
+                    "above"
+                } else {
+                    "within"
+                }
+            ))
+        );
+    }
+    if let (Some(one), true) = (one, ours.iter().any(|r| r.shards > 1)) {
         let base = one.replicas.first().cloned().unwrap_or_default();
         println!();
         println!(
@@ -502,6 +641,10 @@ fn print_size(runs: &[Run]) {
 
 fn main() {
     if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    if let Some(file) = std::env::var_os(FLOOR_FILE_VAR) {
+        probe_store_floor(Path::new(&file));
         return;
     }
     let sizes: Vec<usize> = list_var("SCALE_OBJECTS", "10000,100000");
