@@ -358,7 +358,8 @@ async fn run(op: &Operator, go: bool, shards: u32, plan: Plan, scratch: &Path) -
 }
 
 /// The scaffold's kind as `create api` writes it (`templates/api`), for a store that holds the
-/// objects as the operator's does.
+/// objects as the operator's does. A copy, kept in step by hand: a field the template gains and
+/// this copy lacks would be dropped as the probe reads the objects, and the floor read low.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[k8s(
     group = "webapp.my.domain",
