@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
+use k8s_openapi::jiff::Timestamp;
 use kube::api::{
     Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, PostParams,
 };
@@ -552,8 +553,24 @@ pub fn audit_files(log: &Path) -> Vec<PathBuf> {
 /// The distinct audited requests in `log` and its rotated files, by user, then by verb,
 /// resource (`resource/subresource`) and response code.
 pub fn audited_requests(log: &Path) -> BTreeMap<String, BTreeMap<String, usize>> {
+    audited_requests_split(log, None).all
+}
+
+/// What [`audited_requests_split`] counts.
+#[derive(Default)]
+pub struct AuditedRequests {
+    /// As [`audited_requests`] counts them.
+    pub all: BTreeMap<String, BTreeMap<String, usize>>,
+    /// How many of each user's the apiserver received before the cut.
+    pub before_cut: BTreeMap<String, usize>,
+}
+
+/// The distinct audited requests in `log` and its rotated files, as [`audited_requests`] counts
+/// them, and per user how many the apiserver received (`requestReceivedTimestamp`) before
+/// `cut` (all of them without one).
+pub fn audited_requests_split(log: &Path, cut: Option<Timestamp>) -> AuditedRequests {
     let mut seen = BTreeSet::new();
-    let mut counts: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    let mut counts = AuditedRequests::default();
     let lines = audit_files(log).into_iter().flat_map(|path| {
         let file = std::fs::File::open(&path)
             .unwrap_or_else(|e| panic!("cannot read the audit log {}: {e}", path.display()));
@@ -582,7 +599,17 @@ pub fn audited_requests(log: &Path) -> BTreeMap<String, BTreeMap<String, usize>>
             event["verb"].as_str().unwrap_or("-")
         );
         let user = event["user"]["username"].as_str().unwrap_or("-").to_owned();
-        *counts.entry(user).or_default().entry(key).or_insert(0) += 1;
+        let before = cut.is_none_or(|cut| {
+            let received = event["requestReceivedTimestamp"].as_str().unwrap_or("");
+            let received: Timestamp = received.parse().unwrap_or_else(|e| {
+                panic!("audit event {id}: requestReceivedTimestamp {received:?}: {e}")
+            });
+            received < cut
+        });
+        if before {
+            *counts.before_cut.entry(user.clone()).or_insert(0) += 1;
+        }
+        *counts.all.entry(user).or_default().entry(key).or_insert(0) += 1;
     }
     counts
 }
