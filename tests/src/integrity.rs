@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures::StreamExt;
 use kube::api::{Api, DynamicObject};
@@ -91,7 +92,13 @@ impl Recorder {
                 let mut relisted: Option<std::collections::BTreeSet<String>> = None;
                 let mut events = std::pin::pin!(watcher(api, watcher::Config::default()));
                 while let Some(event) = events.next().await {
-                    let Ok(event) = event else { continue };
+                    // an error waits a little before the watch tries again: a client whose
+                    // runtime is shutting down fails every request at once, and a task that
+                    // never waits would keep the runtime from ever stopping
+                    let Ok(event) = event else {
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        continue;
+                    };
                     let mut histories = histories.lock().unwrap_or_else(|e| e.into_inner());
                     match event {
                         watcher::Event::Apply(obj) | watcher::Event::InitApply(obj) => {
