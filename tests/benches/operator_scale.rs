@@ -570,8 +570,10 @@ fn print_size(runs: &[Run]) {
             );
         }
     }
-    if let Some(floor) = one.and_then(|one| one.store_floor) {
-        let ours = one.map_or(0.0, Run::peak_kib_per_object);
+    if let Some(one) = one
+        && let Some(floor) = one.store_floor
+    {
+        let ours = one.peak_kib_per_object();
         println!();
         println!(
             "{n} objects, kube's reflector store alone holding them as ours caches them (a process of its own): {floor:.2} KiB per object (each object an `Arc` of {} bytes, of which `ObjectMeta` {}, and a key of {} bytes and the `Arc`'s pointer in a hash table, besides their strings); ours, 1 shard, peak above idle {ours:.2} KiB{}",
